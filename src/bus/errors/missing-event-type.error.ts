@@ -1,0 +1,10 @@
+/** An event class has no `@EventType(...)` decorator. */
+export class MissingEventTypeError extends Error {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_MISSING_EVENT_TYPE';
+
+  constructor(readonly className: string) {
+    super(`event class ${className} has no handling key: decorate it with @EventType('TYPE.ACTION')`);
+    this.name = 'MissingEventTypeError';
+  }
+}

@@ -1,0 +1,28 @@
+/** One event waiting in the log, as a drain reads it. */
+export interface LogEntry {
+  /** The log's own id for the entry (a stream id on Redis). */
+  readonly entryId: string;
+  /** The serialized event envelope. */
+  readonly payload: string;
+}
+
+/**
+ * Where published events wait until a drain has handled them: a Redis stream
+ * with a consumer group on the `bullmq` transport, an array in memory.
+ * Entries read by a consumer stay pending until acknowledged; entries pending
+ * too long (their drain died) can be claimed by another consumer.
+ */
+export interface EventLog {
+  /** Appends payloads, in order, in one round trip. */
+  append(payloads: readonly string[]): Promise<void>;
+  /** Reads up to `count` new entries for `consumer`, waiting up to `blockMs` for the first. */
+  read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]>;
+  /** Takes over up to `count` entries pending longer than `minIdleMs` for `consumer`. */
+  claimStale(consumer: string, minIdleMs: number, count: number): Promise<LogEntry[]>;
+  /** Acknowledges and removes handled entries. */
+  ack(entryIds: readonly string[]): Promise<void>;
+  /** Entries not yet acknowledged (waiting or being handled). */
+  backlog(): Promise<number>;
+  /** Forgets a consumer that has nothing pending. */
+  removeConsumer(consumer: string): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import { instanceToPlain, plainToInstance } from 'class-transformer';
+import { MalformedEventError } from './errors/malformed-event.error.js';
+import { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
+import type { Event } from './event.js';
+import type { EventRegistry } from './event-registry.js';
+import type { SerializedEvent } from './serialized-event.js';
+
+const ENVELOPE_VERSION = 1;
+
+interface Envelope {
+  v: number;
+  key: string;
+  event: Record<string, unknown>;
+}
+
+/**
+ * JSON serialization of events with class-transformer. Decoding restores the
+ * registered class, `Date`s and nested objects declared with `@Type(...)`.
+ * Nothing is ever evaluated: an unknown key is an error, not a class lookup.
+ */
+export class EventSerializer {
+  constructor(private readonly registry: EventRegistry) {}
+
+  /** Serializes an event of a registered class. */
+  serialize(event: Event): SerializedEvent {
+    const key = event.handlingKey;
+    if (!this.registry.knows(event)) {
+      throw new UnknownEventTypeError(key, this.registry.keys());
+    }
+    const envelope: Envelope = {
+      v: ENVELOPE_VERSION,
+      key,
+      event: instanceToPlain(event) as Record<string, unknown>,
+    };
+    return { id: event.id, key, payload: JSON.stringify(envelope) };
+  }
+
+  /**
+   * Decodes a payload. Throws {@link MalformedEventError} for anything that is
+   * not an envelope this serializer wrote, {@link UnknownEventTypeError} for a
+   * key with no registered class.
+   */
+  deserialize(payload: string): Event {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch (error) {
+      throw new MalformedEventError('not valid JSON', payload, { cause: error });
+    }
+    if (!isEnvelope(parsed)) {
+      throw new MalformedEventError('expected {"v":1,"key":string,"event":object}', payload);
+    }
+    if (parsed.v !== ENVELOPE_VERSION) {
+      throw new MalformedEventError(`unsupported envelope version ${parsed.v}`, payload);
+    }
+    if (typeof parsed.event.id !== 'string' || typeof parsed.event.createdAt !== 'string') {
+      throw new MalformedEventError('event has no string "id" or "createdAt"', payload);
+    }
+    const cls = this.registry.get(parsed.key);
+    const event = plainToInstance(cls, parsed.event) as Event;
+    if (!(event.createdAt instanceof Date) || Number.isNaN(event.createdAt.getTime())) {
+      throw new MalformedEventError('"createdAt" is not a valid date', payload);
+    }
+    return event;
+  }
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.v === 'number' &&
+    typeof v.key === 'string' &&
+    typeof v.event === 'object' &&
+    v.event !== null &&
+    !Array.isArray(v.event)
+  );
+}

@@ -1,0 +1,24 @@
+export { BullmqTransport } from './bullmq/bullmq.transport.js';
+export { type QueueNames, queueNames } from './bullmq/queue-names.js';
+export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
+export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
+export { MalformedEventError } from './errors/malformed-event.error.js';
+export { MissingEventTypeError } from './errors/missing-event-type.error.js';
+export { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
+export { type ConcreteEventClass, Event, type EventProps } from './event.js';
+export {
+  createEventBus,
+  EventBus,
+  type EventBusOptions,
+  type RunningWorker,
+  type StartWorkerOptions,
+} from './event-bus.js';
+export type { EventContext } from './event-context.js';
+export { EventRegistry } from './event-registry.js';
+export { EventSerializer } from './event-serializer.js';
+export { type EventClass, EventType } from './event-type.decorator.js';
+export type { FailedWork } from './failed-work.js';
+export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { MemoryTransport } from './memory/memory.transport.js';
+export type { SerializedEvent } from './serialized-event.js';
+export type { Transport, TransportWorker, WorkerRuntime } from './transport.js';

@@ -1,0 +1,156 @@
+import type { CommitbusConfig } from '../../config/config.js';
+import { runDrain } from '../../handlers/drain.js';
+import type { HandlerJob } from '../../handlers/handler-job.js';
+import { processHandlerJob } from '../../handlers/process-handler-job.js';
+import type { FailedWork } from '../failed-work.js';
+import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
+import { MemoryEventLog } from './memory.event-log.js';
+import { MemoryJobRunner } from './memory-job-runner.js';
+
+interface Running {
+  readonly runtime: WorkerRuntime;
+  readonly runner: MemoryJobRunner;
+  readonly beat: NodeJS.Timeout | undefined;
+  stopping: boolean;
+  drain: Promise<void> | undefined;
+}
+
+/**
+ * The embedded transport: events, drains and handler jobs in this process.
+ * Same semantics as `bullmq` (drain limits, retries, kept failures), nothing
+ * survives a restart. One drain runs at a time.
+ */
+export class MemoryTransport implements Transport {
+  readonly kind = 'memory' as const;
+  private readonly log = new MemoryEventLog(() => this.notify());
+  private worker: Running | undefined;
+  private readonly idleWaiters = new Set<() => void>();
+  private readonly keptFailures: FailedWork[] = [];
+  private drains = 0;
+
+  constructor(private readonly config: CommitbusConfig) {}
+
+  async publish(payloads: readonly string[]): Promise<void> {
+    await this.log.append(payloads);
+    this.ensureDrain();
+  }
+
+  async startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
+    if (this.worker !== undefined) {
+      throw new Error('a memory bus runs one worker; call startWorker() once per bus');
+    }
+    const enqueue = async (jobs: HandlerJob[]) => running.runner.add(jobs);
+    const runner = new MemoryJobRunner(
+      runtime.config.asyncConcurrency,
+      (job, attemptsMade) => processHandlerJob(job.kind, job, attemptsMade, runtime.dispatcher, enqueue),
+      () => this.notify(),
+    );
+    const beat =
+      runtime.config.scheduleEveryMs > 0
+        ? setInterval(() => this.ensureDrain(), runtime.config.scheduleEveryMs)
+        : undefined;
+    const running: Running = { runtime, runner, beat, stopping: false, drain: undefined };
+    this.worker = running;
+    this.ensureDrain();
+    return { close: (timeoutMs) => this.stopWorker(running, timeoutMs) };
+  }
+
+  /** How many drains have started; observable in tests of respawning. */
+  get drainsStarted(): number {
+    return this.drains;
+  }
+
+  private ensureDrain(): void {
+    const running = this.worker;
+    if (running === undefined || running.stopping || running.drain !== undefined) return;
+    this.drains++;
+    const { runtime } = running;
+    running.drain = runDrain({
+      log: this.log,
+      dispatcher: runtime.dispatcher,
+      enqueue: async (jobs) => running.runner.add(jobs),
+      limits: runtime.config,
+      consumer: `memory:${this.drains}`,
+      stopping: () => running.stopping,
+    }).then(
+      (result) => {
+        running.drain = undefined;
+        runtime.onDrain?.(result);
+        if (result.backlog > 0) this.ensureDrain();
+        this.notify();
+      },
+      (error: unknown) => {
+        running.drain = undefined;
+        runtime.logger.error({ error: String(error) }, 'memory drain failed; restarting');
+        this.ensureDrain();
+      },
+    );
+  }
+
+  private async stopWorker(running: Running, timeoutMs: number): Promise<void> {
+    running.stopping = true;
+    if (running.beat !== undefined) clearInterval(running.beat);
+    this.log.wakeAll();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([running.drain, this.whenRunnerIdle(running.runner)]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    running.runner.close();
+    this.keptFailures.push(...running.runner.failed);
+    if (this.worker === running) this.worker = undefined;
+    this.notify();
+  }
+
+  private whenRunnerIdle(runner: MemoryJobRunner): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!runner.isIdle()) return;
+        this.idleWaiters.delete(check);
+        resolve();
+      };
+      this.idleWaiters.add(check);
+      check();
+    });
+  }
+
+  /**
+   * Resolves once every published event has been drained and every handler
+   * job (with its retries) has finished. Needs a started worker.
+   */
+  whenIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const running = this.worker;
+        if (running !== undefined && !running.runner.isIdle()) return;
+        void this.log.backlog().then((backlog) => {
+          if (backlog > 0 || !this.idleWaiters.has(check)) return;
+          if (this.worker !== undefined && !this.worker.runner.isIdle()) return;
+          this.idleWaiters.delete(check);
+          resolve();
+        });
+      };
+      this.idleWaiters.add(check);
+      check();
+    });
+  }
+
+  private notify(): void {
+    for (const check of [...this.idleWaiters]) check();
+  }
+
+  async failures(): Promise<FailedWork[]> {
+    return [...this.keptFailures, ...(this.worker?.runner.failed ?? [])];
+  }
+
+  backlog(): Promise<number> {
+    return this.log.backlog();
+  }
+
+  async close(): Promise<void> {
+    if (this.worker !== undefined) await this.stopWorker(this.worker, this.config.shutdownTimeoutMs);
+  }
+}

@@ -1,0 +1,42 @@
+import type { CommitbusConfig, TransportKind } from '../config/config.js';
+import type { Dispatcher } from '../handlers/dispatcher.js';
+import type { DrainResult } from '../handlers/drain.js';
+import type { FailedWork } from './failed-work.js';
+import type { Logger } from './logger.js';
+
+/** What a transport's worker needs from the bus. */
+export interface WorkerRuntime {
+  /** Runs handlers. */
+  readonly dispatcher: Dispatcher;
+  /** The bus configuration. */
+  readonly config: CommitbusConfig;
+  /** Where to log. */
+  readonly logger: Logger;
+  /** Called after each drain job with what it did. */
+  readonly onDrain?: (result: DrainResult) => void;
+}
+
+/** A running worker of a transport. */
+export interface TransportWorker {
+  /** Stops taking work, waits for in-flight work up to `timeoutMs`, then closes. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * The port between the bus and where events travel. `bullmq` keeps them in
+ * Redis, `memory` in this process.
+ */
+export interface Transport {
+  /** Which transport this is. */
+  readonly kind: TransportKind;
+  /** Appends serialized events in one round trip and makes sure a drain will take them. */
+  publish(payloads: readonly string[]): Promise<void>;
+  /** Starts consuming events in this process. */
+  startWorker(runtime: WorkerRuntime): Promise<TransportWorker>;
+  /** Handler work that ran out of attempts. */
+  failures(): Promise<FailedWork[]>;
+  /** Events published but not yet drained. */
+  backlog(): Promise<number>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import type { CommitbusConfig, TransportKind } from './config.js';
+import { ConfigError } from './config-error.js';
+import { resolveConfig } from './resolve-config.js';
+
+/** Environment variable read for each option. */
+export const CONFIG_ENV_VARS = {
+  transport: 'COMMITBUS_TRANSPORT',
+  redisUrl: 'REDIS_URL',
+  prefix: 'COMMITBUS_PREFIX',
+  name: 'COMMITBUS_NAME',
+  maxEvents: 'COMMITBUS_MAX_EVENTS',
+  ttlMs: 'COMMITBUS_TTL_MS',
+  batchSize: 'COMMITBUS_BATCH_SIZE',
+  blockMs: 'COMMITBUS_BLOCK_MS',
+  maxConcurrentDrains: 'COMMITBUS_MAX_CONCURRENT_DRAINS',
+  scheduleEveryMs: 'COMMITBUS_SCHEDULE_EVERY_MS',
+  claimStaleAfterMs: 'COMMITBUS_CLAIM_STALE_AFTER_MS',
+  asyncConcurrency: 'COMMITBUS_ASYNC_CONCURRENCY',
+  defaultAttempts: 'COMMITBUS_DEFAULT_ATTEMPTS',
+  publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
+  publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
+  shutdownTimeoutMs: 'COMMITBUS_SHUTDOWN_TIMEOUT_MS',
+} as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
+
+/**
+ * Reads the options named in {@link CONFIG_ENV_VARS} from the environment, on
+ * top of `overrides` and the defaults. When `REDIS_URL` is set and
+ * `COMMITBUS_TRANSPORT` is not, the transport is `bullmq`.
+ */
+export function loadConfigFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<CommitbusConfig> = {},
+): CommitbusConfig {
+  const fromEnv: Partial<Record<keyof CommitbusConfig, unknown>> = {};
+  for (const [key, variable] of Object.entries(CONFIG_ENV_VARS) as [keyof typeof CONFIG_ENV_VARS, string][]) {
+    const raw = env[variable];
+    if (raw === undefined || raw === '') continue;
+    if (key === 'transport' || key === 'redisUrl' || key === 'prefix' || key === 'name') {
+      fromEnv[key] = raw;
+    } else {
+      const value = Number(raw);
+      if (!Number.isFinite(value)) {
+        throw new ConfigError(`${variable} must be a number, got ${JSON.stringify(raw)}`);
+      }
+      fromEnv[key] = value;
+    }
+  }
+  if (fromEnv.transport === undefined && fromEnv.redisUrl !== undefined) {
+    fromEnv.transport = 'bullmq' satisfies TransportKind;
+  }
+  return resolveConfig({ ...(fromEnv as Partial<CommitbusConfig>), ...overrides });
+}

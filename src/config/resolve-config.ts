@@ -1,0 +1,52 @@
+import { type CommitbusConfig, DEFAULT_CONFIG } from './config.js';
+import { ConfigError } from './config-error.js';
+
+const POSITIVE_INTEGERS = [
+  'maxEvents',
+  'ttlMs',
+  'batchSize',
+  'blockMs',
+  'maxConcurrentDrains',
+  'claimStaleAfterMs',
+  'asyncConcurrency',
+  'defaultAttempts',
+  'publishAttempts',
+  'shutdownTimeoutMs',
+] as const satisfies readonly (keyof CommitbusConfig)[];
+
+/**
+ * Fills in defaults and validates. Throws {@link ConfigError} naming the option
+ * and the value it got.
+ */
+export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): CommitbusConfig {
+  const config: CommitbusConfig = {
+    ...DEFAULT_CONFIG,
+    ...stripUndefined(overrides),
+    defaultBackoff: { ...DEFAULT_CONFIG.defaultBackoff, ...overrides.defaultBackoff },
+  };
+  if (config.transport !== 'memory' && config.transport !== 'bullmq') {
+    throw new ConfigError(`transport must be "memory" or "bullmq", got ${JSON.stringify(config.transport)}`);
+  }
+  for (const key of POSITIVE_INTEGERS) {
+    const value = config[key];
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ConfigError(`${key} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  for (const key of ['scheduleEveryMs', 'publishBackoffMs'] as const) {
+    const value = config[key];
+    if (!Number.isInteger(value) || value < 0) {
+      throw new ConfigError(`${key} must be an integer >= 0, got ${String(value)}`);
+    }
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(config.prefix) || !/^[A-Za-z0-9_.-]+$/.test(config.name)) {
+    throw new ConfigError(
+      `prefix and name may only contain letters, digits, "_", "." and "-" (got prefix ${JSON.stringify(config.prefix)}, name ${JSON.stringify(config.name)})`,
+    );
+  }
+  return config;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,42 @@
+import type { Event } from '../bus/event.js';
+import type { BackoffOptions } from './backoff.js';
+import type { Handler } from './handler.js';
+
+/** A handler entry with options. */
+export interface HandlerEntryOptions<E extends Event = Event> {
+  /** The handler. */
+  handler: Handler<E>;
+  /**
+   * `true` runs it inline in the drain, one after another; `false` runs it as
+   * its own BullMQ job.
+   * @defaultValue `false`
+   */
+  sync?: boolean;
+  /**
+   * Runs before the failure is kept for inspection (counts the first run).
+   * @defaultValue `config.defaultAttempts`
+   */
+  attempts?: number;
+  /**
+   * Wait between attempts.
+   * @defaultValue `config.defaultBackoff`
+   */
+  backoff?: BackoffOptions;
+}
+
+/**
+ * One entry of a handling key's list, in the RFC's forms: a bare handler runs
+ * async, `[handler, true]` sync, `[handler, false]` async; or an object with
+ * options.
+ */
+export type HandlerEntry<E extends Event = Event> =
+  | Handler<E>
+  | readonly [Handler<E>, boolean]
+  | HandlerEntryOptions<E>;
+
+/**
+ * `EVENT_HANDLERS`: handling key to its ordered handlers. An event with key
+ * `A.B.C` runs the handlers of `A`, then `A.B`, then `A.B.C`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: entries take handlers of any event class
+export type EventHandlersConfig = Readonly<Record<string, readonly HandlerEntry<any>[]>>;

@@ -1,0 +1,151 @@
+import type { EventRegistry } from '../bus/event-registry.js';
+import type { BackoffOptions } from './backoff.js';
+import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
+import { type Handler, isHandler } from './handler.js';
+import { HandlerConfigError } from './handler-config.error.js';
+import { UnknownHandlerError } from './unknown-handler.error.js';
+
+/** A handler entry with every option resolved. */
+export interface ResolvedHandler {
+  /** The handler. */
+  readonly handler: Handler;
+  /** Its name. */
+  readonly name: string;
+  /** Runs inline in the drain when true, as its own job when false. */
+  readonly sync: boolean;
+  /** Total runs before its failure is kept. */
+  readonly attempts: number;
+  /** Wait between runs. */
+  readonly backoff: BackoffOptions;
+}
+
+/** The handlers an event with one handling key runs, in order. */
+export interface HandlerPlan {
+  /** Every handler in dispatch order. */
+  readonly all: readonly ResolvedHandler[];
+  /** The sync ones, in order. */
+  readonly sync: readonly ResolvedHandler[];
+  /** The async ones, in order. */
+  readonly async: readonly ResolvedHandler[];
+}
+
+/** Defaults applied to entries that do not set them. */
+export interface HandlerDefaults {
+  /** Default total runs. */
+  readonly attempts: number;
+  /** Default wait between runs. */
+  readonly backoff: BackoffOptions;
+}
+
+/**
+ * `EVENT_HANDLERS`, validated against the registered event classes and
+ * compiled into one plan per handling key.
+ */
+export class HandlerTable {
+  private readonly plans = new Map<string, HandlerPlan>();
+  private readonly byKey = new Map<string, ResolvedHandler[]>();
+
+  constructor(config: EventHandlersConfig, registry: EventRegistry, defaults: HandlerDefaults) {
+    const known = registry.keys();
+    const producible = new Set(known.flatMap(prefixesOf));
+    const namesSeen = new Map<string, Handler>();
+    for (const [key, entries] of Object.entries(config)) {
+      if (!producible.has(key)) {
+        throw new HandlerConfigError(
+          `EVENT_HANDLERS has key ${JSON.stringify(key)} but no registered event class has that key or one below it (known: ${known.join(', ') || 'none'}); register the event class or fix the key`,
+        );
+      }
+      if (!Array.isArray(entries)) {
+        throw new HandlerConfigError(`EVENT_HANDLERS[${JSON.stringify(key)}] must be an array`);
+      }
+      this.byKey.set(
+        key,
+        entries.map((entry, index) => {
+          const resolved = resolveEntry(entry, `EVENT_HANDLERS[${JSON.stringify(key)}][${index}]`, defaults);
+          const previous = namesSeen.get(resolved.name);
+          if (previous !== undefined && previous !== resolved.handler) {
+            throw new HandlerConfigError(
+              `two different handlers are named ${JSON.stringify(resolved.name)}; handler names must be unique`,
+            );
+          }
+          namesSeen.set(resolved.name, resolved.handler);
+          return resolved;
+        }),
+      );
+    }
+    for (const key of known) {
+      const names = this.plan(key).all.map((h) => h.name);
+      const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+      if (duplicate !== undefined) {
+        throw new HandlerConfigError(
+          `handler ${JSON.stringify(duplicate)} is listed twice for events with key ${JSON.stringify(key)} (once on a parent key); an event runs each handler once`,
+        );
+      }
+    }
+  }
+
+  /** The handlers for a handling key: those of `A`, then `A.B`, then `A.B.C`. */
+  plan(handlingKey: string): HandlerPlan {
+    let plan = this.plans.get(handlingKey);
+    if (plan === undefined) {
+      const all = prefixesOf(handlingKey).flatMap((prefix) => this.byKey.get(prefix) ?? []);
+      plan = {
+        all,
+        sync: all.filter((h) => h.sync),
+        async: all.filter((h) => !h.sync),
+      };
+      this.plans.set(handlingKey, plan);
+    }
+    return plan;
+  }
+
+  /** The handler named `name` in the plan of `handlingKey`, or {@link UnknownHandlerError}. */
+  find(handlingKey: string, name: string): ResolvedHandler {
+    const found = this.plan(handlingKey).all.find((h) => h.name === name);
+    if (found === undefined) throw new UnknownHandlerError(name, handlingKey);
+    return found;
+  }
+}
+
+/** `A.B.C` → `['A', 'A.B', 'A.B.C']`. */
+export function prefixesOf(key: string): string[] {
+  const parts = key.split('.');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+}
+
+function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefaults): ResolvedHandler {
+  let handler: unknown;
+  let sync = false;
+  let attempts: unknown = defaults.attempts;
+  let backoff: BackoffOptions = defaults.backoff;
+  if (isHandler(entry)) {
+    handler = entry;
+  } else if (Array.isArray(entry)) {
+    if (entry.length !== 2 || typeof entry[1] !== 'boolean') {
+      throw new HandlerConfigError(`${where} must be [handler, sync: boolean], got ${describe(entry)}`);
+    }
+    [handler, sync] = entry as [unknown, boolean];
+  } else if (typeof entry === 'object' && entry !== null && 'handler' in entry) {
+    handler = entry.handler;
+    sync = entry.sync ?? false;
+    attempts = entry.attempts ?? defaults.attempts;
+    backoff = entry.backoff ?? defaults.backoff;
+  } else {
+    handler = entry;
+  }
+  if (!isHandler(handler)) {
+    throw new HandlerConfigError(
+      `${where} is not a handler (got ${describe(handler)}); wrap functions with defineHandler('name', fn)`,
+    );
+  }
+  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
+    throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
+  }
+  return { handler, name: handler.name, sync, attempts, backoff };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  return value === null ? 'null' : typeof value;
+}

@@ -1,0 +1,1 @@
+export { createTestBus, type TestBusOptions, TestEventBus } from './test-event-bus.js';

@@ -1,0 +1,23 @@
+import type { UnitOfWork } from './unit-of-work.js';
+
+/**
+ * Something to do as part of a unit of work. Every hook is optional and may be
+ * async; hooks of all operations run in registration order.
+ *
+ * On success: DB commit, then every `onCommit`, then every `onPostCommit`.
+ * On failure: DB rollback, then every `onException`, `onRollback`, `onPostRollback`.
+ */
+export interface Operation {
+  /** Runs at once when the operation is registered. */
+  onRegister?(uow: UnitOfWork): void;
+  /** Runs after the DB commit. */
+  onCommit?(uow: UnitOfWork): void | Promise<void>;
+  /** Runs after every operation's `onCommit`. */
+  onPostCommit?(uow: UnitOfWork): void | Promise<void>;
+  /** Runs after the rollback, with what made the unit of work fail. */
+  onException?(uow: UnitOfWork, error: unknown): void | Promise<void>;
+  /** Runs after every operation's `onException`. */
+  onRollback?(uow: UnitOfWork): void | Promise<void>;
+  /** Runs after every operation's `onRollback`. */
+  onPostRollback?(uow: UnitOfWork): void | Promise<void>;
+}

@@ -1,0 +1,21 @@
+/**
+ * The transaction committed but its events could not be published after
+ * every retry. The events are named so they can be republished by hand.
+ */
+export class PublishAfterCommitError extends Error {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_PUBLISH_AFTER_COMMIT';
+
+  constructor(
+    readonly events: readonly { id: string; key: string }[],
+    attempts: number,
+    options?: ErrorOptions,
+  ) {
+    const names = events.map((e) => `${e.key} ${e.id}`).join(', ');
+    super(
+      `the transaction committed, but publishing its ${events.length} event(s) failed ${attempts} times: ${names}. Check the Redis connection and republish them with bus.publish(); the transactional outbox (coming in a later release) will do this for you`,
+      options,
+    );
+    this.name = 'PublishAfterCommitError';
+  }
+}
