@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { Dispatcher } from '../handlers/dispatcher.js';
@@ -13,6 +14,8 @@ import { consoleLogger, type Logger } from './logger.js';
 import { MemoryTransport } from './memory/memory.transport.js';
 import type { Transport, TransportWorker } from './transport.js';
 
+const IDLE_POLL_MS = 10;
+
 /** What `createEventBus` takes. */
 export interface EventBusOptions {
   /** Every event class this bus may publish or handle. */
@@ -26,6 +29,8 @@ export interface EventBusOptions {
    * @defaultValue warnings and errors as JSON lines on stderr
    */
   logger?: Logger;
+  /** Called after events were published (for logging or metrics). */
+  onPublished?: (events: readonly Event[]) => void;
 }
 
 /** Options of {@link EventBus.startWorker}. */
@@ -64,11 +69,13 @@ export class EventBus {
   /** Where events travel. */
   readonly transport: Transport;
   private readonly logger: Logger;
+  private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
 
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
     this.logger = options.logger ?? consoleLogger;
+    this.onPublished = options.onPublished;
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
@@ -93,6 +100,7 @@ export class EventBus {
     if (list.length === 0) return;
     const payloads = list.map((event) => this.serializer.serialize(event).payload);
     await this.transport.publish(payloads);
+    this.onPublished?.(list);
   }
 
   /** Starts consuming in this process: drains, async handler jobs, retries. */
@@ -142,6 +150,31 @@ export class EventBus {
   /** Handler work that ran out of attempts, oldest first, with errors and payloads. */
   failures(): Promise<FailedWork[]> {
     return this.transport.failures();
+  }
+
+  /**
+   * Resolves once every published event is drained and no handler job is
+   * waiting, delayed or running (retries included), on any worker. Rejects
+   * after `timeoutMs`. For demos, tests and scripts; services do not wait.
+   */
+  async whenIdle(timeoutMs = 30_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the bus was not idle after ${timeoutMs} ms: is a worker running?`)),
+        timeoutMs,
+      );
+    });
+    let waiting = true;
+    const poll = async () => {
+      while (waiting && !(await this.transport.isIdle())) await sleep(IDLE_POLL_MS);
+    };
+    try {
+      await Promise.race([this.transport.whenIdle?.() ?? poll(), timeout]);
+    } finally {
+      waiting = false;
+      clearTimeout(timer);
+    }
   }
 
   /** Events published and not yet drained. */

@@ -37,6 +37,10 @@ export interface Transport {
   failures(): Promise<FailedWork[]>;
   /** Events published but not yet drained. */
   backlog(): Promise<number>;
+  /** True when no event waits and no handler job is waiting, delayed or running. */
+  isIdle(): Promise<boolean>;
+  /** Resolves once {@link Transport.isIdle} holds; transports that can be told so implement it. */
+  whenIdle?(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -65,7 +65,8 @@ export class UnitOfWork {
         try {
           await phase(op);
         } catch (error) {
-          errors.push(error);
+          // Every SendEventOp awaits the same flush: one failure, reported once.
+          if (!errors.includes(error)) errors.push(error);
         }
       }
     }

@@ -236,6 +236,18 @@ export class BullmqTransport implements Transport {
     return this.log.backlog();
   }
 
+  async isIdle(): Promise<boolean> {
+    // Stream first: a drain enqueues an event's jobs before it acknowledges
+    // the event, so an empty stream means every job is already counted below.
+    if ((await this.log.backlog()) > 0) return false;
+    const states = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+    for (const queue of [this.asyncQueue, this.retryQueue]) {
+      const counts = await queue.getJobCounts(...states);
+      if (Object.values(counts).some((n) => n > 0)) return false;
+    }
+    return true;
+  }
+
   async close(): Promise<void> {
     await this.kicking;
     await Promise.all([this.drainQueue.close(), this.asyncQueue.close(), this.retryQueue.close()]);

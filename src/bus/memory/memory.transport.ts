@@ -150,6 +150,10 @@ export class MemoryTransport implements Transport {
     return this.log.backlog();
   }
 
+  async isIdle(): Promise<boolean> {
+    return (await this.log.backlog()) === 0 && (this.worker?.runner.isIdle() ?? true);
+  }
+
   async close(): Promise<void> {
     if (this.worker !== undefined) await this.stopWorker(this.worker, this.config.shutdownTimeoutMs);
   }

@@ -1,0 +1,56 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A record, the service's own data. */
+@Entity('record')
+export class Record {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  recid!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  title!: string;
+
+  @Column({ type: 'boolean', default: false })
+  published!: boolean;
+}
+
+/** A notification the async notification handler "sent". */
+@Entity('notification')
+export class Notification {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column({ type: 'varchar', length: 40 })
+  recid!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  message!: string;
+
+  @CreateDateColumn()
+  sentAt!: Date;
+}
+
+/** The search index the async indexer maintains: one row per live record. */
+@Entity('search_index')
+export class SearchIndexEntry {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  recid!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  title!: string;
+
+  @Column({ type: 'boolean' })
+  published!: boolean;
+}
+
+/** Counts of handled events per handling key, kept by the sync metrics handler. */
+@Entity('event_metric')
+export class EventMetric {
+  @PrimaryColumn({ type: 'varchar', length: 100 })
+  key!: string;
+
+  @Column({ type: 'integer', default: 0 })
+  count!: number;
+}
+
+/** Every entity of the example. */
+export const ENTITIES = [Record, Notification, SearchIndexEntry, EventMetric];

@@ -1,0 +1,42 @@
+import type { DataSource } from 'typeorm';
+import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
+import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
+import type { RecordEvent, RecordPublishedEvent } from './events.js';
+
+/** The example's `EVENT_HANDLERS`; handlers write through `dataSource`. */
+export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
+  /** Sync: counts every record event by key (cheap, runs inline in the drain). */
+  const countMetrics = defineHandler('metrics.count', async (event: RecordEvent) => {
+    const metrics = dataSource.getRepository(EventMetric);
+    await metrics
+      .createQueryBuilder()
+      .insert()
+      .values({ key: event.handlingKey, count: 0 })
+      .orIgnore()
+      .execute();
+    await metrics.increment({ key: event.handlingKey }, 'count', 1);
+  });
+
+  /** Async: tells the owner their record is out. */
+  const sendNotification = defineHandler('notifications.send', async (event: RecordPublishedEvent) => {
+    await dataSource
+      .getRepository(Notification)
+      .insert({ recid: event.recid, message: `Your record ${event.recid} is published` });
+  });
+
+  /** Async: reindexes the record from the database (handlers are idempotent: they read the current state). */
+  const updateSearchIndex = defineHandler('search.index', async (event: RecordEvent) => {
+    const record = await dataSource.getRepository(Record).findOneBy({ recid: event.recid });
+    const index = dataSource.getRepository(SearchIndexEntry);
+    if (record === null) {
+      await index.delete({ recid: event.recid });
+    } else {
+      await index.save({ recid: record.recid, title: record.title, published: record.published });
+    }
+  });
+
+  return {
+    RECORD: [[countMetrics, true], updateSearchIndex],
+    'RECORD.PUBLISH': [sendNotification],
+  };
+}

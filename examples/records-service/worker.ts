@@ -1,0 +1,17 @@
+// A worker process: handles the example's events until SIGINT/SIGTERM.
+// Run it with REDIS_URL and DATABASE_URL set: `npx tsx examples/records-service/worker.ts`.
+import { createApp } from './app.js';
+
+const app = await createApp();
+if (app.bus.config.transport !== 'bullmq') {
+  console.error(
+    'the worker needs REDIS_URL: with the in-process transport, events never leave the publisher',
+  );
+  process.exit(2);
+}
+const worker = await app.bus.startWorker();
+console.log(`[worker ${process.pid}] handling events from ${app.bus.config.redisUrl}; Ctrl-C to stop`);
+process.send?.('ready');
+await worker.stopped;
+await app.dataSource.destroy();
+console.log(`[worker ${process.pid}] stopped after finishing in-flight work`);
