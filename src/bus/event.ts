@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { MissingEventTypeError } from './errors/missing-event-type.error.js';
 import type { EventContext } from './event-context.js';

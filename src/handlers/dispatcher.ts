@@ -6,6 +6,7 @@ import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerTable, ResolvedHandler } from './handler-table.js';
+import { NonRetryableError } from './non-retryable.error.js';
 
 /** A sync chain stopped at a handler that threw. */
 export interface SyncFailure {
@@ -127,7 +128,7 @@ export function retryJob(
   runsDone: number,
 ): HandlerJob {
   const { handler } = failure;
-  const left = handler.attempts - runsDone;
+  const left = failure.error instanceof NonRetryableError ? 0 : handler.attempts - runsDone;
   const base = {
     kind: 'retry' as const,
     jobId: `${eventId}.retry.${handler.name}.${runsDone}`,

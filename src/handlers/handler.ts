@@ -25,16 +25,17 @@ export interface Handler<E extends Event = Event> {
   readonly [HANDLER]: true;
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+// No ":": the name is part of BullMQ job ids, which must not contain it.
+const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /**
  * Defines a handler: `defineHandler('notifications.send', async (event, ctx) => {...})`.
- * The name may use letters, digits, `_`, `.`, `:` and `-`.
+ * The name may use letters, digits, `_`, `.` and `-`.
  */
 export function defineHandler<E extends Event = Event>(name: string, fn: HandlerFn<E>): Handler<E> {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     throw new TypeError(
-      `handler name ${JSON.stringify(name)} is invalid: use letters, digits, "_", ".", ":" or "-"`,
+      `handler name ${JSON.stringify(name)} is invalid: use letters, digits, "_", "." or "-"`,
     );
   }
   if (typeof fn !== 'function') {
