@@ -33,14 +33,14 @@ export function loadConfigFromEnv(
 ): CommitbusConfig {
   const fromEnv: Partial<Record<keyof CommitbusConfig, unknown>> = {};
   for (const [key, variable] of Object.entries(CONFIG_ENV_VARS) as [keyof typeof CONFIG_ENV_VARS, string][]) {
-    const raw = env[variable];
+    const raw = env[variable]?.trim();
     if (raw === undefined || raw === '') continue;
     if (key === 'transport' || key === 'redisUrl' || key === 'prefix' || key === 'name') {
       fromEnv[key] = raw;
     } else {
       const value = Number(raw);
-      if (!Number.isFinite(value)) {
-        throw new ConfigError(`${variable} must be a number, got ${JSON.stringify(raw)}`);
+      if (!Number.isInteger(value) || value < 0) {
+        throw new ConfigError(`${variable} must be a whole number >= 0, got ${JSON.stringify(raw)}`);
       }
       fromEnv[key] = value;
     }

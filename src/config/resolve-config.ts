@@ -39,6 +39,17 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
       throw new ConfigError(`${key} must be an integer >= 0, got ${String(value)}`);
     }
   }
+  const { type, delayMs } = config.defaultBackoff;
+  if ((type !== 'fixed' && type !== 'exponential') || !Number.isInteger(delayMs) || delayMs < 0) {
+    throw new ConfigError(
+      `defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0 }, got ${JSON.stringify(config.defaultBackoff)}`,
+    );
+  }
+  if (config.transport === 'bullmq' && !/^rediss?:\/\//.test(config.redisUrl)) {
+    throw new ConfigError(
+      `redisUrl must start with redis:// or rediss://, got ${JSON.stringify(config.redisUrl)}`,
+    );
+  }
   if (!/^[A-Za-z0-9_.-]+$/.test(config.prefix) || !/^[A-Za-z0-9_.-]+$/.test(config.name)) {
     throw new ConfigError(
       `prefix and name may only contain letters, digits, "_", "." and "-" (got prefix ${JSON.stringify(config.prefix)}, name ${JSON.stringify(config.name)})`,

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
 import type { EventBus } from '../bus/event-bus.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -34,28 +34,43 @@ export class UnitOfWorkManager {
     const runner = this.options.dataSource.createQueryRunner();
     await runner.connect();
     let uow: UnitOfWork | undefined;
+    let result: T;
     try {
       await runner.startTransaction(this.options.isolation);
       const current = new UnitOfWork(runner.manager, this.options.bus);
       uow = current;
-      const result = await runInUnitOfWork(current, () => fn(current));
+      result = await runInUnitOfWork(current, () => fn(current));
       await runner.commitTransaction();
-      await runner.release();
-      await current.afterCommit();
-      return result;
     } catch (error) {
-      if (uow === undefined || uow.isOpen) {
-        if (runner.isTransactionActive) {
-          await runner.rollbackTransaction().catch(() => {
-            // The connection is broken; the database rolls back on its own.
-          });
-        }
-        if (!runner.isReleased) await runner.release();
+      if (runner.isTransactionActive) {
+        await runner.rollbackTransaction().catch(() => {
+          // The connection is broken; the database rolls back on its own.
+        });
+      }
+      await release(runner);
+      try {
         await uow?.afterRollback(error);
+      } catch (hookError) {
+        throw new AggregateError(
+          [error, hookError],
+          'the unit of work failed, and so did its rollback hooks',
+          {
+            cause: error,
+          },
+        );
       }
       throw error;
     }
+    await release(runner);
+    await uow.afterCommit();
+    return result;
   }
+}
+
+// Releasing only returns the connection to the pool; a failure there must not
+// turn a committed unit of work into a failed one.
+async function release(runner: QueryRunner): Promise<void> {
+  if (!runner.isReleased) await runner.release().catch(() => {});
 }
 
 /** Runs `fn` in a unit of work on `options.dataSource`; see {@link UnitOfWorkManager.run}. */

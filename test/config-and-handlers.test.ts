@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CommitbusConfig,
+  ConfigError,
+  createEventBus,
+  DEFAULT_CONFIG,
+  defineHandler,
+  Event,
+  type EventHandlersConfig,
+  EventRegistry,
+  EventType,
+  HandlerConfigError,
+  HandlerTable,
+  loadConfigFromEnv,
+  resolveConfig,
+  type TransportKind,
+  UnknownHandlerError,
+} from '../src/index.js';
+
+@EventType('A.B.C')
+class Deep extends Event {}
+
+@EventType('A.X')
+class Sibling extends Event {}
+
+const registry = new EventRegistry([Deep, Sibling]);
+const defaults = { attempts: 3, backoff: { type: 'fixed' as const, delayMs: 10 } };
+const noop = () => {};
+
+/** Builds the table from `config` and returns what it threw. */
+function tableError(config: EventHandlersConfig): Error {
+  try {
+    new HandlerTable(config, registry, defaults);
+  } catch (error) {
+    expect(error).toBeInstanceOf(HandlerConfigError);
+    expect(error).toMatchObject({ code: 'COMMITBUS_HANDLER_CONFIG' });
+    return error as Error;
+  }
+  return expect.unreachable('the table should have been rejected');
+}
+
+describe('resolveConfig', () => {
+  it('fills in every default', () => {
+    expect(resolveConfig()).toEqual(DEFAULT_CONFIG);
+    expect(resolveConfig()).toMatchObject({
+      transport: 'memory',
+      redisUrl: 'redis://127.0.0.1:6379',
+      prefix: 'commitbus',
+      publishAttempts: 5,
+      publishBackoffMs: 100,
+      defaultBackoff: { type: 'exponential', delayMs: 1_000 },
+    });
+  });
+
+  it('applies overrides and ignores undefined ones', () => {
+    const config = resolveConfig({
+      maxEvents: 10,
+      prefix: 'app.1',
+      batchSize: undefined,
+      scheduleEveryMs: 0,
+    });
+    expect(config).toMatchObject({ maxEvents: 10, prefix: 'app.1', batchSize: 100, scheduleEveryMs: 0 });
+    expect(resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 0 } }).defaultBackoff).toEqual({
+      type: 'fixed',
+      delayMs: 0,
+    });
+    expect(DEFAULT_CONFIG.maxEvents).toBe(1000);
+  });
+
+  it.each<[string, Partial<CommitbusConfig>, string]>([
+    [
+      'unknown transport',
+      { transport: 'kafka' as TransportKind },
+      'transport must be "memory" or "bullmq", got "kafka"',
+    ],
+    ['zero', { maxEvents: 0 }, 'maxEvents must be a positive integer, got 0'],
+    ['fraction', { batchSize: 1.5 }, 'batchSize must be a positive integer, got 1.5'],
+    ['NaN', { publishAttempts: Number.NaN }, 'publishAttempts must be a positive integer, got NaN'],
+    ['negative backoff', { publishBackoffMs: -1 }, 'publishBackoffMs must be an integer >= 0, got -1'],
+    ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
+    ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
+    ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
+  ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
+    expect(() => resolveConfig(overrides)).toThrow(ConfigError);
+    expect(() => resolveConfig(overrides)).toThrow(message);
+  });
+
+  it('is applied by createEventBus', () => {
+    expect(() => createEventBus({ events: [], config: { asyncConcurrency: 0 } })).toThrow(
+      'asyncConcurrency must be a positive integer, got 0',
+    );
+  });
+});
+
+describe('loadConfigFromEnv', () => {
+  it('reads numbers and strings, skipping empty variables', () => {
+    const config = loadConfigFromEnv({
+      COMMITBUS_MAX_EVENTS: '250',
+      COMMITBUS_PUBLISH_BACKOFF_MS: '0',
+      COMMITBUS_SHUTDOWN_TIMEOUT_MS: '1e3',
+      COMMITBUS_PREFIX: 'svc',
+      COMMITBUS_NAME: 'orders',
+      COMMITBUS_BATCH_SIZE: '',
+    });
+    expect(config).toMatchObject({
+      transport: 'memory',
+      maxEvents: 250,
+      publishBackoffMs: 0,
+      shutdownTimeoutMs: 1000,
+      prefix: 'svc',
+      name: 'orders',
+      batchSize: 100,
+    });
+  });
+
+  it('takes REDIS_URL to mean the bullmq transport, unless COMMITBUS_TRANSPORT says otherwise', () => {
+    expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache:6380/2' })).toMatchObject({
+      transport: 'bullmq',
+      redisUrl: 'redis://cache:6380/2',
+    });
+    expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' }).transport).toBe(
+      'memory',
+    );
+    expect(loadConfigFromEnv({}).transport).toBe('memory');
+  });
+
+  it('lets overrides win over the environment', () => {
+    const config = loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: '5', REDIS_URL: 'redis://x' }, { maxEvents: 7 });
+    expect(config).toMatchObject({ maxEvents: 7, transport: 'bullmq' });
+  });
+
+  it('names the variable that is not a number', () => {
+    expect(() => loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: 'lots' })).toThrow(ConfigError);
+    expect(() => loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: 'lots' })).toThrow(
+      'COMMITBUS_MAX_EVENTS must be a whole number >= 0, got "lots"',
+    );
+    expect(() => loadConfigFromEnv({ COMMITBUS_BLOCK_MS: 'Infinity' })).toThrow('COMMITBUS_BLOCK_MS');
+  });
+
+  it('validates what it read', () => {
+    expect(() => loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '2.5' })).toThrow(
+      'COMMITBUS_BATCH_SIZE must be a whole number >= 0, got "2.5"',
+    );
+    expect(loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '   ' }).batchSize).toBe(100);
+    expect(() => loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '0' })).toThrow(
+      'batchSize must be a positive integer, got 0',
+    );
+    expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'sqs' })).toThrow('got "sqs"');
+  });
+});
+
+describe('HandlerTable validation', () => {
+  const audit = defineHandler('audit', noop);
+
+  it.each(['B', 'A.B.D', 'A.B.C.D', 'a.b.c'])('rejects key %j that no registered class produces', (key) => {
+    expect(tableError({ [key]: [audit] }).message).toContain(
+      `EVENT_HANDLERS has key ${JSON.stringify(key)} but no registered event class has that key or one below it (known: A.B.C, A.X)`,
+    );
+  });
+
+  it('rejects two different handlers with the same name', () => {
+    const other = defineHandler('audit', noop);
+    expect(tableError({ A: [audit], 'A.X': [other] }).message).toContain(
+      'two different handlers are named "audit"',
+    );
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'a bare function',
+      function sendMail() {},
+      'EVENT_HANDLERS["A.B"][1] is not a handler (got function sendMail)',
+    ],
+    ['null', null, 'EVENT_HANDLERS["A.B"][1] is not a handler (got null)'],
+    ['an options object around a string', { handler: 'audit' }, '[1] is not a handler (got string)'],
+    [
+      'a one-element tuple',
+      [audit],
+      'EVENT_HANDLERS["A.B"][1] must be [handler, sync: boolean], got an array of 1',
+    ],
+    ['a tuple with a string flag', [audit, 'yes'], 'must be [handler, sync: boolean], got an array of 2'],
+  ])('rejects %s as an entry, naming where it is', (_case, entry, message) => {
+    const other = defineHandler('other', noop);
+    expect(tableError({ 'A.B': [other, entry] } as unknown as EventHandlersConfig).message).toContain(
+      message,
+    );
+  });
+
+  it('rejects a list that is not an array, and bad attempts, naming the handler', () => {
+    expect(tableError({ A: audit } as unknown as EventHandlersConfig).message).toContain(
+      'EVENT_HANDLERS["A"] must be an array',
+    );
+    expect(tableError({ A: [{ handler: audit, attempts: 0 }] }).message).toContain(
+      'EVENT_HANDLERS["A"][0] (audit): attempts must be a positive integer',
+    );
+  });
+
+  it('rejects a handler listed under a parent and a child key', () => {
+    expect(tableError({ A: [audit], 'A.B': [audit] }).message).toContain(
+      'handler "audit" is listed twice for events with key "A.B.C" (once on a parent key)',
+    );
+    expect(tableError({ 'A.X': [audit, [audit, true]] }).message).toContain(
+      'handler "audit" is listed twice',
+    );
+  });
+
+  it('accepts one handler under sibling keys', () => {
+    const table = new HandlerTable({ 'A.B': [audit], 'A.X': [audit] }, registry, defaults);
+    expect(table.plan('A.B.C').all.map((h) => h.name)).toEqual(['audit']);
+    expect(table.plan('A.X').all.map((h) => h.name)).toEqual(['audit']);
+  });
+
+  it('is applied by createEventBus', () => {
+    expect(() => createEventBus({ events: [Deep], handlers: { 'A.X': [audit] } })).toThrow(
+      HandlerConfigError,
+    );
+  });
+});
+
+describe('HandlerTable plans', () => {
+  const a1 = defineHandler('a1', noop);
+  const a2 = defineHandler('a2', noop);
+  const b1 = defineHandler('b1', noop);
+  const c1 = defineHandler('c1', noop);
+  // Keys listed child first: the plan order must not depend on it.
+  const table = new HandlerTable(
+    { 'A.B.C': [c1], A: [a1, [a2, true]], 'A.B': [{ handler: b1, sync: true, attempts: 7 }] },
+    registry,
+    defaults,
+  );
+
+  it('runs the handlers of A, then A.B, then A.B.C, each in list order', () => {
+    const plan = table.plan('A.B.C');
+    expect(plan.all.map((h) => h.name)).toEqual(['a1', 'a2', 'b1', 'c1']);
+    expect(plan.sync.map((h) => h.name)).toEqual(['a2', 'b1']);
+    expect(plan.async.map((h) => h.name)).toEqual(['a1', 'c1']);
+    expect(table.plan('A.X').all.map((h) => h.name)).toEqual(['a1', 'a2']);
+  });
+
+  it('resolves entry options over the defaults', () => {
+    expect(table.find('A.B.C', 'b1')).toMatchObject({ sync: true, attempts: 7, backoff: defaults.backoff });
+    expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3 });
+    const bus = createEventBus({ events: [Deep], handlers: { A: [a1] }, config: { defaultAttempts: 4 } });
+    expect(bus.handlers.find('A.B.C', 'a1').attempts).toBe(4);
+  });
+
+  it('find() names the handler and key it does not know', () => {
+    expect(() => table.find('A.X', 'c1')).toThrow(UnknownHandlerError);
+    expect(() => table.find('A.X', 'c1')).toThrow('no handler named "c1" for "A.X"');
+  });
+});
