@@ -7,6 +7,7 @@ import {
   EventRegistry,
   EventSerializer,
   EventType,
+  InvalidEventIdError,
   InvalidHandlingKeyError,
   MalformedEventError,
   MissingEventTypeError,
@@ -102,6 +103,16 @@ describe('EventSerializer round trip', () => {
     const back = serializer.deserialize(serializer.serialize(event).payload);
     expect(back.id).toBe('fixed-id');
     expect(back.createdAt).toEqual(createdAt);
+  });
+
+  it('refuses ids that cannot become queue job ids, saying what is allowed', () => {
+    for (const id of ['tenant:42', '', 'a b', 'x'.repeat(129)]) {
+      const event = OrderLineAdded.create({ sku: 'S1', id });
+      expect(() => serializer.serialize(event)).toThrow(InvalidEventIdError);
+    }
+    expect(() => serializer.serialize(OrderLineAdded.create({ sku: 'S1', id: 'tenant:42' }))).toThrow(
+      /invalid event id "tenant:42": use letters, digits/,
+    );
   });
 
   it('writes a versioned envelope without the computed getters', () => {

@@ -1,4 +1,5 @@
 import { instanceToPlain, plainToInstance } from 'class-transformer';
+import { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 import { MalformedEventError } from './errors/malformed-event.error.js';
 import { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
 import type { Event } from './event.js';
@@ -6,6 +7,8 @@ import type { EventRegistry } from './event-registry.js';
 import type { SerializedEvent } from './serialized-event.js';
 
 const ENVELOPE_VERSION = 1;
+// Ids become part of queue job ids, where BullMQ forbids ":".
+const EVENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 interface Envelope {
   v: number;
@@ -24,6 +27,9 @@ export class EventSerializer {
   /** Serializes an event of a registered class. */
   serialize(event: Event): SerializedEvent {
     const key = event.handlingKey;
+    if (typeof event.id !== 'string' || !EVENT_ID_PATTERN.test(event.id)) {
+      throw new InvalidEventIdError(event.id);
+    }
     if (!this.registry.knows(event)) {
       throw new UnknownEventTypeError(key, this.registry.keys());
     }

@@ -14,7 +14,7 @@ export interface FailedWork {
   readonly error: string;
   /** The last error's stack traces, one per attempt where known. */
   readonly stacktrace: readonly string[];
-  /** Runs made by the job that failed. */
+  /** Runs of the handler before it was given up (0 when the payload could not be decoded). */
   readonly attemptsMade: number;
   /** When it was given up. */
   readonly failedAt: Date;
@@ -33,4 +33,19 @@ export function peekEnvelope(payload: string): { eventId?: string; handlingKey?:
   } catch {
     return {};
   }
+}
+
+/**
+ * Runs of the handler behind a failed job. A sync handler's first run happens
+ * in the drain, so its retry job made one run fewer; a job marked exhausted
+ * failed in the drain and never ran the handler itself.
+ */
+export function handlerRuns(
+  kind: 'async' | 'retry',
+  job: { handler?: string | undefined; exhaustedError?: string | undefined },
+  jobRuns: number,
+): number {
+  if (kind === 'async') return jobRuns;
+  if (job.handler === undefined) return 0;
+  return job.exhaustedError !== undefined ? 1 : jobRuns + 1;
 }

@@ -1,6 +1,7 @@
 export { BullmqTransport } from './bullmq/bullmq.transport.js';
 export { type QueueNames, queueNames } from './bullmq/queue-names.js';
 export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
+export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
 export { MalformedEventError } from './errors/malformed-event.error.js';
 export { MissingEventTypeError } from './errors/missing-event-type.error.js';

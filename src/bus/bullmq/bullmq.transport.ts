@@ -6,7 +6,7 @@ import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { NonRetryableError } from '../../handlers/non-retryable.error.js';
 import { type HandlerJobData, processHandlerJob } from '../../handlers/process-handler-job.js';
-import { type FailedWork, peekEnvelope } from '../failed-work.js';
+import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
 import type { Logger } from '../logger.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
 import { type QueueNames, queueNames } from './queue-names.js';
@@ -151,7 +151,12 @@ export class BullmqTransport implements Transport {
     for (const worker of workers) {
       worker.on('error', (error) => logger.warn({ error: error.message }, 'bullmq worker error'));
       worker.on('failed', (job, error) => {
-        if (job !== undefined && job.finishedOn !== undefined && job.name !== DRAIN_JOB) {
+        if (job?.name === DRAIN_JOB) {
+          logger.error(
+            { jobId: job.id, error: error.message },
+            'drain failed; its unacknowledged events are taken over by another drain after claimStaleAfterMs',
+          );
+        } else if (job !== undefined && job.finishedOn !== undefined) {
           logger.error(
             { jobId: job.id, handler: (job.data as HandlerJobData).handler, error: error.message },
             'handler work kept as failed after its last attempt',
@@ -223,7 +228,7 @@ export class BullmqTransport implements Transport {
         ...(job.data.handler !== undefined ? { handler: job.data.handler } : {}),
         error: job.failedReason,
         stacktrace: job.stacktrace ?? [],
-        attemptsMade: job.attemptsMade,
+        attemptsMade: handlerRuns(kind, job.data, job.attemptsMade),
         failedAt: new Date(job.finishedOn ?? job.timestamp),
         payload: job.data.payload,
       });

@@ -1,7 +1,7 @@
 import { backoffDelay } from '../../handlers/backoff.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { NonRetryableError } from '../../handlers/non-retryable.error.js';
-import { type FailedWork, peekEnvelope } from '../failed-work.js';
+import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
 import { describeError } from '../logger.js';
 
 interface Ready {
@@ -86,7 +86,7 @@ export class MemoryJobRunner {
           ...(job.handler !== undefined ? { handler: job.handler } : {}),
           error: message,
           stacktrace: stack !== undefined ? [stack] : [],
-          attemptsMade: made,
+          attemptsMade: handlerRuns(job.kind, job, made),
           failedAt: new Date(),
           payload: job.payload,
         });

@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
+
+/** A `test/fixtures/worker-process.ts` child process. */
+export interface ChildWorker {
+  readonly process: ChildProcess;
+  readonly pid: number;
+  /** Resolves when the child printed `ready`; rejects if it exits first. */
+  readonly ready: Promise<void>;
+  /** Resolves with the exit code (or signal) once the child has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What the child wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** Spawns the worker fixture with `node --import tsx` and the given environment. */
+export function spawnWorker(env: Record<string, string>): ChildWorker {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.split('\n').includes('ready')) resolve();
+    });
+    void exited.then(({ code, signal }) =>
+      reject(
+        new Error(`worker ${child.pid} exited before ready (code ${code}, signal ${signal}): ${stderr}`),
+      ),
+    );
+  });
+  if (child.pid === undefined) throw new Error(`could not spawn ${FIXTURE}`);
+  return { process: child, pid: child.pid, ready, exited, stderr: () => stderr };
+}
