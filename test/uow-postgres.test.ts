@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { type DataSource, QueryFailedError } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type CommitbusConfig,
@@ -28,6 +28,7 @@ import {
   RecordService,
   RecordUpdated,
 } from './support/records.js';
+import { describeUnitOfWorkContract } from './support/uow-contract.js';
 
 const SCHEMA = 'commitbus_test_uow_pg';
 let dataSource: DataSource;
@@ -57,48 +58,13 @@ const rows = () => committedRecids(dataSource);
 const recorder = (name: string, calls: string[]) =>
   hookRecorder(name, calls, async () => (await rows()).length);
 
+describeUnitOfWorkContract('PostgreSQL', {
+  open: () => openSchema(`${SCHEMA}_contract`, [RecordRow]),
+  close: closeSchema,
+  uniqueViolation: /duplicate key value violates unique constraint/,
+});
+
 describe('unit of work on PostgreSQL', () => {
-  it('publishes every event once after commit, in registration order, in one publish', async () => {
-    const { transport, bus } = setup();
-    const registered: string[] = [];
-    await withUnitOfWork({ dataSource, bus }, async (uow) => {
-      registered.push((await createRecord(uow, 'a')).id);
-      const update = RecordUpdated.create({ recid: 'a' });
-      uow.register(new SendEventOp(update));
-      registered.push(update.id, (await createRecord(uow, 'b')).id);
-      expect(transport.batches).toEqual([]);
-    });
-    expect(transport.batches).toHaveLength(1);
-    expect(transport.sent()).toEqual(['RECORD.CREATE:a', 'RECORD.UPDATE:a', 'RECORD.CREATE:b']);
-    expect(transport.batches[0]?.map((e) => e.id)).toEqual(registered);
-    expect(await rows()).toEqual(['a', 'b']);
-  });
-
-  it('rolls back on an exception: nothing published, no row', async () => {
-    const { transport, uows } = setup();
-    await expect(
-      uows.run(async (uow) => {
-        await createRecord(uow, 'a');
-        throw new Error('service failed');
-      }),
-    ).rejects.toThrow('service failed');
-    expect(transport.attempts).toBe(0);
-    expect(await rows()).toEqual([]);
-  });
-
-  it('rolls back on a unique violation and publishes nothing', async () => {
-    const { transport, uows } = setup();
-    await uows.run((uow) => createRecord(uow, 'dup'));
-    const failing = uows.run(async (uow) => {
-      await createRecord(uow, 'fresh');
-      await createRecord(uow, 'dup');
-    });
-    await expect(failing).rejects.toBeInstanceOf(QueryFailedError);
-    await expect(failing).rejects.toMatchObject({ driverError: { code: '23505' } });
-    expect(transport.sent()).toEqual(['RECORD.CREATE:dup']);
-    expect(await rows()).toEqual(['dup']);
-  });
-
   it('rolls back and publishes nothing when the COMMIT itself fails (deferred constraint)', async () => {
     const { transport, uows } = setup();
     await dataSource.query(
@@ -119,38 +85,6 @@ describe('unit of work on PostgreSQL', () => {
     ]);
     expect(transport.attempts).toBe(0);
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.slots`)).toEqual([{ n: 0 }]);
-  });
-
-  it('nested units of work join the outermost and publish once, after it commits', async () => {
-    const { transport, bus, uows } = setup();
-    const otherManager = new UnitOfWorkManager({ dataSource, bus });
-    await uows.run(async (outer) => {
-      await createRecord(outer, 'a');
-      const inner = await otherManager.run(async (uow) => {
-        await createRecord(uow, 'b');
-        return uow;
-      });
-      expect(inner).toBe(outer);
-      expect(transport.batches).toEqual([]);
-      expect(await rows()).toEqual([]);
-    });
-    expect(transport.batches).toHaveLength(1);
-    expect(transport.sent()).toEqual(['RECORD.CREATE:a', 'RECORD.CREATE:b']);
-    expect(await rows()).toEqual(['a', 'b']);
-  });
-
-  it('an exception in a nested unit of work rolls back the outermost', async () => {
-    const { transport, uows } = setup();
-    const failing = uows.run(async (outer) => {
-      await createRecord(outer, 'a');
-      await uows.run(async (uow) => {
-        await createRecord(uow, 'b');
-        throw new Error('inner failed');
-      });
-    });
-    await expect(failing).rejects.toThrow('inner failed');
-    expect(transport.attempts).toBe(0);
-    expect(await rows()).toEqual([]);
   });
 
   it('registering an unregistered event class fails at register time', async () => {
