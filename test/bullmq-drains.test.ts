@@ -34,6 +34,27 @@ function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}): Partial
 }
 
 describe('bullmq transport: drains', () => {
+  it('appends and acknowledges batches larger than one Lua unpack() can take', async () => {
+    const rec = new Recorder();
+    const handlers: EventHandlersConfig = { RECORD: [[rec.handler('big.batch'), true]] };
+    const drains: DrainResult[] = [];
+    const config = bullmq('big-batch', { batchSize: 9_000, maxEvents: 9_000, maxConcurrentDrains: 1 });
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    await publisher.publish(Array.from({ length: 9_000 }, (_, i) => recordCreated(`r${i}`)));
+    expect(await streamLength(redis, publisher.config)).toBe(9_000);
+
+    await buses.start(
+      { events: TEST_EVENTS, handlers, config },
+      { onDrain: (result) => drains.push(result) },
+    );
+    await waitFor('one drain to take all 9,000 events', () => drains.length >= 1, {
+      describe: () => ({ handled: rec.count('big.batch') }),
+    });
+    expect(drains[0]).toMatchObject({ handled: 9_000, reason: 'maxEvents', backlog: 0 });
+    expect(rec.count('big.batch')).toBe(9_000);
+    expect(await streamLength(redis, publisher.config)).toBe(0);
+  });
+
   it('stops a drain at maxEvents and lets its successor take the rest', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('drain.count'), true]] };

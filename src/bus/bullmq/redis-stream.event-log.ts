@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { EventLog, LogEntry } from '../event-log.js';
+import { streamScripts } from './stream-scripts.js';
 
 type StreamEntry = [id: string, fields: string[] | null];
 
@@ -47,13 +48,7 @@ export class RedisStreamEventLog implements EventLog {
 
   async append(payloads: readonly string[]): Promise<void> {
     if (payloads.length === 0) return;
-    const multi = this.client.multi();
-    for (const payload of payloads) multi.xadd(this.streamKey, '*', 'p', payload);
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error !== null);
-    if (results === null || failed !== undefined) {
-      throw failed?.[0] ?? new Error(`XADD to ${this.streamKey} was aborted`);
-    }
+    await streamScripts(this.client).commitbusAppendEvents(this.streamKey, ...payloads);
   }
 
   async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {
@@ -102,11 +97,7 @@ export class RedisStreamEventLog implements EventLog {
 
   async ack(entryIds: readonly string[]): Promise<void> {
     if (entryIds.length === 0) return;
-    await this.client
-      .multi()
-      .xack(this.streamKey, this.group, ...entryIds)
-      .xdel(this.streamKey, ...entryIds)
-      .exec();
+    await streamScripts(this.client).commitbusAckEvents(this.streamKey, this.group, ...entryIds);
   }
 
   backlog(): Promise<number> {
