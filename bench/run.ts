@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
+import { CommitbusSide } from './commitbus-side.js';
+import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
+import { RawBullmqSide } from './raw-bullmq-side.js';
+import { median, percentile, round, table } from './stats.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
+const WARMUP_EVENTS = Math.max(1_000, Math.round(EVENTS / 4));
+const RUNS = 3;
+const IN_FLIGHT = 50;
+const LATENCY_RATE_PER_S = 500;
+const LATENCY_DURATION_MS = 5_000;
+// Latency is measured in alternating rounds and pooled, so a burst of load
+// from elsewhere on the machine does not land on one side only.
+const LATENCY_ROUNDS = 2;
+
+/** Deletes every key under the run's prefix. */
+async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+const ms = (value: number) => round(value, 2);
+const note = (side: BenchTarget) => {
+  const text = side.describeRun?.();
+  return text ? ` (${text})` : '';
+};
+
+async function main(): Promise<void> {
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  console.log(
+    `commitbus vs raw BullMQ on ${REDIS_URL}, prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
+      `throughput: ${EVENTS} events, ${IN_FLIGHT} sends in flight (commitbus: bus.publish of 10 events; raw: queue.add of 1), ` +
+      `warm-up of ${WARMUP_EVENTS}, ${RUNS} runs per side, interleaved\n` +
+      `latency: ${LATENCY_RATE_PER_S} events/s open loop, ${LATENCY_ROUNDS} rounds of ${LATENCY_DURATION_MS / 1000} s per side, interleaved and pooled`,
+  );
+  const admin = new Redis(REDIS_URL);
+  const commitbus = new CommitbusSide({ prefix, redisUrl: REDIS_URL });
+  const raw = new RawBullmqSide(REDIS_URL, prefix);
+  const sides: BenchTarget[] = [commitbus, raw];
+  try {
+    await Promise.all([commitbus.start(), raw.start()]);
+    const throughputs = new Map<BenchTarget, number[]>(sides.map((s) => [s, []]));
+    const latencies = new Map<BenchTarget, number[]>(sides.map((s) => [s, []]));
+    for (const side of sides) {
+      await measureThroughput(side, WARMUP_EVENTS, IN_FLIGHT);
+      side.describeRun?.();
+    }
+    for (let run = 1; run <= RUNS; run++) {
+      for (const side of sides) {
+        const perS = await measureThroughput(side, EVENTS, IN_FLIGHT);
+        throughputs.get(side)?.push(perS);
+        console.log(`  run ${run} ${side.label}: ${round(perS)} events/s${note(side)}`);
+      }
+    }
+    for (let r = 1; r <= LATENCY_ROUNDS; r++) {
+      for (const side of sides) {
+        const lat = await measureLatency(side, LATENCY_RATE_PER_S, LATENCY_DURATION_MS);
+        latencies.get(side)?.push(...lat);
+        console.log(
+          `  latency round ${r} ${side.label}: ${lat.length} events, p50 ${ms(percentile(lat, 50))} ms, ` +
+            `p99 ${ms(percentile(lat, 99))} ms, max ${ms(Math.max(...lat))} ms${note(side)}`,
+        );
+      }
+    }
+
+    const cbPerS = median(throughputs.get(commitbus) ?? []);
+    const rawPerS = median(throughputs.get(raw) ?? []);
+    const cbLat = latencies.get(commitbus) ?? [];
+    const rawLat = latencies.get(raw) ?? [];
+    const figures = {
+      throughput_ratio: round(cbPerS / rawPerS, 2),
+      commitbus_per_s: round(cbPerS),
+      raw_per_s: round(rawPerS),
+      p50_ms: ms(percentile(cbLat, 50)),
+      p99_ms: ms(percentile(cbLat, 99)),
+      raw_p50_ms: ms(percentile(rawLat, 50)),
+      raw_p99_ms: ms(percentile(rawLat, 99)),
+    };
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    console.log();
+    console.log(
+      table([
+        ['', 'commitbus', 'raw bullmq', 'commitbus/raw', 'target', ''],
+        [
+          'throughput, events/s (median)',
+          String(figures.commitbus_per_s),
+          String(figures.raw_per_s),
+          ratio(cbPerS, rawPerS),
+          '>= 1.0x',
+          verdict(cbPerS >= rawPerS),
+        ],
+        [
+          'latency p50, ms',
+          String(figures.p50_ms),
+          String(figures.raw_p50_ms),
+          ratio(figures.p50_ms, figures.raw_p50_ms),
+          '',
+          '',
+        ],
+        [
+          'latency p99, ms',
+          String(figures.p99_ms),
+          String(figures.raw_p99_ms),
+          ratio(figures.p99_ms, figures.raw_p99_ms),
+          '<= 2.0x',
+          verdict(figures.p99_ms <= 2 * figures.raw_p99_ms),
+        ],
+      ]),
+    );
+    console.log(
+      `load average ${round(loadavg()[0] ?? 0, 2)} at the end (2 cores; other processes skew latency)`,
+    );
+    console.log();
+    console.log(JSON.stringify(figures));
+  } finally {
+    await Promise.allSettled(sides.map((s) => s.close()));
+    await deleteKeys(admin, prefix);
+    await admin.quit();
+  }
+}
+
+await main();
