@@ -9,7 +9,7 @@ import { Buses, fastConfig } from './helpers/buses.js';
 import { type ChildWorker, spawnWorker } from './helpers/child-worker.js';
 import { RecordEvent, recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
-import { deleteKeys, openRedis, REDIS_URL, streamLength, testPrefix } from './helpers/redis.js';
+import { deleteKeys, jobCounts, openRedis, REDIS_URL, streamLength, testPrefix } from './helpers/redis.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PREFIX = testPrefix('drains');
@@ -53,6 +53,48 @@ describe('bullmq transport: drains', () => {
     expect(drains[0]).toMatchObject({ handled: 9_000, reason: 'maxEvents', backlog: 0 });
     expect(rec.count('big.batch')).toBe(9_000);
     expect(await streamLength(redis, publisher.config)).toBe(0);
+  });
+
+  it('starts one drain per burst of publishes: the kick job is deduplicated', async () => {
+    const rec = new Recorder();
+    const handlers: EventHandlersConfig = { RECORD: [[rec.handler('kick.count'), true]] };
+    const config = bullmq('kick');
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    for (let i = 0; i < 20; i++) await publisher.publish(recordCreated(`r${i}`));
+    await waitFor(
+      'the last kick to land',
+      async () => (await jobCounts(redis, publisher.config, 'drain')).waiting === 1,
+    );
+    expect(await jobCounts(redis, publisher.config, 'drain')).toMatchObject({ waiting: 1, active: 0 });
+
+    await buses.start({ events: TEST_EVENTS, handlers, config });
+    await waitFor('20 events handled', () => rec.count('kick.count') === 20);
+    expect(await streamLength(redis, publisher.config)).toBe(0);
+  });
+
+  it('the job scheduler starts drains for events no publish kicked', async () => {
+    const rec = new Recorder();
+    const handlers: EventHandlersConfig = { RECORD: [[rec.handler('beat.count'), true]] };
+    const drains: DrainResult[] = [];
+    // Short-lived drains, so only the scheduler's next beat can pick up what arrives later.
+    const config = bullmq('beat', { scheduleEveryMs: 200, ttlMs: 100, maxConcurrentDrains: 1 });
+    const { bus } = await buses.start(
+      { events: TEST_EVENTS, handlers, config },
+      { onDrain: (result) => drains.push(result) },
+    );
+    await waitFor('the first beat drain to end', () => drains.length >= 1);
+    // Written straight to the stream: no publish, so no kick.
+    const events = [recordCreated('b1'), recordCreated('b2')];
+    for (const event of events) {
+      await redis.xadd(queueNames(bus.config).stream, '*', 'p', bus.serializer.serialize(event).payload);
+    }
+    await waitFor('both events handled by a scheduled drain', () => rec.count('beat.count') === 2, {
+      describe: () => ({ drains: drains.length }),
+    });
+    expect(rec.runs.map((r) => r.eventId)).toEqual(events.map((e) => e.id));
+    const handledByLater = () => drains.slice(1).reduce((sum, d) => sum + d.handled, 0);
+    await waitFor('the scheduled drain that took them to report', () => handledByLater() === 2);
+    expect(drains[0]?.handled).toBe(0);
   });
 
   it('stops a drain at maxEvents and lets its successor take the rest', async () => {
