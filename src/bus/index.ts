@@ -5,6 +5,7 @@ export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
 export { MalformedEventError } from './errors/malformed-event.error.js';
 export { MissingEventTypeError } from './errors/missing-event-type.error.js';
+export { TransportUnavailableError } from './errors/transport-unavailable.error.js';
 export { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
 export { type ConcreteEventClass, Event, type EventProps } from './event.js';
 export {

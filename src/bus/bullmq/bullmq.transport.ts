@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CommitbusConfig } from '../../config/config.js';
@@ -6,6 +7,7 @@ import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { NonRetryableError } from '../../handlers/non-retryable.error.js';
 import { type HandlerJobData, processHandlerJob } from '../../handlers/process-handler-job.js';
+import { TransportUnavailableError } from '../errors/transport-unavailable.error.js';
 import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
 import type { Logger } from '../logger.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
@@ -15,6 +17,12 @@ import { RedisStreamEventLog } from './redis-stream.event-log.js';
 const DRAIN_JOB = 'handle-events';
 const KICK_ID = 'kick';
 const BEAT_ID = 'beat';
+const CONNECTION_WARN_EVERY_MS = 10_000;
+
+/** The URL without its password, for logs and errors. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
 
 /**
  * Events on Redis: published into a stream in one MULTI, drained by BullMQ
@@ -45,19 +53,41 @@ export class BullmqTransport implements Transport {
     this.drainQueue = new Queue(this.names.drain, opts);
     this.asyncQueue = new Queue(this.names.async, opts);
     this.retryQueue = new Queue(this.names.retry, opts);
+    for (const queue of [this.drainQueue, this.asyncQueue, this.retryQueue]) {
+      queue.on('error', this.warnConnectionError);
+    }
   }
 
   private connect(options: { maxRetriesPerRequest: number | null }): Redis {
     const redis = new Redis(this.config.redisUrl, options);
-    redis.on('error', (error: Error) =>
-      this.logger.warn({ error: error.message }, 'redis connection error; ioredis reconnects'),
-    );
+    redis.on('error', this.warnConnectionError);
     return redis;
   }
 
+  // ioredis and BullMQ report every failed reconnect: log the first of a run
+  // of errors, then at most one every CONNECTION_WARN_EVERY_MS.
+  private lastConnectionWarn = 0;
+  private readonly warnConnectionError = (error: Error): void => {
+    const now = Date.now();
+    if (now - this.lastConnectionWarn < CONNECTION_WARN_EVERY_MS) return;
+    this.lastConnectionWarn = now;
+    this.logger.warn(
+      { error: error.message, redis: redactUrl(this.config.redisUrl) },
+      'redis connection error; reconnecting',
+    );
+  };
+
   async publish(payloads: readonly string[]): Promise<void> {
-    await this.log.ensureGroup();
-    await this.log.append(payloads);
+    try {
+      await this.log.ensureGroup();
+      await this.log.append(payloads);
+    } catch (error) {
+      throw new TransportUnavailableError(
+        `publish ${payloads.length} event(s)`,
+        `Redis at ${redactUrl(this.config.redisUrl)}`,
+        { cause: error },
+      );
+    }
     this.kick();
   }
 
@@ -96,25 +126,34 @@ export class BullmqTransport implements Transport {
 
   async startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
     const { config, dispatcher, logger } = runtime;
-    await this.log.ensureGroup();
-    await this.drainQueue.setGlobalConcurrency(config.maxConcurrentDrains);
-    if (config.scheduleEveryMs > 0) {
-      await this.drainQueue.upsertJobScheduler(
-        BEAT_ID,
-        { every: config.scheduleEveryMs },
-        { name: DRAIN_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-      );
+    try {
+      await this.log.ensureGroup();
+      await this.drainQueue.setGlobalConcurrency(config.maxConcurrentDrains);
+      if (config.scheduleEveryMs > 0) {
+        await this.drainQueue.upsertJobScheduler(
+          BEAT_ID,
+          { every: config.scheduleEveryMs },
+          { name: DRAIN_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+        );
+      }
+    } catch (error) {
+      throw new TransportUnavailableError('start a worker', `Redis at ${redactUrl(config.redisUrl)}`, {
+        cause: error,
+      });
     }
     let stopping = false;
     const enqueue = (jobs: HandlerJob[]) => this.enqueue(jobs);
     // Workers wait out Redis outages instead of failing (BullMQ requires this).
     const connection = this.connect({ maxRetriesPerRequest: null });
     const drainLog = new RedisStreamEventLog(connection, this.names.stream, this.names.group);
+    const drainConnections = new Set<Redis>();
     const workerOpts = { connection, prefix: config.prefix };
     const drainWorker = new Worker(
       this.names.drain,
       async (job: Job) => {
         const blocking = connection.duplicate();
+        blocking.on('error', this.warnConnectionError);
+        drainConnections.add(blocking);
         try {
           const result = await runDrain({
             log: drainLog.withBlockingClient(blocking),
@@ -130,6 +169,7 @@ export class BullmqTransport implements Transport {
           runtime.onDrain?.(result);
           return result;
         } finally {
+          drainConnections.delete(blocking);
           blocking.disconnect();
         }
       },
@@ -149,7 +189,7 @@ export class BullmqTransport implements Transport {
     const retryWorker = new Worker(this.names.retry, handlerProcessor('retry'), handlerOpts);
     const workers = [drainWorker, asyncWorker, retryWorker];
     for (const worker of workers) {
-      worker.on('error', (error) => logger.warn({ error: error.message }, 'bullmq worker error'));
+      worker.on('error', this.warnConnectionError);
       worker.on('failed', (job, error) => {
         if (job?.name === DRAIN_JOB) {
           logger.error(
@@ -177,8 +217,14 @@ export class BullmqTransport implements Transport {
         const outcome = await Promise.race([graceful, timedOut]);
         clearTimeout(timer);
         if (outcome === 'timeout') {
+          // BullMQ's close(true) only joins a close already under way, so cut
+          // the connections instead: unfinished jobs stall and are picked up
+          // again, unacknowledged events are claimed by another drain.
           logger.warn({ timeoutMs }, 'in-flight work did not finish in time; it will be redelivered');
-          await Promise.all(workers.map((w) => w.close(true)));
+          for (const blocking of drainConnections) blocking.disconnect();
+          connection.disconnect();
+          await Promise.race([Promise.allSettled(workers.map((w) => w.disconnect())), sleep(1_000)]);
+          return;
         }
         await connection.quit().catch(() => connection.disconnect());
       },

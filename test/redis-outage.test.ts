@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type EventHandlersConfig,
+  PublishAfterCommitError,
+  TransportUnavailableError,
+  UnitOfWorkManager,
+} from '../src/index.js';
+import { Buses, fastConfig } from './helpers/buses.js';
+import { recordCreated, TEST_EVENTS } from './helpers/events.js';
+import { Recorder } from './helpers/recorder.js';
+import { testPrefix } from './helpers/redis.js';
+import { waitFor } from './helpers/wait-for.js';
+import { closeSchema, openSchema } from './support/postgres.js';
+import { committedRecids, createRecord, RecordCreated, RecordRow } from './support/records.js';
+
+// A Redis server of this file's own, so it can be stopped and started again.
+let port: number;
+let server: ChildProcess | undefined;
+const buses = new Buses();
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function startRedis(): Promise<void> {
+  server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const probe = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  probe.on('error', () => {});
+  await waitFor(`redis-server on port ${port}`, () =>
+    probe.connect().then(
+      () => true,
+      () => false,
+    ),
+  );
+  probe.disconnect();
+}
+
+async function stopRedis(): Promise<void> {
+  if (server === undefined) return;
+  const exited = once(server, 'exit');
+  server.kill('SIGKILL');
+  await exited;
+  server = undefined;
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  await startRedis();
+});
+afterEach(() => buses.closeAll());
+afterAll(() => stopRedis());
+
+describe('Redis going away', () => {
+  it('publish fails with a clear error while Redis is down and works again once it is back', async () => {
+    const rec = new Recorder();
+    const handlers: EventHandlersConfig = { RECORD: [[rec.handler('outage.count'), true]] };
+    const config = fastConfig({
+      transport: 'bullmq',
+      prefix: testPrefix('outage'),
+      redisUrl: `redis://127.0.0.1:${port}`,
+    });
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    const before = recordCreated('before');
+    await publisher.publish(before);
+
+    await stopRedis();
+    const during = publisher.publish(recordCreated('during'));
+    await expect(during).rejects.toBeInstanceOf(TransportUnavailableError);
+    await expect(during).rejects.toThrow(
+      new RegExp(
+        `could not publish 1 event\\(s\\) on Redis at redis://127.0.0.1:${port}: .*Is the server running`,
+      ),
+    );
+
+    await startRedis();
+    const after = recordCreated('after');
+    await waitFor('the publisher to reconnect', () =>
+      publisher.publish(after).then(
+        () => true,
+        () => false,
+      ),
+    );
+    // The server restarted empty (no persistence): only what was published after it is there.
+    await buses.start({ events: TEST_EVENTS, handlers, config });
+    await waitFor(
+      'the event published after the restart to be handled',
+      () => rec.count('outage.count') === 1,
+    );
+    expect(rec.runs.map((r) => r.eventId)).toEqual([after.id]);
+  });
+
+  it('a unit of work whose publish cannot reach Redis commits, then raises PublishAfterCommitError', async () => {
+    const schema = 'commitbus_test_outage';
+    const dataSource = await openSchema(schema, [RecordRow]);
+    try {
+      await stopRedis();
+      const bus = buses.create({
+        events: [RecordCreated],
+        config: fastConfig({
+          transport: 'bullmq',
+          prefix: testPrefix('outage-uow'),
+          redisUrl: `redis://127.0.0.1:${port}`,
+          publishAttempts: 2,
+          publishBackoffMs: 1,
+        }),
+      });
+      const uows = new UnitOfWorkManager({ dataSource, bus });
+      let eventId = '';
+      const failing = uows.run(async (uow) => {
+        eventId = (await createRecord(uow, 'kept')).id;
+      });
+      await expect(failing).rejects.toBeInstanceOf(PublishAfterCommitError);
+      const error = (await failing.catch((e: unknown) => e)) as PublishAfterCommitError;
+      expect(error.message).toContain(`RECORD.CREATE ${eventId}`);
+      expect(error.cause).toBeInstanceOf(TransportUnavailableError);
+      expect(await committedRecids(dataSource)).toEqual(['kept']);
+    } finally {
+      await closeSchema(dataSource);
+      await startRedis();
+    }
+  });
+});
