@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['reflect-metadata'],
-    reporters: ['default', './test/support/summary-line.reporter.ts'],
+    reporters: ['default', './test/helpers/summary-line.reporter.ts'],
   },
 });

@@ -11,11 +11,11 @@ import {
 } from '../src/index.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from './helpers/events.js';
+import { closeSchema, openSchema } from './helpers/postgres.js';
 import { Recorder } from './helpers/recorder.js';
+import { committedRecids, createRecord, RecordCreated, RecordRow } from './helpers/records.js';
 import { testPrefix } from './helpers/redis.js';
 import { waitFor } from './helpers/wait-for.js';
-import { closeSchema, openSchema } from './support/postgres.js';
-import { committedRecids, createRecord, RecordCreated, RecordRow } from './support/records.js';
 
 // A Redis server of this file's own, so it can be stopped and started again.
 let port: number;

@@ -9,7 +9,7 @@ import {
   unitOfWork,
 } from '../src/index.js';
 import { createTestBus, type TestEventBus } from '../src/testing/index.js';
-import { RecordCreated, RecordRow, RecordUpdated } from './support/records.js';
+import { RecordCreated, RecordRow, RecordUpdated } from './helpers/records.js';
 
 /** The kind of service an application writes: it publishes only once its transaction commits. */
 class RecordService {

@@ -16,7 +16,7 @@ import {
   UnknownEventTypeError,
   withUnitOfWork,
 } from '../src/index.js';
-import { closeSchema, openSchema } from './support/postgres.js';
+import { closeSchema, openSchema } from './helpers/postgres.js';
 import {
   committedRecids,
   createRecord,
@@ -27,8 +27,8 @@ import {
   RecordRow,
   RecordService,
   RecordUpdated,
-} from './support/records.js';
-import { describeUnitOfWorkContract } from './support/uow-contract.js';
+} from './helpers/records.js';
+import { describeUnitOfWorkContract } from './helpers/uow-contract.js';
 
 const SCHEMA = 'commitbus_test_uow_pg';
 let dataSource: DataSource;

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { RecordRow } from './support/records.js';
-import { describeUnitOfWorkContract } from './support/uow-contract.js';
+import { RecordRow } from './helpers/records.js';
+import { describeUnitOfWorkContract } from './helpers/uow-contract.js';
 
 describeUnitOfWorkContract('SQLite', {
   open: () =>
