@@ -1,0 +1,130 @@
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { runDrain } from '../../handlers/drain.js';
+import type { HandlerJob } from '../../handlers/handler-job.js';
+import { NonRetryableError } from '../../handlers/non-retryable.error.js';
+import { type HandlerJobData, processHandlerJob } from '../../handlers/process-handler-job.js';
+import type { TransportWorker, WorkerRuntime } from '../transport.js';
+import type { QueueNames } from './queue-names.js';
+import { RedisStreamEventLog } from './redis-stream.event-log.js';
+
+/** The name of drain jobs in the drain queue. */
+export const DRAIN_JOB = 'handle-events';
+
+/** Options of drain jobs added by commitbus (kicks, successors, the scheduler). */
+export const DRAIN_JOB_OPTS = { removeOnComplete: 100, removeOnFail: 100 } as const;
+
+/** What {@link startBullmqWorker} needs from the transport. */
+export interface BullmqWorkerDeps {
+  /** The bus's runtime: dispatcher, config, logger. */
+  readonly runtime: WorkerRuntime;
+  /** Redis names. */
+  readonly names: QueueNames;
+  /** A connection that waits out outages (`maxRetriesPerRequest: null`); the worker owns it. */
+  readonly connection: Redis;
+  /** The drain queue, to enqueue successors. */
+  readonly drainQueue: Queue;
+  /** Adds handler jobs. */
+  readonly enqueue: (jobs: HandlerJob[]) => Promise<void>;
+  /** `error` listener for connections and workers. */
+  readonly onConnectionError: (error: Error) => void;
+}
+
+/**
+ * Runs the three BullMQ workers of a process: drains (`handle-events` jobs,
+ * each reading the stream on a connection of its own), async handler jobs and
+ * sync-chain retries.
+ */
+export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<TransportWorker> {
+  const { runtime, names, connection, drainQueue, enqueue, onConnectionError } = deps;
+  const { config, dispatcher, logger } = runtime;
+  let stopping = false;
+  const drainLog = new RedisStreamEventLog(connection, names.stream, names.group);
+  const drainConnections = new Set<Redis>();
+  const workerOpts = { connection, prefix: config.prefix };
+
+  const drainWorker = new Worker(
+    names.drain,
+    async (job: Job) => {
+      const blocking = connection.duplicate();
+      blocking.on('error', onConnectionError);
+      drainConnections.add(blocking);
+      try {
+        const result = await runDrain({
+          log: drainLog.withBlockingClient(blocking),
+          dispatcher,
+          enqueue,
+          limits: config,
+          consumer: `${hostname()}:${process.pid}:${job.id}`,
+          stopping: () => stopping,
+        });
+        if (result.backlog > 0) await drainQueue.add(DRAIN_JOB, {}, DRAIN_JOB_OPTS);
+        runtime.onDrain?.(result);
+        return result;
+      } finally {
+        drainConnections.delete(blocking);
+        blocking.disconnect();
+      }
+    },
+    // A drain that died is simply started again: its events wait in the stream.
+    { ...workerOpts, concurrency: config.maxConcurrentDrains, maxStalledCount: 1_000 },
+  );
+  const handlerProcessor = (kind: HandlerJob['kind']) => async (job: Job<HandlerJobData>) => {
+    try {
+      await processHandlerJob(kind, job.data, job.attemptsMade, dispatcher, enqueue);
+    } catch (error) {
+      if (error instanceof NonRetryableError) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+  };
+  const handlerOpts = { ...workerOpts, concurrency: config.asyncConcurrency };
+  const workers = [
+    drainWorker,
+    new Worker(names.async, handlerProcessor('async'), handlerOpts),
+    new Worker(names.retry, handlerProcessor('retry'), handlerOpts),
+  ];
+  for (const worker of workers) {
+    worker.on('error', onConnectionError);
+    worker.on('failed', (job, error) => {
+      if (job?.name === DRAIN_JOB) {
+        logger.error(
+          { jobId: job.id, error: error.message },
+          'drain failed; its unacknowledged events are taken over by another drain after claimStaleAfterMs',
+        );
+      } else if (job !== undefined && job.finishedOn !== undefined) {
+        logger.error(
+          { jobId: job.id, handler: (job.data as HandlerJobData).handler, error: error.message },
+          'handler work kept as failed after its last attempt',
+        );
+      }
+    });
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  logger.info({ queue: names.drain }, 'commitbus worker started');
+
+  return {
+    close: async (timeoutMs) => {
+      stopping = true;
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      const outcome = await Promise.race([graceful, timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        // BullMQ's close(true) only joins a close already under way, so cut
+        // the connections instead: unfinished jobs stall and are picked up
+        // again, unacknowledged events are claimed by another drain.
+        logger.warn({ timeoutMs }, 'in-flight work did not finish in time; it will be redelivered');
+        for (const blocking of drainConnections) blocking.disconnect();
+        connection.disconnect();
+        await Promise.race([Promise.allSettled(workers.map((w) => w.disconnect())), sleep(1_000)]);
+        return;
+      }
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { type Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { HandlerJob } from '../../handlers/handler-job.js';
+import type { HandlerJobData } from '../../handlers/process-handler-job.js';
+import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
+import type { QueueNames } from './queue-names.js';
+
+const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * The two BullMQ queues of handler work: `<name>-async` (one job per async
+ * handler and event) and `<name>-retry` (sync chains to run again). Their
+ * failed sets are where failures are kept.
+ */
+export class HandlerJobQueues {
+  /** Async handler jobs. */
+  readonly async: Queue;
+  /** Sync-chain retries, and failures kept from drains. */
+  readonly retry: Queue;
+
+  constructor(connection: Redis, names: QueueNames, prefix: string, onError: (error: Error) => void) {
+    this.async = new Queue(names.async, { connection, prefix });
+    this.retry = new Queue(names.retry, { connection, prefix });
+    this.async.on('error', onError);
+    this.retry.on('error', onError);
+  }
+
+  /** Adds jobs; each queue's share in one round trip, both at once. */
+  async enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    const toBulk = (kind: HandlerJob['kind']) =>
+      jobs
+        .filter((j) => j.kind === kind)
+        .map((j) => ({
+          name: j.handler ?? 'undecodable',
+          data: {
+            payload: j.payload,
+            handler: j.handler,
+            exhaustedError: j.exhaustedError,
+          } satisfies HandlerJobData,
+          opts: {
+            jobId: j.jobId,
+            attempts: j.attempts,
+            backoff: { type: j.backoff.type, delay: j.backoff.delayMs },
+            delay: j.delayMs,
+            removeOnComplete: true,
+            removeOnFail: false,
+          },
+        }));
+    const asyncJobs = toBulk('async');
+    const retryJobs = toBulk('retry');
+    await Promise.all([
+      asyncJobs.length > 0 ? this.async.addBulk(asyncJobs) : undefined,
+      retryJobs.length > 0 ? this.retry.addBulk(retryJobs) : undefined,
+    ]);
+  }
+
+  /** Failed jobs of both queues as {@link FailedWork}, oldest first. */
+  async failures(): Promise<FailedWork[]> {
+    const [asyncFailed, retryFailed] = await Promise.all([this.async.getFailed(), this.retry.getFailed()]);
+    const toFailed =
+      (kind: 'async' | 'retry') =>
+      (job: Job<HandlerJobData>): FailedWork => ({
+        kind: kind === 'async' ? 'async' : job.data.handler === undefined ? 'undecodable' : 'sync',
+        jobId: String(job.id),
+        ...peekEnvelope(job.data.payload),
+        ...(job.data.handler !== undefined ? { handler: job.data.handler } : {}),
+        error: job.failedReason,
+        stacktrace: job.stacktrace ?? [],
+        attemptsMade: handlerRuns(kind, job.data, job.attemptsMade),
+        failedAt: new Date(job.finishedOn ?? job.timestamp),
+        payload: job.data.payload,
+      });
+    return [...asyncFailed.map(toFailed('async')), ...retryFailed.map(toFailed('retry'))].sort(
+      (a, b) => a.failedAt.getTime() - b.failedAt.getTime(),
+    );
+  }
+
+  /** Whether any job is waiting, delayed or running. */
+  async hasUnfinished(): Promise<boolean> {
+    for (const queue of [this.async, this.retry]) {
+      const counts = await queue.getJobCounts(...UNFINISHED);
+      if (Object.values(counts).some((n) => n > 0)) return true;
+    }
+    return false;
+  }
+
+  /** Closes both queues (the shared connection stays open). */
+  async close(): Promise<void> {
+    await Promise.all([this.async.close(), this.retry.close()]);
+  }
+}
