@@ -124,7 +124,10 @@ export class EventBus {
     });
     const onSignal = (signal: NodeJS.Signals) => {
       this.logger.info({ signal }, 'shutting down: finishing in-flight work');
-      void worker.close().then(() => this.close());
+      worker
+        .close()
+        .then(() => this.close())
+        .catch((error: unknown) => this.logger.error({ error: String(error) }, 'shutdown failed'));
     };
     const worker: RunningWorker = {
       stopped,

@@ -7,6 +7,7 @@ import type { HandlerContext } from './handler.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerTable, ResolvedHandler } from './handler-table.js';
 import { NonRetryableError } from './non-retryable.error.js';
+import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** A sync chain stopped at a handler that threw. */
 export interface SyncFailure {
@@ -72,11 +73,9 @@ export class Dispatcher {
    */
   async runSync(event: Event, fromHandler?: string, attempt = 1): Promise<SyncFailure | undefined> {
     const sync = this.table.plan(event.handlingKey).sync;
-    let start = 0;
-    if (fromHandler !== undefined) {
-      start = sync.findIndex((h) => h.name === fromHandler);
-      if (start < 0) start = sync.indexOf(this.table.find(event.handlingKey, fromHandler));
-    }
+    const start = fromHandler === undefined ? 0 : sync.findIndex((h) => h.name === fromHandler);
+    // The handler is gone, or no longer sync: EVENT_HANDLERS changed since the retry was queued.
+    if (start < 0) throw new UnknownHandlerError(fromHandler ?? '', event.handlingKey);
     for (let i = start; i < sync.length; i++) {
       const handler = sync[i] as ResolvedHandler;
       try {
