@@ -216,4 +216,48 @@ describe('bullmq transport: drains', () => {
     const names = queueNames(publisher.config);
     expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
   });
+
+  it('on SIGTERM a worker finishes its batch in flight and exits; another worker takes the rest, nothing twice', async () => {
+    const name = 'sigterm';
+    const countsKey = `${PREFIX}:${name}:test:counts`;
+    const env = {
+      PREFIX,
+      BUS_NAME: name,
+      COUNTS_KEY: countsKey,
+      PIDS_KEY: `${PREFIX}:${name}:test:pids`,
+      REDIS_URL,
+      MAX_EVENTS: '1000',
+      BATCH_SIZE: '10',
+      HANDLER_MS: '20',
+    };
+    const publisher = buses.create({ events: TEST_EVENTS, config: bullmq(name) });
+    const events = Array.from({ length: 200 }, (_, i) => RecordEvent.create({ recid: `r${i}` }));
+    await publisher.publish(events);
+
+    const first = spawnWorker(env);
+    children.push(first);
+    await first.ready;
+    await waitFor('the first worker to be mid-batch', async () => (await redis.hlen(countsKey)) >= 5);
+    first.process.kill('SIGTERM');
+    expect(await first.exited, first.stderr()).toEqual({ code: 0, signal: null });
+
+    // It stopped after a whole batch (of 10), leaving nothing claimed and unacknowledged.
+    const handledByFirst = await redis.hlen(countsKey);
+    expect(handledByFirst % 10).toBe(0);
+    expect(handledByFirst).toBeLessThan(200);
+    const names = queueNames(publisher.config);
+    expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
+    expect(await streamLength(redis, publisher.config)).toBe(200 - handledByFirst);
+
+    const second = spawnWorker(env);
+    children.push(second);
+    await second.ready;
+    await waitFor('the second worker to handle the rest', async () => (await redis.hlen(countsKey)) === 200, {
+      timeoutMs: 20_000,
+    });
+    const counts = await redis.hgetall(countsKey);
+    expect(Object.entries(counts).filter(([, n]) => n !== '1')).toEqual([]);
+    second.process.kill('SIGTERM');
+    expect(await second.exited, second.stderr()).toEqual({ code: 0, signal: null });
+  });
 });
