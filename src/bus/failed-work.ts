@@ -23,7 +23,7 @@ export interface FailedWork {
 }
 
 /** Reads id and key from an envelope without trusting it. */
-export function peekEnvelope(payload: string): { eventId?: string; handlingKey?: string } {
+function peekEnvelope(payload: string): { eventId?: string; handlingKey?: string } {
   try {
     const parsed = JSON.parse(payload) as { key?: unknown; event?: { id?: unknown } };
     return {
@@ -35,17 +35,51 @@ export function peekEnvelope(payload: string): { eventId?: string; handlingKey?:
   }
 }
 
-/**
- * Runs of the handler behind a failed job. A sync handler's first run happens
- * in the drain, so its retry job made one run fewer; a job marked exhausted
- * failed in the drain and never ran the handler itself.
- */
-export function handlerRuns(
-  kind: 'async' | 'retry',
-  job: { handler?: string | undefined; exhaustedError?: string | undefined },
-  jobRuns: number,
-): number {
-  if (kind === 'async') return jobRuns;
+/** What a failed handler job is described from: the job as commitbus enqueued it. */
+export interface FailedJob {
+  /** Which queue it ran in. */
+  readonly kind: 'async' | 'retry';
+  /** The transport's job id. */
+  readonly jobId: string;
+  /** The serialized event. */
+  readonly payload: string;
+  /** The handler it ran (absent when the payload could not be decoded). */
+  readonly handler?: string | undefined;
+  /** Set when it failed in the drain and was kept without running again. */
+  readonly exhaustedError?: string | undefined;
+}
+
+/** How a failed job ended. */
+export interface JobFailure {
+  /** The last error's message. */
+  readonly error: string;
+  /** Stack traces, one per attempt where known. */
+  readonly stacktrace: readonly string[];
+  /** Runs the job itself made. */
+  readonly jobRuns: number;
+  /** When it was given up. */
+  readonly failedAt: Date;
+}
+
+/** Describes a failed handler job the same way on every transport. */
+export function toFailedWork(job: FailedJob, failure: JobFailure): FailedWork {
+  return {
+    kind: job.kind === 'async' ? 'async' : job.handler === undefined ? 'undecodable' : 'sync',
+    jobId: job.jobId,
+    ...peekEnvelope(job.payload),
+    ...(job.handler !== undefined ? { handler: job.handler } : {}),
+    error: failure.error,
+    stacktrace: failure.stacktrace,
+    attemptsMade: handlerRuns(job, failure.jobRuns),
+    failedAt: failure.failedAt,
+    payload: job.payload,
+  };
+}
+
+// A sync handler's first run happens in the drain, so its retry job made one
+// run fewer; a job marked exhausted failed in the drain and never ran it again.
+function handlerRuns(job: FailedJob, jobRuns: number): number {
+  if (job.kind === 'async') return jobRuns;
   if (job.handler === undefined) return 0;
   return job.exhaustedError !== undefined ? 1 : jobRuns + 1;
 }

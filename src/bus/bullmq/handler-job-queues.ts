@@ -2,7 +2,7 @@ import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { HandlerJobData } from '../../handlers/process-handler-job.js';
-import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
+import { type FailedWork, toFailedWork } from '../failed-work.js';
 import type { QueueNames } from './queue-names.js';
 
 const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -59,17 +59,16 @@ export class HandlerJobQueues {
     const [asyncFailed, retryFailed] = await Promise.all([this.async.getFailed(), this.retry.getFailed()]);
     const toFailed =
       (kind: 'async' | 'retry') =>
-      (job: Job<HandlerJobData>): FailedWork => ({
-        kind: kind === 'async' ? 'async' : job.data.handler === undefined ? 'undecodable' : 'sync',
-        jobId: String(job.id),
-        ...peekEnvelope(job.data.payload),
-        ...(job.data.handler !== undefined ? { handler: job.data.handler } : {}),
-        error: job.failedReason,
-        stacktrace: job.stacktrace ?? [],
-        attemptsMade: handlerRuns(kind, job.data, job.attemptsMade),
-        failedAt: new Date(job.finishedOn ?? job.timestamp),
-        payload: job.data.payload,
-      });
+      (job: Job<HandlerJobData>): FailedWork =>
+        toFailedWork(
+          { kind, jobId: String(job.id), ...job.data },
+          {
+            error: job.failedReason,
+            stacktrace: job.stacktrace ?? [],
+            jobRuns: job.attemptsMade,
+            failedAt: new Date(job.finishedOn ?? job.timestamp),
+          },
+        );
     return [...asyncFailed.map(toFailed('async')), ...retryFailed.map(toFailed('retry'))].sort(
       (a, b) => a.failedAt.getTime() - b.failedAt.getTime(),
     );

@@ -1,7 +1,7 @@
 import { backoffDelay } from '../../handlers/backoff.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { NonRetryableError } from '../../handlers/non-retryable.error.js';
-import { type FailedWork, handlerRuns, peekEnvelope } from '../failed-work.js';
+import { type FailedWork, toFailedWork } from '../failed-work.js';
 import { describeError } from '../logger.js';
 
 interface Ready {
@@ -79,17 +79,14 @@ export class MemoryJobRunner {
       } else {
         this.live.delete(job.jobId);
         const { message, stack } = describeError(error);
-        this.failed.push({
-          kind: job.kind === 'async' ? 'async' : job.handler === undefined ? 'undecodable' : 'sync',
-          jobId: job.jobId,
-          ...peekEnvelope(job.payload),
-          ...(job.handler !== undefined ? { handler: job.handler } : {}),
-          error: message,
-          stacktrace: stack !== undefined ? [stack] : [],
-          attemptsMade: handlerRuns(job.kind, job, made),
-          failedAt: new Date(),
-          payload: job.payload,
-        });
+        this.failed.push(
+          toFailedWork(job, {
+            error: message,
+            stacktrace: stack !== undefined ? [stack] : [],
+            jobRuns: made,
+            failedAt: new Date(),
+          }),
+        );
       }
     } finally {
       this.running--;

@@ -124,12 +124,8 @@ export class MemoryTransport implements Transport {
   whenIdle(): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
-        const running = this.worker;
-        if (running !== undefined && !running.runner.isIdle()) return;
-        void this.log.backlog().then((backlog) => {
-          if (backlog > 0 || !this.idleWaiters.has(check)) return;
-          if (this.worker !== undefined && !this.worker.runner.isIdle()) return;
-          this.idleWaiters.delete(check);
+        void this.isIdle().then((idle) => {
+          if (!idle || !this.idleWaiters.delete(check)) return;
           resolve();
         });
       };
