@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  COMMITBUS_ENTITIES,
   defineHandler,
   type HandlerContext,
   SendEventOp,
@@ -32,7 +33,7 @@ beforeAll(async () => {
   dataSource = new DataSource({
     type: 'better-sqlite3',
     database: ':memory:',
-    entities: [RecordRow],
+    entities: [RecordRow, ...COMMITBUS_ENTITIES],
     synchronize: true,
   });
   await dataSource.initialize();

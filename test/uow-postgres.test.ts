@@ -196,9 +196,13 @@ describe('operation hooks', () => {
   });
 });
 
-describe('publishing after commit fails', () => {
+describe('publishing after commit fails, without an outbox', () => {
   it('is retried publishAttempts times, then raises PublishAfterCommitError naming the events', async () => {
-    const { transport, uows } = setup(Number.POSITIVE_INFINITY, { publishAttempts: 3, publishBackoffMs: 1 });
+    const { transport, uows } = setup(Number.POSITIVE_INFINITY, {
+      publishAttempts: 3,
+      publishBackoffMs: 1,
+      outbox: false,
+    });
     const ids: string[] = [];
     const failing = uows.run(async (uow) => {
       ids.push((await createRecord(uow, 'a')).id, (await createRecord(uow, 'b')).id);
@@ -215,7 +219,7 @@ describe('publishing after commit fails', () => {
   });
 
   it('publishes once when a retry succeeds', async () => {
-    const { transport, uows } = setup(2, { publishAttempts: 3, publishBackoffMs: 1 });
+    const { transport, uows } = setup(2, { publishAttempts: 3, publishBackoffMs: 1, outbox: false });
     await uows.run((uow) => createRecord(uow, 'a'));
     expect(transport.attempts).toBe(3);
     expect(transport.batches).toHaveLength(1);

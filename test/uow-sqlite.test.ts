@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { COMMITBUS_ENTITIES } from '../src/index.js';
 import { RecordRow } from './helpers/records.js';
 import { describeUnitOfWorkContract } from './helpers/uow-contract.js';
 
@@ -7,7 +8,7 @@ describeUnitOfWorkContract('SQLite', {
     new DataSource({
       type: 'better-sqlite3',
       database: ':memory:',
-      entities: [RecordRow],
+      entities: [RecordRow, ...COMMITBUS_ENTITIES],
       synchronize: true,
     }).initialize(),
   close: (dataSource) => dataSource.destroy(),

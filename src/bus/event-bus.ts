@@ -1,20 +1,28 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { Outbox } from '../outbox/outbox.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
+import { type DeliveryOptions, deliverAtOf } from './delivery-options.js';
+import { EventTooLargeError } from './errors/event-too-large.error.js';
 import type { ConcreteEventClass, Event } from './event.js';
 import { EventRegistry } from './event-registry.js';
 import { EventSerializer } from './event-serializer.js';
 import type { FailedWork } from './failed-work.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MemoryTransport } from './memory/memory.transport.js';
+import type { OutgoingEvent } from './outgoing-event.js';
+import { PeriodicTask } from './periodic-task.js';
+import type { SerializedEvent } from './serialized-event.js';
 import type { Transport, TransportWorker } from './transport.js';
 
 const IDLE_POLL_MS = 10;
+const RELEASE_BATCH = 1_000;
 
 /** What `createEventBus` takes. */
 export interface EventBusOptions {
@@ -29,6 +37,13 @@ export interface EventBusOptions {
    * @defaultValue warnings and errors as JSON lines on stderr
    */
   logger?: Logger;
+  /**
+   * The TypeORM DataSource your units of work run on. With it (and
+   * `config.outbox`, on by default) events are kept in its `commitbus_outbox`
+   * table in the same transaction, and this process relays any a crashed
+   * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
+   */
+  dataSource?: DataSource;
   /** Called after events were published (for logging or metrics). */
   onPublished?: (events: readonly Event[]) => void;
 }
@@ -68,9 +83,12 @@ export class EventBus {
   readonly handlers: HandlerTable;
   /** Where events travel. */
   readonly transport: Transport;
-  private readonly logger: Logger;
+  /** Where the bus logs. */
+  readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
+  private outboxOf: Outbox | undefined;
+  private relay: PeriodicTask | undefined;
 
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
@@ -87,20 +105,88 @@ export class EventBus {
       (this.config.transport === 'bullmq'
         ? new BullmqTransport(this.config, this.logger)
         : new MemoryTransport(this.config));
+    if (options.dataSource !== undefined) this.useDataSource(options.dataSource);
+  }
+
+  /** The transactional outbox, when the bus has a DataSource and `config.outbox` is on. */
+  get outbox(): Outbox | undefined {
+    return this.outboxOf;
+  }
+
+  /** The DataSource the outbox lives in, if any. */
+  get dataSource(): DataSource | undefined {
+    return this.outboxOf?.dataSource;
   }
 
   /**
-   * Publishes events now, in order, in one round trip. Every event is
-   * serialized first, so an unregistered class fails before anything is sent.
+   * Keeps this bus's outbox in `dataSource` and starts relaying rows left
+   * there; called for you by `createEventBus({ dataSource })` and by the
+   * first `UnitOfWorkManager` on a bus without one. Returns the outbox, or
+   * `undefined` when `config.outbox` is off. A bus has one outbox: a second,
+   * different DataSource is refused.
+   */
+  useDataSource(dataSource: DataSource): Outbox | undefined {
+    if (!this.config.outbox) return undefined;
+    if (this.outboxOf !== undefined) {
+      if (this.outboxOf.dataSource !== dataSource) {
+        throw new Error(
+          'this bus already keeps its outbox in another DataSource; create one bus per DataSource, or set config.outbox = false',
+        );
+      }
+      return this.outboxOf;
+    }
+    const outbox = new Outbox(dataSource, this.config, this.logger);
+    this.outboxOf = outbox;
+    this.relay = new PeriodicTask(
+      'outbox relay',
+      this.config.outboxRelayEveryMs,
+      async () => {
+        while (
+          (await outbox.relayOnce((events) => this.transport.publish(events))) >=
+          this.config.outboxRelayBatchSize
+        );
+      },
+      this.logger,
+    ).start();
+    return outbox;
+  }
+
+  /**
+   * Serializes an event for the transport, refusing one bigger than
+   * `maxEventBytes` ({@link EventTooLargeError}) or of an unregistered class.
+   */
+  encode(event: Event): SerializedEvent {
+    const serialized = this.serializer.serialize(event);
+    const bytes = Buffer.byteLength(serialized.payload);
+    if (bytes > this.config.maxEventBytes) {
+      throw new EventTooLargeError(serialized.key, serialized.id, bytes, this.config.maxEventBytes);
+    }
+    return serialized;
+  }
+
+  /**
+   * Publishes events now, in order, in one round trip; with `delay` or
+   * `delayUntil` they are handled no earlier than that. Every event is
+   * serialized first, so an unregistered class or one over `maxEventBytes`
+   * fails before anything is sent.
    * Inside a unit of work use `uow.register(new SendEventOp(event))` instead,
    * which publishes only after commit.
    */
-  async publish(events: Event | readonly Event[]): Promise<void> {
+  async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
     if (list.length === 0) return;
-    const payloads = list.map((event) => this.serializer.serialize(event).payload);
-    await this.transport.publish(payloads);
-    this.onPublished?.(list);
+    const deliverAt = deliverAtOf(options);
+    const outgoing = list.map((event) => {
+      const { id, payload } = this.encode(event);
+      return deliverAt === undefined ? { id, payload } : { id, payload, deliverAt };
+    });
+    await this.publishEncoded(outgoing, list);
+  }
+
+  /** @internal Publishes events already encoded with {@link EventBus.encode}. */
+  async publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void> {
+    await this.transport.publish(outgoing);
+    this.onPublished?.(events);
   }
 
   /** Starts consuming in this process: drains, async handler jobs, retries. */
@@ -117,6 +203,14 @@ export class EventBus {
       logger: this.logger,
       ...(options.onDrain ? { onDrain: options.onDrain } : {}),
     });
+    const releaser = new PeriodicTask(
+      'delayed-event release',
+      this.config.delayedPollMs,
+      async () => {
+        while ((await this.transport.releaseDue(RELEASE_BATCH)) >= RELEASE_BATCH);
+      },
+      this.logger,
+    ).start();
     let closing: Promise<void> | undefined;
     let resolveStopped: () => void = () => {};
     const stopped = new Promise<void>((resolve) => {
@@ -135,6 +229,7 @@ export class EventBus {
         closing ??= (async () => {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
+          await releaser.stop();
           await inner.close(this.config.shutdownTimeoutMs);
           this.workers.delete(worker);
           resolveStopped();
@@ -185,9 +280,15 @@ export class EventBus {
     return this.transport.backlog();
   }
 
-  /** Closes this process's workers, then the transport's connections. */
+  /**
+   * Closes this process's workers, stops the outbox relay, deletes the outbox
+   * rows of events already published, then closes the transport's connections.
+   * Close the bus before destroying its DataSource.
+   */
   async close(): Promise<void> {
     await Promise.all([...this.workers].map((w) => w.close()));
+    await this.relay?.stop();
+    await this.outboxOf?.flush();
     await this.transport.close();
   }
 }

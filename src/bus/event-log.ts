@@ -1,3 +1,5 @@
+import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
+
 /** One event waiting in the log, as a drain reads it. */
 export interface LogEntry {
   /** The log's own id for the entry (a stream id on Redis). */
@@ -10,11 +12,20 @@ export interface LogEntry {
  * Where published events wait until a drain has handled them: a Redis stream
  * with a consumer group on the `bullmq` transport, an array in memory.
  * Entries read by a consumer stay pending until acknowledged; entries pending
- * too long (their drain died) can be claimed by another consumer.
+ * too long (their drain died) can be claimed by another consumer. Delayed
+ * events wait beside the log until due.
  */
 export interface EventLog {
-  /** Appends payloads, in order, in one round trip. */
-  append(payloads: readonly string[]): Promise<void>;
+  /**
+   * Appends events, in order, in one round trip. Drops an id accepted within
+   * the dedupe window; holds an event with a future `deliverAt` back until
+   * {@link EventLog.releaseDue} finds it due.
+   */
+  append(events: readonly OutgoingEvent[]): Promise<AppendResult>;
+  /** Moves up to `limit` delayed events that are due into the log; resolves to how many. */
+  releaseDue(limit: number): Promise<number>;
+  /** Events waiting for their delivery time. */
+  delayed(): Promise<number>;
   /** Reads up to `count` new entries for `consumer`, waiting up to `blockMs` for the first. */
   read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]>;
   /** Takes over up to `count` entries pending longer than `minIdleMs` for `consumer`. */

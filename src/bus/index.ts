@@ -1,6 +1,8 @@
 export { BullmqTransport } from './bullmq/bullmq.transport.js';
 export { type QueueNames, queueNames } from './bullmq/queue-names.js';
+export type { DeliveryOptions } from './delivery-options.js';
 export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
+export { EventTooLargeError } from './errors/event-too-large.error.js';
 export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
 export { MalformedEventError } from './errors/malformed-event.error.js';
@@ -22,5 +24,6 @@ export { type EventClass, EventType } from './event-type.decorator.js';
 export type { FailedWork } from './failed-work.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { MemoryTransport } from './memory/memory.transport.js';
+export type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 export type { SerializedEvent } from './serialized-event.js';
 export type { Transport, TransportWorker, WorkerRuntime } from './transport.js';

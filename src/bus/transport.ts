@@ -3,6 +3,7 @@ import type { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { FailedWork } from './failed-work.js';
 import type { Logger } from './logger.js';
+import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 
 /** What a transport's worker needs from the bus. */
 export interface WorkerRuntime {
@@ -29,15 +30,23 @@ export interface TransportWorker {
 export interface Transport {
   /** Which transport this is. */
   readonly kind: TransportKind;
-  /** Appends serialized events in one round trip and makes sure a drain will take them. */
-  publish(payloads: readonly string[]): Promise<void>;
+  /**
+   * Appends serialized events in one round trip and makes sure a drain will
+   * take them. Drops ids accepted within `dedupeWindowMs`; holds delayed
+   * events back until {@link Transport.releaseDue} finds them due.
+   */
+  publish(events: readonly OutgoingEvent[]): Promise<AppendResult>;
+  /** Moves up to `limit` due delayed events to the drains; resolves to how many. */
+  releaseDue(limit: number): Promise<number>;
   /** Starts consuming events in this process. */
   startWorker(runtime: WorkerRuntime): Promise<TransportWorker>;
   /** Handler work that ran out of attempts. */
   failures(): Promise<FailedWork[]>;
   /** Events published but not yet drained. */
   backlog(): Promise<number>;
-  /** True when no event waits and no handler job is waiting, delayed or running. */
+  /** Events waiting for their delivery time. */
+  delayed(): Promise<number>;
+  /** True when no event waits (delayed ones included) and no handler job is waiting, delayed or running. */
   isIdle(): Promise<boolean>;
   /** Resolves once {@link Transport.isIdle} holds; transports that can be told so implement it. */
   whenIdle?(): Promise<void>;

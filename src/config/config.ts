@@ -106,6 +106,52 @@ export interface CommitbusConfig {
    * @defaultValue `30_000`
    */
   shutdownTimeoutMs: number;
+  /**
+   * Keep events in a transactional outbox table when the bus has a
+   * `dataSource`: each unit of work writes its events in its own transaction,
+   * and a relay in every worker publishes what a crashed publisher left.
+   * `false` publishes after commit without a safety net.
+   * @defaultValue `true`
+   */
+  outbox: boolean;
+  /**
+   * Outbox rows older than this, in milliseconds, are taken to be left by a
+   * publisher that died between commit and publish, and are republished by a
+   * worker's relay. Must exceed the time a publish normally takes.
+   * @defaultValue `5_000`
+   */
+  outboxGraceMs: number;
+  /**
+   * How often a worker's relay looks for left-behind outbox rows, in milliseconds.
+   * @defaultValue `1_000`
+   */
+  outboxRelayEveryMs: number;
+  /**
+   * Most outbox rows a relay claims and publishes in one transaction.
+   * @defaultValue `500`
+   */
+  outboxRelayBatchSize: number;
+  /**
+   * How long the transport remembers an event id it has accepted, in
+   * milliseconds: the same id published again within this window (an outbox
+   * row republished by the relay) is dropped. Costs one small Redis key per
+   * event for the window.
+   * @defaultValue `600_000` (10 minutes)
+   */
+  dedupeWindowMs: number;
+  /**
+   * Largest serialized event, in bytes. Bigger events are refused at
+   * `register`/`publish` time with `EventTooLargeError`.
+   * @defaultValue `262_144` (256 KiB)
+   */
+  maxEventBytes: number;
+  /**
+   * How often workers move delayed events that are due into the stream, in
+   * milliseconds: a delayed event is handled no earlier than its time, and
+   * usually within this much after it.
+   * @defaultValue `250`
+   */
+  delayedPollMs: number;
 }
 
 /** The defaults, in one place. */
@@ -127,4 +173,11 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   publishAttempts: 5,
   publishBackoffMs: 100,
   shutdownTimeoutMs: 30_000,
+  outbox: true,
+  outboxGraceMs: 5_000,
+  outboxRelayEveryMs: 1_000,
+  outboxRelayBatchSize: 500,
+  dedupeWindowMs: 600_000,
+  maxEventBytes: 262_144,
+  delayedPollMs: 250,
 } satisfies CommitbusConfig);

@@ -20,6 +20,13 @@ export const CONFIG_ENV_VARS = {
   publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
   publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
   shutdownTimeoutMs: 'COMMITBUS_SHUTDOWN_TIMEOUT_MS',
+  outbox: 'COMMITBUS_OUTBOX',
+  outboxGraceMs: 'COMMITBUS_OUTBOX_GRACE_MS',
+  outboxRelayEveryMs: 'COMMITBUS_OUTBOX_RELAY_EVERY_MS',
+  outboxRelayBatchSize: 'COMMITBUS_OUTBOX_RELAY_BATCH_SIZE',
+  dedupeWindowMs: 'COMMITBUS_DEDUPE_WINDOW_MS',
+  maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
+  delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**
@@ -37,6 +44,11 @@ export function loadConfigFromEnv(
     if (raw === undefined || raw === '') continue;
     if (key === 'transport' || key === 'redisUrl' || key === 'prefix' || key === 'name') {
       fromEnv[key] = raw;
+    } else if (key === 'outbox') {
+      if (raw !== 'true' && raw !== 'false') {
+        throw new ConfigError(`${variable} must be "true" or "false", got ${JSON.stringify(raw)}`);
+      }
+      fromEnv[key] = raw === 'true';
     } else {
       const value = Number(raw);
       if (!Number.isInteger(value) || value < 0) {

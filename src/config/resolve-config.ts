@@ -12,6 +12,12 @@ const POSITIVE_INTEGERS = [
   'defaultAttempts',
   'publishAttempts',
   'shutdownTimeoutMs',
+  'outboxGraceMs',
+  'outboxRelayEveryMs',
+  'outboxRelayBatchSize',
+  'dedupeWindowMs',
+  'maxEventBytes',
+  'delayedPollMs',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**
@@ -38,6 +44,9 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
     if (!Number.isInteger(value) || value < 0) {
       throw new ConfigError(`${key} must be an integer >= 0, got ${String(value)}`);
     }
+  }
+  if (typeof config.outbox !== 'boolean') {
+    throw new ConfigError(`outbox must be true or false, got ${JSON.stringify(config.outbox)}`);
   }
   const { type, delayMs } = config.defaultBackoff;
   if ((type !== 'fixed' && type !== 'exponential') || !Number.isInteger(delayMs) || delayMs < 0) {

@@ -2,6 +2,7 @@ import type { Event } from '../bus/event.js';
 import { EventBus, type EventBusOptions, type RunningWorker } from '../bus/event-bus.js';
 import { silentLogger } from '../bus/logger.js';
 import { MemoryTransport } from '../bus/memory/memory.transport.js';
+import type { OutgoingEvent } from '../bus/outgoing-event.js';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import type { Handler } from '../handlers/handler.js';
@@ -44,12 +45,10 @@ export class TestEventBus extends EventBus {
     this.worker ??= await this.startWorker({ handleSignals: false });
   }
 
-  override async publish(events: Event | readonly Event[]): Promise<void> {
-    const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
-    await super.publish(list);
-    for (const event of list) {
-      this.published.push(this.serializer.deserialize(this.serializer.serialize(event).payload));
-    }
+  /** @internal Every publish (direct, after commit, relayed) ends here: record it. */
+  override async publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void> {
+    await super.publishEncoded(outgoing, events);
+    for (const { payload } of outgoing) this.published.push(this.serializer.deserialize(payload));
   }
 
   /** The published events of one class, in order. */

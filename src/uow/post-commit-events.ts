@@ -1,46 +1,113 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityManager } from 'typeorm';
+import { type DeliveryOptions, deliverAtOf } from '../bus/delivery-options.js';
 import type { Event } from '../bus/event.js';
 import type { EventBus } from '../bus/event-bus.js';
+import { describeError } from '../bus/logger.js';
+import type { OutgoingEvent } from '../bus/outgoing-event.js';
+import type { Outbox, OutboxEntry } from '../outbox/outbox.js';
 import { PublishAfterCommitError } from './publish-after-commit.error.js';
 
+interface Registered {
+  readonly event: Event;
+  readonly payload: string;
+  readonly delivery: DeliveryOptions | undefined;
+}
+
 /**
- * The events registered in one unit of work. The first `flush` after commit
- * publishes all of them, in registration order, in one round trip; later
- * calls share its outcome.
+ * The events registered in one unit of work. With an outbox they are written
+ * to it just before commit, in the same transaction; the first `flush` after
+ * commit publishes all of them, in registration order, in one round trip, and
+ * later calls share its outcome.
  */
 export class PostCommitEvents {
-  private readonly events: Event[] = [];
+  private readonly registered: Registered[] = [];
+  private outgoing: OutgoingEvent[] | undefined;
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly bus: EventBus) {}
+  /**
+   * @param bus - where the events are published.
+   * @param outbox - where they are kept until published; none: publish with retries, no safety net.
+   */
+  constructor(
+    private readonly bus: EventBus,
+    private readonly outbox?: Outbox,
+  ) {}
 
-  /** Adds an event; it is serialized now, so a bad event fails at registration. */
-  add(event: Event): void {
-    if (this.flushing !== undefined) {
+  /**
+   * Adds an event. It is serialized now, so an unregistered class or an event
+   * over `maxEventBytes` fails at registration; bad delivery options too.
+   */
+  add(event: Event, delivery?: DeliveryOptions): void {
+    if (this.outgoing !== undefined) {
       throw new Error('events cannot be registered after the unit of work has committed');
     }
-    this.bus.serializer.serialize(event);
-    this.events.push(event);
+    deliverAtOf(delivery);
+    const { payload } = this.bus.encode(event);
+    this.registered.push({ event, payload, delivery });
   }
 
   /** The events registered so far. */
   list(): readonly Event[] {
-    return this.events;
+    return this.registered.map((r) => r.event);
   }
 
-  /** Publishes every event once, retrying with backoff; throws {@link PublishAfterCommitError}. */
+  /** @internal Fixes delivery times and writes the events to the outbox in `manager`'s transaction. */
+  async beforeCommit(manager: EntityManager): Promise<void> {
+    const now = Date.now();
+    const entries: OutboxEntry[] = this.registered.map(({ event, payload, delivery }) => {
+      const deliverAt = deliverAtOf(delivery, now);
+      return {
+        id: event.id,
+        handlingKey: event.handlingKey,
+        payload,
+        ...(deliverAt !== undefined ? { deliverAt } : {}),
+      };
+    });
+    this.outgoing = entries.map(({ id, payload, deliverAt }) =>
+      deliverAt === undefined ? { id, payload } : { id, payload, deliverAt },
+    );
+    if (this.outbox !== undefined) await this.outbox.write(manager, entries);
+  }
+
+  /**
+   * Publishes every event once. With an outbox, one attempt: if it fails the
+   * events stay in the outbox for a relay, and this resolves. Without, it
+   * retries with backoff and throws {@link PublishAfterCommitError}.
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.publishWithRetry();
+    this.flushing ??=
+      this.outbox === undefined ? this.publishWithRetry() : this.publishFromOutbox(this.outbox);
     return this.flushing;
   }
 
+  private events(): readonly Event[] {
+    return this.registered.map((r) => r.event);
+  }
+
+  private async publishFromOutbox(outbox: Outbox): Promise<void> {
+    const outgoing = this.outgoing ?? [];
+    if (outgoing.length === 0) return;
+    try {
+      await this.bus.publishEncoded(outgoing, this.events());
+    } catch (error) {
+      this.bus.logger.warn(
+        { events: outgoing.map((e) => e.id), error: describeError(error).message },
+        `publishing ${outgoing.length} committed event(s) failed; they stay in the outbox and a relay publishes them once the transport is back`,
+      );
+      return;
+    }
+    outbox.forget(outgoing.map((e) => e.id));
+  }
+
   private async publishWithRetry(): Promise<void> {
-    if (this.events.length === 0) return;
+    const outgoing = this.outgoing ?? [];
+    if (outgoing.length === 0) return;
     const { publishAttempts, publishBackoffMs } = this.bus.config;
     let lastError: unknown;
     for (let attempt = 1; attempt <= publishAttempts; attempt++) {
       try {
-        await this.bus.publish(this.events);
+        await this.bus.publishEncoded(outgoing, this.events());
         return;
       } catch (error) {
         lastError = error;
@@ -48,7 +115,7 @@ export class PostCommitEvents {
       }
     }
     throw new PublishAfterCommitError(
-      this.events.map((e) => ({ id: e.id, key: e.handlingKey })),
+      this.registered.map(({ event }) => ({ id: event.id, key: event.handlingKey })),
       publishAttempts,
       { cause: lastError },
     );

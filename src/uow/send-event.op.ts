@@ -1,17 +1,27 @@
+import type { DeliveryOptions } from '../bus/delivery-options.js';
 import type { Event } from '../bus/event.js';
 import type { Operation } from './operation.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
  * Publishes an event after the unit of work commits, never if it rolls back.
- * All events of a unit of work go out together, in registration order.
+ * All events of a unit of work go out together, in registration order. With
+ * the outbox on, the event is written to it in the same transaction, so a
+ * crash after commit cannot lose it. `{ delay }` (ms after commit) or
+ * `{ delayUntil }` hold its handling back until then.
  */
 export class SendEventOp implements Operation {
-  /** @param event - the event to publish after commit. */
-  constructor(readonly event: Event) {}
+  /**
+   * @param event - the event to publish after commit.
+   * @param delivery - when it may be handled; at once by default.
+   */
+  constructor(
+    readonly event: Event,
+    readonly delivery?: DeliveryOptions,
+  ) {}
 
   onRegister(uow: UnitOfWork): void {
-    uow.events.add(this.event);
+    uow.events.add(this.event, this.delivery);
   }
 
   onPostCommit(uow: UnitOfWork): Promise<void> {

@@ -1,13 +1,18 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
 import type { EventBus } from '../bus/event-bus.js';
+import type { Outbox } from '../outbox/outbox.js';
+import { withTransactionGate } from './transaction-gate.js';
 import { UnitOfWork } from './unit-of-work.js';
 import { currentUnitOfWork, runInUnitOfWork } from './unit-of-work-context.js';
 
 /** What a unit of work needs. */
 export interface UnitOfWorkOptions {
-  /** The TypeORM DataSource whose transactions units of work wrap. */
-  dataSource: DataSource;
+  /**
+   * The TypeORM DataSource whose transactions units of work wrap.
+   * @defaultValue the bus's `dataSource`
+   */
+  dataSource?: DataSource;
   /** Where events registered with `SendEventOp` are published. */
   bus: EventBus;
   /** Transaction isolation level; the database's default when absent. */
@@ -17,10 +22,25 @@ export interface UnitOfWorkOptions {
 /**
  * Starts units of work on one DataSource and bus. A unit of work started while
  * another on the same DataSource is active joins it: only the outermost
- * commits, and nothing is published before it does.
+ * commits, and nothing is published before it does. With `config.outbox` on
+ * (the default) events are written to the DataSource's outbox in the
+ * transaction; the bus adopts the DataSource if it had none.
  */
 export class UnitOfWorkManager {
-  constructor(readonly options: UnitOfWorkOptions) {}
+  /** The DataSource units of work run on. */
+  readonly dataSource: DataSource;
+  private readonly outbox: Outbox | undefined;
+
+  constructor(readonly options: UnitOfWorkOptions) {
+    const dataSource = options.dataSource ?? options.bus.dataSource;
+    if (dataSource === undefined) {
+      throw new TypeError(
+        'UnitOfWorkManager needs a DataSource: pass { dataSource } here or to createEventBus({ dataSource })',
+      );
+    }
+    this.dataSource = dataSource;
+    this.outbox = options.bus.useDataSource(dataSource);
+  }
 
   /**
    * Runs `fn` in a unit of work: commits when it resolves, rolls back when it
@@ -28,44 +48,58 @@ export class UnitOfWorkManager {
    */
   async run<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     const active = currentUnitOfWork();
-    if (active !== undefined && active.manager.connection === this.options.dataSource) {
+    if (active !== undefined && active.manager.connection === this.dataSource) {
       return fn(active);
     }
-    const runner = this.options.dataSource.createQueryRunner();
-    await runner.connect();
+    // The gate covers the transaction only: hooks run after it, so a hook
+    // may start a unit of work of its own.
+    const outcome = await withTransactionGate(this.dataSource, () => this.transaction(fn));
+    if (!outcome.ok) {
+      try {
+        await outcome.uow?.afterRollback(outcome.error);
+      } catch (hookError) {
+        throw new AggregateError(
+          [outcome.error, hookError],
+          'the unit of work failed, and so did its rollback hooks',
+          {
+            cause: outcome.error,
+          },
+        );
+      }
+      throw outcome.error;
+    }
+    await outcome.uow.afterCommit();
+    return outcome.result;
+  }
+
+  private async transaction<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<Outcome<T>> {
+    const runner = this.dataSource.createQueryRunner();
     let uow: UnitOfWork | undefined;
-    let result: T;
     try {
+      await runner.connect();
       await runner.startTransaction(this.options.isolation);
-      const current = new UnitOfWork(runner.manager, this.options.bus);
+      const current = new UnitOfWork(runner.manager, this.options.bus, this.outbox);
       uow = current;
-      result = await runInUnitOfWork(current, () => fn(current));
+      const result = await runInUnitOfWork(current, () => fn(current));
+      await current.beforeCommit();
       await runner.commitTransaction();
+      return { ok: true, uow: current, result };
     } catch (error) {
       if (runner.isTransactionActive) {
         await runner.rollbackTransaction().catch(() => {
           // The connection is broken; the database rolls back on its own.
         });
       }
+      return { ok: false, uow, error };
+    } finally {
       await release(runner);
-      try {
-        await uow?.afterRollback(error);
-      } catch (hookError) {
-        throw new AggregateError(
-          [error, hookError],
-          'the unit of work failed, and so did its rollback hooks',
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
     }
-    await release(runner);
-    await uow.afterCommit();
-    return result;
   }
 }
+
+type Outcome<T> =
+  | { readonly ok: true; readonly uow: UnitOfWork; readonly result: T }
+  | { readonly ok: false; readonly uow: UnitOfWork | undefined; readonly error: unknown };
 
 // Releasing only returns the connection to the pool; a failure there must not
 // turn a committed unit of work into a failed one.

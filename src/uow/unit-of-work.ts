@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { EventBus } from '../bus/event-bus.js';
+import type { Outbox } from '../outbox/outbox.js';
 import type { Operation } from './operation.js';
 import { PostCommitEvents } from './post-commit-events.js';
 
@@ -18,12 +19,14 @@ export class UnitOfWork {
   /**
    * @param manager - the transaction's EntityManager: do all writes through it.
    * @param bus - where this unit of work publishes its events.
+   * @param outbox - where its events are kept in the transaction; none: published after commit only.
    */
   constructor(
     readonly manager: EntityManager,
     readonly bus: EventBus,
+    outbox?: Outbox,
   ) {
-    this.events = new PostCommitEvents(bus);
+    this.events = new PostCommitEvents(bus, outbox);
   }
 
   /** Registers an operation and runs its `onRegister` at once. */
@@ -38,6 +41,11 @@ export class UnitOfWork {
   /** Whether the transaction is still open. */
   get isOpen(): boolean {
     return this.phase === 'open';
+  }
+
+  /** @internal Writes registered events to the outbox; runs inside the transaction, just before commit. */
+  async beforeCommit(): Promise<void> {
+    await this.events.beforeCommit(this.manager);
   }
 
   /** @internal Runs `onCommit` then `onPostCommit` of every operation; rethrows the first failure. */

@@ -1,12 +1,16 @@
 import pg from 'pg';
 import { DataSource, type EntitySchema } from 'typeorm';
+import { COMMITBUS_ENTITIES } from '../../src/index.js';
 
 const PG = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
 
 // biome-ignore lint/complexity/noBannedTypes: TypeORM takes entity classes as Function
 type Entities = (Function | EntitySchema)[];
 
-/** A DataSource on a fresh schema of the test database, its tables created from `entities`. */
+/**
+ * A DataSource on a fresh schema of the test database, its tables created from
+ * `entities` plus commitbus's own (the outbox), as an application's would be.
+ */
 export async function openSchema(schema: string, entities: Entities): Promise<DataSource> {
   const admin = new pg.Client(PG);
   await admin.connect();
@@ -20,7 +24,7 @@ export async function openSchema(schema: string, entities: Entities): Promise<Da
     ...PG,
     username: PG.user,
     schema,
-    entities,
+    entities: [...entities, ...COMMITBUS_ENTITIES],
     synchronize: true,
   });
   return dataSource.initialize();

@@ -1,9 +1,11 @@
 import { Column, type DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import {
+  type AppendResult,
   Event,
   EventType,
   MemoryTransport,
   type Operation,
+  type OutgoingEvent,
   resolveConfig,
   SendEventOp,
   type UnitOfWork,
@@ -56,16 +58,17 @@ export class RecordingTransport extends MemoryTransport {
     super(resolveConfig());
   }
 
-  override async publish(payloads: readonly string[]): Promise<void> {
+  override async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
     this.attempts++;
     if (this.attempts <= this.failFirst) throw new Error(`broker unreachable (attempt ${this.attempts})`);
-    await super.publish(payloads);
+    const result = await super.publish(events);
     this.batches.push(
-      payloads.map((payload) => {
+      events.map(({ payload }) => {
         const { key, event } = JSON.parse(payload) as { key: string; event: { id: string; recid: string } };
         return { key, id: event.id, recid: event.recid };
       }),
     );
+    return result;
   }
 
   /** Every published event, batches flattened, as `KEY:recid`. */

@@ -41,7 +41,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
   const { runtime, names, connection, drainQueue, enqueue, onConnectionError } = deps;
   const { config, dispatcher, logger } = runtime;
   let stopping = false;
-  const drainLog = new RedisStreamEventLog(connection, names.stream, names.group);
+  const drainLog = new RedisStreamEventLog(connection, names, config.dedupeWindowMs);
   const drainConnections = new Set<Redis>();
   const workerOpts = { connection, prefix: config.prefix };
 

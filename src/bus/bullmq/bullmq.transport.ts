@@ -4,6 +4,7 @@ import type { CommitbusConfig } from '../../config/config.js';
 import { TransportUnavailableError } from '../errors/transport-unavailable.error.js';
 import type { FailedWork } from '../failed-work.js';
 import type { Logger } from '../logger.js';
+import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings, redactUrl } from './connection-warnings.js';
@@ -39,7 +40,7 @@ export class BullmqTransport implements Transport {
     this.onConnectionError = connectionWarnings(logger, config.redisUrl);
     // Publishing fails fast while Redis is away, so the unit of work's retries see it.
     this.redis = this.connect(2);
-    this.log = new RedisStreamEventLog(this.redis, this.names.stream, this.names.group);
+    this.log = new RedisStreamEventLog(this.redis, this.names, config.dedupeWindowMs);
     this.drainQueue = new Queue(this.names.drain, { connection: this.redis, prefix: config.prefix });
     this.drainQueue.on('error', this.onConnectionError);
     this.handlerJobs = new HandlerJobQueues(this.redis, this.names, config.prefix, this.onConnectionError);
@@ -57,14 +58,32 @@ export class BullmqTransport implements Transport {
     });
   }
 
-  async publish(payloads: readonly string[]): Promise<void> {
+  async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    let result: AppendResult;
     try {
       await this.log.ensureGroup();
-      await this.log.append(payloads);
+      result = await this.log.append(events);
     } catch (error) {
-      throw this.unavailable(`publish ${payloads.length} event(s)`, error);
+      throw this.unavailable(`publish ${events.length} event(s)`, error);
     }
-    this.kick();
+    if (result.appended > 0) this.kick();
+    return result;
+  }
+
+  async releaseDue(limit: number): Promise<number> {
+    let moved: number;
+    try {
+      await this.log.ensureGroup();
+      moved = await this.log.releaseDue(limit);
+    } catch (error) {
+      throw this.unavailable('release delayed events', error);
+    }
+    if (moved > 0) this.kick();
+    return moved;
+  }
+
+  delayed(): Promise<number> {
+    return this.log.delayed();
   }
 
   /**
@@ -129,7 +148,7 @@ export class BullmqTransport implements Transport {
   async isIdle(): Promise<boolean> {
     // Stream first: a drain enqueues an event's jobs before it acknowledges
     // the event, so an empty stream means every job is already counted below.
-    if ((await this.log.backlog()) > 0) return false;
+    if ((await this.log.backlog()) > 0 || (await this.log.delayed()) > 0) return false;
     return !(await this.handlerJobs.hasUnfinished());
   }
 

@@ -4,6 +4,10 @@ import type { CommitbusConfig } from '../../config/config.js';
 export interface QueueNames {
   /** Stream holding published, not yet handled events. */
   readonly stream: string;
+  /** Sorted set of delayed events, scored by delivery time. */
+  readonly delayed: string;
+  /** Prefix of the keys remembering accepted event ids (the id follows). */
+  readonly seen: string;
   /** Consumer group of the drains. */
   readonly group: string;
   /** BullMQ queue of `handle-events` drain jobs. */
@@ -18,6 +22,8 @@ export interface QueueNames {
 export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): QueueNames {
   return {
     stream: `${config.prefix}:${config.name}:stream`,
+    delayed: `${config.prefix}:${config.name}:delayed`,
+    seen: `${config.prefix}:${config.name}:seen:`,
     group: 'drains',
     drain: `${config.name}-drain`,
     async: `${config.name}-async`,

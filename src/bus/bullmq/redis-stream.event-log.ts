@@ -1,33 +1,48 @@
 import type { Redis } from 'ioredis';
 import type { EventLog, LogEntry } from '../event-log.js';
+import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
+import type { QueueNames } from './queue-names.js';
 import { streamScripts } from './stream-scripts.js';
+
+/** The keys of one bus's log. */
+export type StreamLogKeys = Pick<QueueNames, 'stream' | 'group' | 'delayed' | 'seen'>;
 
 type StreamEntry = [id: string, fields: string[] | null];
 
 /**
  * {@link EventLog} on a Redis stream with one consumer group. Drains read with
  * XREADGROUP, so each entry goes to one drain; handled entries are XACKed and
- * XDELed, so the stream holds exactly the events not yet handled.
+ * XDELed, so the stream holds exactly the events not yet handled. Delayed
+ * events wait in a sorted set; accepted ids are remembered in keys that expire
+ * after the dedupe window.
  */
 export class RedisStreamEventLog implements EventLog {
   private groupReady: Promise<void> | undefined;
 
+  /** The stream's key. */
+  readonly streamKey: string;
+  /** The consumer group drains read in. */
+  readonly group: string;
+
   /**
    * @param client - connection for non-blocking commands.
-   * @param streamKey - the stream's key.
-   * @param group - the consumer group drains read in.
+   * @param keys - the log's Redis keys.
+   * @param dedupeWindowMs - how long accepted ids are remembered.
    * @param blocking - connection for blocking reads (a drain's own).
    */
   constructor(
     private readonly client: Redis,
-    readonly streamKey: string,
-    readonly group: string,
+    private readonly keys: StreamLogKeys,
+    private readonly dedupeWindowMs: number,
     private readonly blocking: Redis = client,
-  ) {}
+  ) {
+    this.streamKey = keys.stream;
+    this.group = keys.group;
+  }
 
   /** The same log, reading on a connection of its own (blocking reads hold it). */
   withBlockingClient(blocking: Redis): RedisStreamEventLog {
-    const log = new RedisStreamEventLog(this.client, this.streamKey, this.group, blocking);
+    const log = new RedisStreamEventLog(this.client, this.keys, this.dedupeWindowMs, blocking);
     log.groupReady = this.groupReady;
     return log;
   }
@@ -46,9 +61,27 @@ export class RedisStreamEventLog implements EventLog {
     return this.groupReady;
   }
 
-  async append(payloads: readonly string[]): Promise<void> {
-    if (payloads.length === 0) return;
-    await streamScripts(this.client).commitbusAppendEvents(this.streamKey, ...payloads);
+  async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    if (events.length === 0) return { appended: 0, delayed: 0, dropped: 0 };
+    const triples: string[] = [];
+    for (const e of events)
+      triples.push(e.id, e.deliverAt === undefined ? '' : String(e.deliverAt), e.payload);
+    const [appended, delayed, dropped] = await streamScripts(this.client).commitbusPublishEvents(
+      this.keys.stream,
+      this.keys.delayed,
+      this.keys.seen,
+      this.dedupeWindowMs,
+      ...triples,
+    );
+    return { appended, delayed, dropped };
+  }
+
+  releaseDue(limit: number): Promise<number> {
+    return streamScripts(this.client).commitbusReleaseDelayed(this.keys.delayed, this.keys.stream, limit);
+  }
+
+  delayed(): Promise<number> {
+    return this.client.zcard(this.keys.delayed);
   }
 
   async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {

@@ -1,4 +1,5 @@
 import type { EventLog, LogEntry } from '../event-log.js';
+import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 
 interface Pending {
   readonly entry: LogEntry;
@@ -12,14 +13,78 @@ export class MemoryEventLog implements EventLog {
   private waiting: LogEntry[] = [];
   private readonly pending = new Map<string, Pending>();
   private readonly wakeups = new Set<() => void>();
+  /** Accepted ids and when they may be accepted again. */
+  private readonly seen = new Map<string, number>();
+  /** Delayed events, by delivery time (stable for equal times). */
+  private delayedEvents: { deliverAt: number; payload: string }[] = [];
 
-  /** @param onChange - called whenever entries are added or acknowledged. */
-  constructor(private readonly onChange: () => void = () => {}) {}
+  /**
+   * @param dedupeWindowMs - how long accepted ids are remembered.
+   * @param onChange - called whenever entries are added or acknowledged.
+   */
+  constructor(
+    private readonly dedupeWindowMs: number,
+    private readonly onChange: () => void = () => {},
+  ) {}
 
-  async append(payloads: readonly string[]): Promise<void> {
-    for (const payload of payloads) this.waiting.push({ entryId: String(this.nextId++), payload });
+  async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    const now = Date.now();
+    this.forgetExpired(now);
+    let appended = 0;
+    let delayed = 0;
+    let dropped = 0;
+    for (const event of events) {
+      if ((this.seen.get(event.id) ?? 0) > now) {
+        dropped++;
+        continue;
+      }
+      this.seen.set(event.id, now + this.dedupeWindowMs);
+      if (event.deliverAt !== undefined && event.deliverAt > now) {
+        const at = event.deliverAt;
+        const index = this.delayedEvents.findIndex((d) => d.deliverAt > at);
+        const item = { deliverAt: at, payload: event.payload };
+        if (index < 0) this.delayedEvents.push(item);
+        else this.delayedEvents.splice(index, 0, item);
+        delayed++;
+      } else {
+        this.waiting.push({ entryId: String(this.nextId++), payload: event.payload });
+        appended++;
+      }
+    }
+    if (appended > 0) this.wakeAll();
+    this.onChange();
+    return { appended, delayed, dropped };
+  }
+
+  async releaseDue(limit: number): Promise<number> {
+    const now = Date.now();
+    let due = 0;
+    while (
+      due < limit &&
+      due < this.delayedEvents.length &&
+      (this.delayedEvents[due]?.deliverAt ?? 0) <= now
+    ) {
+      due++;
+    }
+    if (due === 0) return 0;
+    for (const { payload } of this.delayedEvents.splice(0, due)) {
+      this.waiting.push({ entryId: String(this.nextId++), payload });
+    }
     this.wakeAll();
     this.onChange();
+    return due;
+  }
+
+  async delayed(): Promise<number> {
+    return this.delayedEvents.length;
+  }
+
+  // Map iteration follows insertion order, which is expiry order: stop at the first live id.
+  private forgetExpired(now: number): void {
+    for (const [id, until] of this.seen) {
+      if (until > now) break;
+      this.seen.delete(id);
+    }
   }
 
   async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {

@@ -3,6 +3,7 @@ import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
 import type { FailedWork } from '../failed-work.js';
+import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
@@ -22,17 +23,30 @@ interface Running {
  */
 export class MemoryTransport implements Transport {
   readonly kind = 'memory' as const;
-  private readonly log = new MemoryEventLog(() => this.notify());
+  private readonly log: MemoryEventLog;
   private worker: Running | undefined;
   private readonly idleWaiters = new Set<() => void>();
   private readonly keptFailures: FailedWork[] = [];
   private drains = 0;
 
-  constructor(private readonly config: CommitbusConfig) {}
+  constructor(private readonly config: CommitbusConfig) {
+    this.log = new MemoryEventLog(config.dedupeWindowMs, () => this.notify());
+  }
 
-  async publish(payloads: readonly string[]): Promise<void> {
-    await this.log.append(payloads);
-    this.ensureDrain();
+  async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    const result = await this.log.append(events);
+    if (result.appended > 0) this.ensureDrain();
+    return result;
+  }
+
+  async releaseDue(limit: number): Promise<number> {
+    const moved = await this.log.releaseDue(limit);
+    if (moved > 0) this.ensureDrain();
+    return moved;
+  }
+
+  delayed(): Promise<number> {
+    return this.log.delayed();
   }
 
   async startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
@@ -147,7 +161,11 @@ export class MemoryTransport implements Transport {
   }
 
   async isIdle(): Promise<boolean> {
-    return (await this.log.backlog()) === 0 && (this.worker?.runner.isIdle() ?? true);
+    return (
+      (await this.log.backlog()) === 0 &&
+      (await this.log.delayed()) === 0 &&
+      (this.worker?.runner.isIdle() ?? true)
+    );
   }
 
   async close(): Promise<void> {

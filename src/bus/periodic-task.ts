@@ -1,0 +1,72 @@
+import type { Logger } from './logger.js';
+import { describeError } from './logger.js';
+
+/**
+ * Runs an async function every `everyMs`, never two runs at once. A run that
+ * throws is logged (throttled while failures go on) and the schedule goes on. The timer does not keep the
+ * process alive.
+ */
+export class PeriodicTask {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private failuresInARow = 0;
+
+  /**
+   * @param name - named in logs.
+   * @param everyMs - pause between the end of one run and the start of the next.
+   * @param run - the work; resolves when done.
+   * @param logger - where failures go.
+   */
+  constructor(
+    private readonly name: string,
+    private readonly everyMs: number,
+    private readonly run: () => Promise<unknown>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Runs once now, then on schedule. */
+  start(): this {
+    this.tick();
+    return this;
+  }
+
+  /** Runs once now unless a run is under way (for work that should not wait for the next tick). */
+  trigger(): void {
+    if (this.running === undefined && !this.stopped) {
+      clearTimeout(this.timer);
+      this.tick();
+    }
+  }
+
+  /** Stops the schedule and waits for a run under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    this.running = this.run()
+      .then(
+        () => {
+          if (this.failuresInARow > 0) this.logger.info({ task: this.name }, `${this.name} recovered`);
+          this.failuresInARow = 0;
+        },
+        (error: unknown) => {
+          // An outage fails every run: log the first failure, then one in 30.
+          if (this.failuresInARow++ % 30 !== 0) return;
+          this.logger.warn(
+            { task: this.name, error: describeError(error).message, failuresInARow: this.failuresInARow },
+            `${this.name} failed; it is retried on schedule`,
+          );
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.tick(), this.everyMs);
+        this.timer.unref();
+      });
+  }
+}

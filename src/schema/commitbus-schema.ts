@@ -1,0 +1,18 @@
+import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { CreateCommitbusOutbox1763700000000 } from '../outbox/create-outbox-table.migration.js';
+import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
+
+/**
+ * The tables commitbus keeps in your database. Spread into your DataSource's
+ * `entities`: `entities: [...MY_ENTITIES, ...COMMITBUS_ENTITIES]`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
+export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([OutboxRecordEntity]);
+
+/**
+ * Migrations creating those tables, oldest first. Spread into your
+ * DataSource's `migrations` and run them with your own.
+ */
+export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = Object.freeze([
+  CreateCommitbusOutbox1763700000000,
+]);

@@ -1,0 +1,1 @@
+export { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from './commitbus-schema.js';

@@ -1,0 +1,42 @@
+import type { DataSource } from 'typeorm';
+
+const gates = new WeakMap<DataSource, Promise<void>>();
+// TypeORM's SQLite drivers: each DataSource holds one connection.
+const SINGLE_CONNECTION_DRIVERS: ReadonlySet<string> = new Set([
+  'better-sqlite3',
+  'sqljs',
+  'capacitor',
+  'cordova',
+  'expo',
+  'nativescript',
+  'react-native',
+]);
+
+/** Whether the DataSource has one connection that every transaction shares (SQLite drivers). */
+export function hasSingleConnection(dataSource: DataSource): boolean {
+  return SINGLE_CONNECTION_DRIVERS.has(dataSource.options.type);
+}
+
+/**
+ * Runs `fn` alone among gated work on `dataSource` when it has a single
+ * connection: on SQLite two transactions would otherwise interleave on the
+ * same connection (and one would see the other's uncommitted rows).
+ * Elsewhere `fn` runs at once.
+ */
+export async function withTransactionGate<T>(dataSource: DataSource, fn: () => Promise<T>): Promise<T> {
+  if (!hasSingleConnection(dataSource)) return fn();
+  const previous = gates.get(dataSource) ?? Promise.resolve();
+  let release: () => void = () => {};
+  const mine = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = previous.then(() => mine);
+  gates.set(dataSource, tail);
+  await previous;
+  try {
+    return await fn();
+  } finally {
+    release();
+    if (gates.get(dataSource) === tail) gates.delete(dataSource);
+  }
+}
