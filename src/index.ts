@@ -3,6 +3,7 @@ import 'reflect-metadata';
 export * from './bus/index.js';
 export * from './config/index.js';
 export * from './handlers/index.js';
+export * from './idempotency/index.js';
 export * from './outbox/index.js';
 export * from './schema/index.js';
 export * from './uow/index.js';

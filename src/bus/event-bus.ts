@@ -6,6 +6,8 @@ import { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { Outbox } from '../outbox/outbox.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
 import { type DeliveryOptions, deliverAtOf } from './delivery-options.js';
@@ -88,6 +90,7 @@ export class EventBus {
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
+  private dataSourceOf: DataSource | undefined;
   private relay: PeriodicTask | undefined;
 
   constructor(options: EventBusOptions, transport?: Transport) {
@@ -113,9 +116,9 @@ export class EventBus {
     return this.outboxOf;
   }
 
-  /** The DataSource the outbox lives in, if any. */
+  /** The DataSource of the outbox and of idempotent handlers' records, if any. */
   get dataSource(): DataSource | undefined {
-    return this.outboxOf?.dataSource;
+    return this.dataSourceOf;
   }
 
   /**
@@ -126,15 +129,13 @@ export class EventBus {
    * different DataSource is refused.
    */
   useDataSource(dataSource: DataSource): Outbox | undefined {
-    if (!this.config.outbox) return undefined;
-    if (this.outboxOf !== undefined) {
-      if (this.outboxOf.dataSource !== dataSource) {
-        throw new Error(
-          'this bus already keeps its outbox in another DataSource; create one bus per DataSource, or set config.outbox = false',
-        );
-      }
-      return this.outboxOf;
+    if (this.dataSourceOf !== undefined && this.dataSourceOf !== dataSource) {
+      throw new Error(
+        'this bus already uses another DataSource for its outbox and idempotent handlers; create one bus per DataSource',
+      );
     }
+    this.dataSourceOf = dataSource;
+    if (!this.config.outbox || this.outboxOf !== undefined) return this.outboxOf;
     const outbox = new Outbox(dataSource, this.config, this.logger);
     this.outboxOf = outbox;
     this.relay = new PeriodicTask(
@@ -191,11 +192,21 @@ export class EventBus {
 
   /** Starts consuming in this process: drains, async handler jobs, retries. */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    const dataSource = this.dataSourceOf;
+    const idempotent = this.handlers.all().filter((h) => h.idempotent);
+    if (idempotent.length > 0 && dataSource === undefined) {
+      throw new IdempotencyNotConfiguredError(
+        idempotent.map((h) => h.name).join(', '),
+        'the bus has no dataSource',
+      );
+    }
+    const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, this);
     const dispatcher = new Dispatcher(
       this.handlers,
       this.serializer,
       (events) => this.publish(events),
       this.logger,
+      idempotency,
     );
     const inner: TransportWorker = await this.transport.startWorker({
       dispatcher,
@@ -211,6 +222,16 @@ export class EventBus {
       },
       this.logger,
     ).start();
+    const retention = this.config.handledRetentionMs;
+    const cleanup =
+      idempotency !== undefined && idempotent.length > 0
+        ? new PeriodicTask(
+            'idempotency record cleanup',
+            Math.min(Math.ceil(retention / 10), 3_600_000),
+            () => idempotency.forgetOlderThan(retention),
+            this.logger,
+          ).start()
+        : undefined;
     let closing: Promise<void> | undefined;
     let resolveStopped: () => void = () => {};
     const stopped = new Promise<void>((resolve) => {
@@ -229,7 +250,7 @@ export class EventBus {
         closing ??= (async () => {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
-          await releaser.stop();
+          await Promise.all([releaser.stop(), cleanup?.stop()]);
           await inner.close(this.config.shutdownTimeoutMs);
           this.workers.delete(worker);
           resolveStopped();

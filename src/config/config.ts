@@ -152,6 +152,13 @@ export interface CommitbusConfig {
    * @defaultValue `250`
    */
   delayedPollMs: number;
+  /**
+   * How long idempotent handlers' completion records are kept, in
+   * milliseconds; workers delete older ones. An event redelivered later than
+   * this runs its idempotent handlers again.
+   * @defaultValue `604_800_000` (7 days)
+   */
+  handledRetentionMs: number;
 }
 
 /** The defaults, in one place. */
@@ -180,4 +187,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   dedupeWindowMs: 600_000,
   maxEventBytes: 262_144,
   delayedPollMs: 250,
+  handledRetentionMs: 604_800_000,
 } satisfies CommitbusConfig);

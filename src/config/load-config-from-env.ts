@@ -27,6 +27,7 @@ export const CONFIG_ENV_VARS = {
   dedupeWindowMs: 'COMMITBUS_DEDUPE_WINDOW_MS',
   maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
   delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
+  handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**

@@ -18,6 +18,7 @@ const POSITIVE_INTEGERS = [
   'dedupeWindowMs',
   'maxEventBytes',
   'delayedPollMs',
+  'handledRetentionMs',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**

@@ -2,12 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { Event } from '../bus/event.js';
 import type { EventSerializer } from '../bus/event-serializer.js';
 import { describeError, type Logger } from '../bus/logger.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerTable, ResolvedHandler } from './handler-table.js';
 import { NonRetryableError } from './non-retryable.error.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
+
+/** Runs an idempotent handler's work once per (event, handler); see `IdempotentRunner`. */
+export interface IdempotencyGuard {
+  /** Runs `fn` in a unit of work recording the completion, unless one committed already. */
+  run(eventId: string, handler: string, fn: (uow: UnitOfWork) => Promise<void>): Promise<'ran' | 'skipped'>;
+}
 
 /** A sync chain stopped at a handler that threw. */
 export interface SyncFailure {
@@ -35,6 +43,7 @@ export class Dispatcher {
     private readonly serializer: EventSerializer,
     private readonly publish: (events: readonly Event[]) => Promise<void>,
     private readonly logger: Logger,
+    private readonly idempotency?: IdempotencyGuard,
   ) {}
 
   /**
@@ -79,7 +88,7 @@ export class Dispatcher {
     for (let i = start; i < sync.length; i++) {
       const handler = sync[i] as ResolvedHandler;
       try {
-        await handler.handler.handle(event, this.context(handler.name, i === start ? attempt : 1));
+        await this.invoke(handler, event, i === start ? attempt : 1);
       } catch (error) {
         this.logger.warn(
           {
@@ -99,7 +108,26 @@ export class Dispatcher {
   /** Runs one async handler for a decoded event; throws what the handler throws. */
   async runAsync(event: Event, handlerName: string, attempt: number): Promise<void> {
     const handler = this.table.find(event.handlingKey, handlerName);
-    await handler.handler.handle(event, this.context(handler.name, attempt));
+    await this.invoke(handler, event, attempt);
+  }
+
+  private async invoke(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
+    if (!handler.idempotent) {
+      await handler.handler.handle(event, this.context(handler.name, attempt));
+      return;
+    }
+    if (this.idempotency === undefined) {
+      throw new IdempotencyNotConfiguredError(handler.name, 'the bus has no dataSource');
+    }
+    const outcome = await this.idempotency.run(event.id, handler.name, async (uow) => {
+      await handler.handler.handle(event, { ...this.context(handler.name, attempt), uow });
+    });
+    if (outcome === 'skipped') {
+      this.logger.info(
+        { eventId: event.id, handler: handler.name },
+        'idempotent handler already ran for this event; skipped',
+      );
+    }
   }
 
   /** Decodes a payload (throws the serializer's typed errors). */

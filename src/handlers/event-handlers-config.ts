@@ -22,6 +22,15 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    * @defaultValue `config.defaultBackoff`
    */
   backoff?: BackoffOptions;
+  /**
+   * Run effectively once per event: the run is a unit of work that records
+   * (event id, handler) in `commitbus_handled`, and a redelivered event whose
+   * record committed is skipped. The handler gets that unit of work as
+   * `ctx.uow`: its writes through `ctx.uow.manager` commit with the record.
+   * Needs the bus's `dataSource`.
+   * @defaultValue `false`
+   */
+  idempotent?: boolean;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ResolvedHandler {
   readonly attempts: number;
   /** Wait between runs. */
   readonly backoff: BackoffOptions;
+  /** Runs effectively once per event, recorded in the database. */
+  readonly idempotent: boolean;
 }
 
 /** The handlers an event with one handling key runs, in order. */
@@ -99,6 +101,15 @@ export class HandlerTable {
     return plan;
   }
 
+  /** Every configured handler, once each, in configuration order. */
+  all(): ResolvedHandler[] {
+    const seen = new Map<string, ResolvedHandler>();
+    for (const entries of this.byKey.values()) {
+      for (const h of entries) if (!seen.has(h.name)) seen.set(h.name, h);
+    }
+    return [...seen.values()];
+  }
+
   /** The handler named `name` in the plan of `handlingKey`, or {@link UnknownHandlerError}. */
   find(handlingKey: string, name: string): ResolvedHandler {
     const found = this.plan(handlingKey).all.find((h) => h.name === name);
@@ -118,6 +129,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let sync = false;
   let attempts: unknown = defaults.attempts;
   let backoff: BackoffOptions = defaults.backoff;
+  let idempotent: unknown = false;
   if (isHandler(entry)) {
     handler = entry;
   } else if (Array.isArray(entry)) {
@@ -130,6 +142,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     sync = entry.sync ?? false;
     attempts = entry.attempts ?? defaults.attempts;
     backoff = entry.backoff ?? defaults.backoff;
+    idempotent = entry.idempotent ?? false;
   } else {
     handler = entry;
   }
@@ -141,7 +154,10 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
   }
-  return { handler, name: handler.name, sync, attempts, backoff };
+  if (typeof idempotent !== 'boolean') {
+    throw new HandlerConfigError(`${where} (${handler.name}): idempotent must be true or false`);
+  }
+  return { handler, name: handler.name, sync, attempts, backoff, idempotent };
 }
 
 function describe(value: unknown): string {

@@ -1,4 +1,5 @@
 import type { Event } from '../bus/event.js';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -8,6 +9,12 @@ export interface HandlerContext {
   readonly attempt: number;
   /** Publishes follow-up events (outside any unit of work). */
   publish(events: Event | readonly Event[]): Promise<void>;
+  /**
+   * For idempotent handlers: the unit of work the run is recorded in. Write
+   * through `uow.manager` and register follow-up events with
+   * `uow.register(new SendEventOp(...))`: all of it commits with the record.
+   */
+  readonly uow?: UnitOfWork;
 }
 
 /** The function of a handler. */

@@ -1,4 +1,6 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { CreateCommitbusHandled1763700000001 } from '../idempotency/create-handled-table.migration.js';
+import { HandledEventEntity } from '../idempotency/handled-event.entity.js';
 import { CreateCommitbusOutbox1763700000000 } from '../outbox/create-outbox-table.migration.js';
 import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
 
@@ -7,7 +9,10 @@ import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
  * `entities`: `entities: [...MY_ENTITIES, ...COMMITBUS_ENTITIES]`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
-export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([OutboxRecordEntity]);
+export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
+  OutboxRecordEntity,
+  HandledEventEntity,
+]);
 
 /**
  * Migrations creating those tables, oldest first. Spread into your
@@ -15,4 +20,5 @@ export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([O
  */
 export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = Object.freeze([
   CreateCommitbusOutbox1763700000000,
+  CreateCommitbusHandled1763700000001,
 ]);
