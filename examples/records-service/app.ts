@@ -39,11 +39,12 @@ export async function createApp(
   const bus = createEventBus({
     events: EVENTS,
     handlers: eventHandlers(dataSource),
+    dataSource,
     config: loadConfigFromEnv(env, { prefix: env.COMMITBUS_PREFIX ?? 'commitbus-demo' }),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });
-  const service = new RecordService(new UnitOfWorkManager({ dataSource, bus }));
+  const service = new RecordService(new UnitOfWorkManager({ bus }));
   return {
     dataSource,
     bus,

@@ -72,7 +72,9 @@ log(`  metrics.count (sync):  ${metrics.map((m) => `${m.key}=${m.count}`).join('
 const index = await dataSource.getRepository(SearchIndexEntry).find({ order: { recid: 'ASC' } });
 log(`  search.index (async):  ${index.map((r) => `${r.recid} "${r.title}"`).join(', ')}`);
 const notes = await dataSource.getRepository(Notification).find({ order: { id: 'ASC' } });
-log(`  notifications (async): ${notes.map((n) => n.message).join('; ')}`);
+log(`  notifications (async, idempotent): ${notes.map((n) => n.message).join('; ')}`);
+await bus.outbox?.flush();
+log(`  outbox rows left:      ${await bus.outbox?.pending()}`);
 const failures = await bus.failures();
 log(`  failed handler work:   ${failures.length}`);
 

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { COMMITBUS_ENTITIES } from '../../src/index.js';
 
 /** A record, the service's own data. */
 @Entity('record')
@@ -52,5 +53,5 @@ export class EventMetric {
   count!: number;
 }
 
-/** Every entity of the example. */
-export const ENTITIES = [Record, Notification, SearchIndexEntry, EventMetric];
+/** Every entity of the example, and commitbus's own tables (outbox, completion records). */
+export const ENTITIES = [Record, Notification, SearchIndexEntry, EventMetric, ...COMMITBUS_ENTITIES];

@@ -17,9 +17,14 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
     await metrics.increment({ key: event.handlingKey }, 'count', 1);
   });
 
-  /** Async: tells the owner their record is out. */
-  const sendNotification = defineHandler('notifications.send', async (event: RecordPublishedEvent) => {
-    await dataSource
+  /**
+   * Async and idempotent: tells the owner their record is out, once. The row
+   * commits with commitbus's completion record, so a redelivered event does
+   * not notify twice.
+   */
+  const sendNotification = defineHandler('notifications.send', async (event: RecordPublishedEvent, ctx) => {
+    const manager = ctx.uow?.manager ?? dataSource.manager;
+    await manager
       .getRepository(Notification)
       .insert({ recid: event.recid, message: `Your record ${event.recid} is published` });
   });
@@ -37,6 +42,6 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
 
   return {
     RECORD: [[countMetrics, true], updateSearchIndex],
-    'RECORD.PUBLISH': [sendNotification],
+    'RECORD.PUBLISH': [{ handler: sendNotification, idempotent: true }],
   };
 }

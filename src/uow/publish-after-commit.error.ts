@@ -1,6 +1,7 @@
 /**
  * The transaction committed but its events could not be published after
- * every retry. The events are named so they can be republished by hand.
+ * every retry (only with `config.outbox` off). The events are named so they
+ * can be republished by hand.
  */
 export class PublishAfterCommitError extends Error {
   /** Stable code for `catch` blocks. */
@@ -13,7 +14,7 @@ export class PublishAfterCommitError extends Error {
   ) {
     const names = events.map((e) => `${e.key} ${e.id}`).join(', ');
     super(
-      `the transaction committed, but publishing its ${events.length} event(s) failed ${attempts} times: ${names}. Check the Redis connection and republish them with bus.publish(); the transactional outbox (coming in a later release) will do this for you`,
+      `the transaction committed, but publishing its ${events.length} event(s) failed ${attempts} times: ${names}. Check the Redis connection and republish them with bus.publish(), or keep config.outbox on (the default with a dataSource) so a relay republishes them for you`,
       options,
     );
     this.name = 'PublishAfterCommitError';
