@@ -159,6 +159,14 @@ export interface CommitbusConfig {
    * @defaultValue `604_800_000` (7 days)
    */
   handledRetentionMs: number;
+  /**
+   * Lock of a running async handler or retry job, in milliseconds: renewed
+   * while the job runs, lost when its worker dies, after which another worker
+   * retries the job (BullMQ's `lockDuration`; stalled jobs are looked for as
+   * often).
+   * @defaultValue `30_000`
+   */
+  lockDurationMs: number;
 }
 
 /** The defaults, in one place. */
@@ -188,4 +196,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   maxEventBytes: 262_144,
   delayedPollMs: 250,
   handledRetentionMs: 604_800_000,
+  lockDurationMs: 30_000,
 } satisfies CommitbusConfig);

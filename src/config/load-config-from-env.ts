@@ -28,6 +28,7 @@ export const CONFIG_ENV_VARS = {
   maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
   delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
   handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
+  lockDurationMs: 'COMMITBUS_LOCK_DURATION_MS',
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**

@@ -19,6 +19,7 @@ const POSITIVE_INTEGERS = [
   'maxEventBytes',
   'delayedPollMs',
   'handledRetentionMs',
+  'lockDurationMs',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**

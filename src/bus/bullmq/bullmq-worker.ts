@@ -79,7 +79,12 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
       throw error;
     }
   };
-  const handlerOpts = { ...workerOpts, concurrency: config.asyncConcurrency };
+  const handlerOpts = {
+    ...workerOpts,
+    concurrency: config.asyncConcurrency,
+    lockDuration: config.lockDurationMs,
+    stalledInterval: config.lockDurationMs,
+  };
   const workers = [
     drainWorker,
     new Worker(names.async, handlerProcessor('async'), handlerOpts),
