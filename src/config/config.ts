@@ -106,6 +106,13 @@ export interface CommitbusConfig {
    * @defaultValue `30_000`
    */
   shutdownTimeoutMs: number;
+  /**
+   * How often each worker reloads the scheduling rules (pause, block) and
+   * releases parked work of handlers no longer paused, in milliseconds. A rule
+   * set from any process takes effect on every worker within this time.
+   * @defaultValue `500`
+   */
+  rulesRefreshMs: number;
 }
 
 /** The defaults, in one place. */
@@ -127,4 +134,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   publishAttempts: 5,
   publishBackoffMs: 100,
   shutdownTimeoutMs: 30_000,
+  rulesRefreshMs: 500,
 } satisfies CommitbusConfig);

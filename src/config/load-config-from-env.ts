@@ -20,6 +20,7 @@ export const CONFIG_ENV_VARS = {
   publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
   publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
   shutdownTimeoutMs: 'COMMITBUS_SHUTDOWN_TIMEOUT_MS',
+  rulesRefreshMs: 'COMMITBUS_RULES_REFRESH_MS',
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**

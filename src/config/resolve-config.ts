@@ -12,6 +12,7 @@ const POSITIVE_INTEGERS = [
   'defaultAttempts',
   'publishAttempts',
   'shutdownTimeoutMs',
+  'rulesRefreshMs',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**
