@@ -3,4 +3,5 @@ import 'reflect-metadata';
 export * from './bus/index.js';
 export * from './config/index.js';
 export * from './handlers/index.js';
+export * from './scheduling/index.js';
 export * from './uow/index.js';

@@ -5,6 +5,8 @@ import { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { KnownTargets } from '../scheduling/known-targets.js';
+import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
 import type { ConcreteEventClass, Event } from './event.js';
 import { EventRegistry } from './event-registry.js';
@@ -68,6 +70,8 @@ export class EventBus {
   readonly handlers: HandlerTable;
   /** Where events travel. */
   readonly transport: Transport;
+  /** Pause, resume, block and unblock handlers, from any process of the bus. */
+  readonly rules: SchedulingRules;
   private readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
@@ -87,6 +91,12 @@ export class EventBus {
       (this.config.transport === 'bullmq'
         ? new BullmqTransport(this.config, this.logger)
         : new MemoryTransport(this.config));
+    this.rules = new SchedulingRules(
+      this.transport.rules,
+      new KnownTargets(this.registry, this.handlers),
+      this.config.rulesRefreshMs,
+      this.logger,
+    );
   }
 
   /**
@@ -105,18 +115,26 @@ export class EventBus {
 
   /** Starts consuming in this process: drains, async handler jobs, retries. */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    // The worker's copy of the scheduling rules, loaded before it takes any work.
+    const gate = await this.rules.openGate();
     const dispatcher = new Dispatcher(
       this.handlers,
       this.serializer,
       (events) => this.publish(events),
       this.logger,
+      gate,
     );
-    const inner: TransportWorker = await this.transport.startWorker({
-      dispatcher,
-      config: this.config,
-      logger: this.logger,
-      ...(options.onDrain ? { onDrain: options.onDrain } : {}),
-    });
+    const inner: TransportWorker = await this.transport
+      .startWorker({
+        dispatcher,
+        config: this.config,
+        logger: this.logger,
+        ...(options.onDrain ? { onDrain: options.onDrain } : {}),
+      })
+      .catch(async (error: unknown) => {
+        await gate.close();
+        throw error;
+      });
     let closing: Promise<void> | undefined;
     let resolveStopped: () => void = () => {};
     const stopped = new Promise<void>((resolve) => {
@@ -136,6 +154,7 @@ export class EventBus {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
           await inner.close(this.config.shutdownTimeoutMs);
+          await gate.close();
           this.workers.delete(worker);
           resolveStopped();
         })();
@@ -157,8 +176,10 @@ export class EventBus {
 
   /**
    * Resolves once every published event is drained and no handler job is
-   * waiting, delayed or running (retries included), on any worker. Rejects
-   * after `timeoutMs`. For demos, tests and scripts; services do not wait.
+   * waiting, delayed or running (retries included), on any worker. Work parked
+   * by a pause counts as idle: nothing runs it until resumed (see
+   * `rules.parkedCount()`). Rejects after `timeoutMs`. For demos, tests and
+   * scripts; services do not wait.
    */
   async whenIdle(timeoutMs = 30_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
