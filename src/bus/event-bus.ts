@@ -9,6 +9,8 @@ import { HandlerTable } from '../handlers/handler-table.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { Outbox } from '../outbox/outbox.js';
+import { KnownTargets } from '../scheduling/known-targets.js';
+import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
 import { type DeliveryOptions, deliverAtOf } from './delivery-options.js';
 import { EventTooLargeError } from './errors/event-too-large.error.js';
@@ -85,6 +87,8 @@ export class EventBus {
   readonly handlers: HandlerTable;
   /** Where events travel. */
   readonly transport: Transport;
+  /** Pause, resume, block and unblock handlers, from any process of the bus. */
+  readonly rules: SchedulingRules;
   /** Where the bus logs. */
   readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
@@ -108,6 +112,12 @@ export class EventBus {
       (this.config.transport === 'bullmq'
         ? new BullmqTransport(this.config, this.logger)
         : new MemoryTransport(this.config));
+    this.rules = new SchedulingRules(
+      this.transport.rules,
+      new KnownTargets(this.registry, this.handlers),
+      this.config.rulesRefreshMs,
+      this.logger,
+    );
     if (options.dataSource !== undefined) this.useDataSource(options.dataSource);
   }
 
@@ -201,19 +211,27 @@ export class EventBus {
       );
     }
     const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, this);
+    // The worker's copy of the scheduling rules, loaded before it takes any work.
+    const gate = await this.rules.openGate();
     const dispatcher = new Dispatcher(
       this.handlers,
       this.serializer,
       (events) => this.publish(events),
       this.logger,
+      gate,
       idempotency,
     );
-    const inner: TransportWorker = await this.transport.startWorker({
-      dispatcher,
-      config: this.config,
-      logger: this.logger,
-      ...(options.onDrain ? { onDrain: options.onDrain } : {}),
-    });
+    const inner: TransportWorker = await this.transport
+      .startWorker({
+        dispatcher,
+        config: this.config,
+        logger: this.logger,
+        ...(options.onDrain ? { onDrain: options.onDrain } : {}),
+      })
+      .catch(async (error: unknown) => {
+        await gate.close();
+        throw error;
+      });
     const releaser = new PeriodicTask(
       'delayed-event release',
       this.config.delayedPollMs,
@@ -252,6 +270,7 @@ export class EventBus {
           process.off('SIGTERM', onSignal);
           await Promise.all([releaser.stop(), cleanup?.stop()]);
           await inner.close(this.config.shutdownTimeoutMs);
+          await gate.close();
           this.workers.delete(worker);
           resolveStopped();
         })();
@@ -273,8 +292,10 @@ export class EventBus {
 
   /**
    * Resolves once every published event is drained and no handler job is
-   * waiting, delayed or running (retries included), on any worker. Rejects
-   * after `timeoutMs`. For demos, tests and scripts; services do not wait.
+   * waiting, delayed or running (retries included), on any worker. Work parked
+   * by a pause counts as idle: nothing runs it until resumed (see
+   * `rules.parkedCount()`). Rejects after `timeoutMs`. For demos, tests and
+   * scripts; services do not wait.
    */
   async whenIdle(timeoutMs = 30_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;

@@ -1,3 +1,5 @@
+import { firstAttemptOf } from '../handlers/handler-job.js';
+
 /** Handler work that ran out of attempts (or could never run), kept for inspection. */
 export interface FailedWork {
   /** `async`: an async handler; `sync`: a sync handler's retries; `undecodable`: a payload no class could read. */
@@ -47,6 +49,8 @@ export interface FailedJob {
   readonly handler?: string | undefined;
   /** Set when it failed in the drain and was kept without running again. */
   readonly exhaustedError?: string | undefined;
+  /** The handler's attempt number on the job's first run, when not the default. */
+  readonly firstAttempt?: number | undefined;
 }
 
 /** How a failed job ended. */
@@ -79,7 +83,7 @@ export function toFailedWork(job: FailedJob, failure: JobFailure): FailedWork {
 // A sync handler's first run happens in the drain, so its retry job made one
 // run fewer; a job marked exhausted failed in the drain and never ran it again.
 function handlerRuns(job: FailedJob, jobRuns: number): number {
-  if (job.kind === 'async') return jobRuns;
+  if (job.kind === 'async') return jobRuns + firstAttemptOf(job.kind, job) - 1;
   if (job.handler === undefined) return 0;
-  return job.exhaustedError !== undefined ? 1 : jobRuns + 1;
+  return job.exhaustedError !== undefined ? 1 : jobRuns + firstAttemptOf(job.kind, job) - 1;
 }

@@ -1,6 +1,7 @@
 import type { CommitbusConfig, TransportKind } from '../config/config.js';
 import type { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
+import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { FailedWork } from './failed-work.js';
 import type { Logger } from './logger.js';
 import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
@@ -30,6 +31,8 @@ export interface TransportWorker {
 export interface Transport {
   /** Which transport this is. */
   readonly kind: TransportKind;
+  /** Where scheduling rules (pause, block) and parked work live, shared by every process of the bus. */
+  readonly rules: SchedulingRuleStore;
   /**
    * Appends serialized events in one round trip and makes sure a drain will
    * take them. Drops ids accepted within `dedupeWindowMs`; holds delayed

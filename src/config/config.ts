@@ -167,6 +167,13 @@ export interface CommitbusConfig {
    * @defaultValue `30_000`
    */
   lockDurationMs: number;
+  /**
+   * How often each worker reloads the scheduling rules (pause, block) and
+   * releases parked work of handlers no longer paused, in milliseconds. A rule
+   * set from any process takes effect on every worker within this time.
+   * @defaultValue `500`
+   */
+  rulesRefreshMs: number;
 }
 
 /** The defaults, in one place. */
@@ -197,4 +204,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   delayedPollMs: 250,
   handledRetentionMs: 604_800_000,
   lockDurationMs: 30_000,
+  rulesRefreshMs: 500,
 } satisfies CommitbusConfig);

@@ -29,6 +29,7 @@ export const CONFIG_ENV_VARS = {
   delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
   handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
   lockDurationMs: 'COMMITBUS_LOCK_DURATION_MS',
+  rulesRefreshMs: 'COMMITBUS_RULES_REFRESH_MS',
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**

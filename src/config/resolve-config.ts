@@ -20,6 +20,7 @@ const POSITIVE_INTEGERS = [
   'delayedPollMs',
   'handledRetentionMs',
   'lockDurationMs',
+  'rulesRefreshMs',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**

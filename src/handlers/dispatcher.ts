@@ -3,6 +3,8 @@ import type { Event } from '../bus/event.js';
 import type { EventSerializer } from '../bus/event-serializer.js';
 import { describeError, type Logger } from '../bus/logger.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { type HandlerGate, OPEN_GATE } from '../scheduling/handler-gate.js';
+import type { RuleKind } from '../scheduling/scheduling-rule.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
@@ -38,11 +40,15 @@ export interface DrainedEvent {
  * job. Transport-independent; transports decide where jobs go.
  */
 export class Dispatcher {
+  // The payload each event was decoded from, for work parked by a pause.
+  private readonly payloads = new WeakMap<Event, string>();
+
   constructor(
     private readonly table: HandlerTable,
     private readonly serializer: EventSerializer,
     private readonly publish: (events: readonly Event[]) => Promise<void>,
     private readonly logger: Logger,
+    private readonly rules: HandlerGate = OPEN_GATE,
     private readonly idempotency?: IdempotencyGuard,
   ) {}
 
@@ -54,7 +60,7 @@ export class Dispatcher {
   async drainOne(payload: string): Promise<DrainedEvent> {
     let event: Event;
     try {
-      event = this.serializer.deserialize(payload);
+      event = this.decode(payload);
     } catch (error) {
       const reason = describeError(error).message;
       this.logger.error({ error: reason }, 'undecodable event kept as failed; the worker goes on');
@@ -87,6 +93,12 @@ export class Dispatcher {
     if (start < 0) throw new UnknownHandlerError(fromHandler ?? '', event.handlingKey);
     for (let i = start; i < sync.length; i++) {
       const handler = sync[i] as ResolvedHandler;
+      const verdict = this.rules.verdict(handler.name, event.handlingKey);
+      if (verdict !== 'run') {
+        await this.hold(verdict, 'retry', event, handler, i === start ? attempt : 1);
+        if (verdict === 'pause') return undefined; // the rest of the chain is parked from this handler
+        continue; // blocked: dropped, the chain goes on
+      }
       try {
         await this.invoke(handler, event, i === start ? attempt : 1);
       } catch (error) {
@@ -108,6 +120,8 @@ export class Dispatcher {
   /** Runs one async handler for a decoded event; throws what the handler throws. */
   async runAsync(event: Event, handlerName: string, attempt: number): Promise<void> {
     const handler = this.table.find(event.handlingKey, handlerName);
+    const verdict = this.rules.verdict(handler.name, event.handlingKey);
+    if (verdict !== 'run') return this.hold(verdict, 'async', event, handler, attempt);
     await this.invoke(handler, event, attempt);
   }
 
@@ -132,7 +146,21 @@ export class Dispatcher {
 
   /** Decodes a payload (throws the serializer's typed errors). */
   decode(payload: string): Event {
-    return this.serializer.deserialize(payload);
+    const event = this.serializer.deserialize(payload);
+    this.payloads.set(event, payload);
+    return event;
+  }
+
+  // Parks (pause) or drops (block) a run, keeping the payload the event came in.
+  private hold(
+    verdict: RuleKind,
+    kind: HandlerJob['kind'],
+    event: Event,
+    handler: ResolvedHandler,
+    attempt: number,
+  ): Promise<void> {
+    const payload = this.payloads.get(event) ?? this.serializer.serialize(event).payload;
+    return this.rules.hold(verdict, { kind, event, payload, handler, attempt });
   }
 
   private context(handlerName: string, attempt: number): HandlerContext {

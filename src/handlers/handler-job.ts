@@ -18,4 +18,14 @@ export interface HandlerJob {
   readonly delayMs: number;
   /** Set when no run is left: the error to keep it failed with. */
   readonly exhaustedError?: string;
+  /**
+   * The handler's attempt number on this job's first run; set on parked work,
+   * which keeps its count. See {@link firstAttemptOf} for the default.
+   */
+  readonly firstAttempt?: number;
+}
+
+/** The handler's attempt number on a job's first run: 1 for `async`, 2 for `retry` (the drain made run 1). */
+export function firstAttemptOf(kind: HandlerJob['kind'], job: Pick<HandlerJob, 'firstAttempt'>): number {
+  return job.firstAttempt ?? (kind === 'async' ? 1 : 2);
 }

@@ -1,12 +1,12 @@
 import type { Event } from '../bus/event.js';
 import { describeError } from '../bus/logger.js';
 import { type Dispatcher, retryJob } from './dispatcher.js';
-import type { HandlerJob } from './handler-job.js';
+import { firstAttemptOf, type HandlerJob } from './handler-job.js';
 import { NonRetryableError } from './non-retryable.error.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** The fields of a {@link HandlerJob} a transport stores with the job. */
-export type HandlerJobData = Pick<HandlerJob, 'payload' | 'handler' | 'exhaustedError'>;
+export type HandlerJobData = Pick<HandlerJob, 'payload' | 'handler' | 'exhaustedError' | 'firstAttempt'>;
 
 /**
  * Runs one async-handler or retry job. Throws to ask the transport for another
@@ -31,11 +31,10 @@ export async function processHandlerJob(
   if (handler === undefined) throw new NonRetryableError('job names no handler');
   try {
     if (kind === 'async') {
-      await dispatcher.runAsync(event, handler, attemptsMade + 1);
+      await dispatcher.runAsync(event, handler, attemptsMade + firstAttemptOf(kind, data));
       return;
     }
-    // The drain made the first run of the failed sync handler: this is run attemptsMade + 2.
-    const failure = await dispatcher.runSync(event, handler, attemptsMade + 2);
+    const failure = await dispatcher.runSync(event, handler, attemptsMade + firstAttemptOf(kind, data));
     if (failure === undefined) return;
     if (failure.handler.name === handler) throw failure.error;
     // A later handler of the chain failed: it gets a retry job of its own.

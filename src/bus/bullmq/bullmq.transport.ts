@@ -10,6 +10,7 @@ import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js
 import { connectionWarnings, redactUrl } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNames } from './queue-names.js';
+import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
 const KICK_ID = 'kick';
@@ -24,6 +25,8 @@ export class BullmqTransport implements Transport {
   readonly kind = 'bullmq' as const;
   /** The Redis names this transport uses. */
   readonly names: QueueNames;
+  /** Scheduling rules and parked work, in Redis. */
+  readonly rules: RedisSchedulingRuleStore;
   private readonly redis: Redis;
   private readonly log: RedisStreamEventLog;
   private readonly drainQueue: Queue;
@@ -44,6 +47,12 @@ export class BullmqTransport implements Transport {
     this.drainQueue = new Queue(this.names.drain, { connection: this.redis, prefix: config.prefix });
     this.drainQueue.on('error', this.onConnectionError);
     this.handlerJobs = new HandlerJobQueues(this.redis, this.names, config.prefix, this.onConnectionError);
+    this.rules = new RedisSchedulingRuleStore(
+      this.redis,
+      this.names,
+      (jobs) => this.handlerJobs.enqueue(jobs),
+      (action, error) => this.unavailable(action, error),
+    );
   }
 
   private connect(maxRetriesPerRequest: number | null): Redis {

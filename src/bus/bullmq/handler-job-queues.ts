@@ -36,6 +36,7 @@ export class HandlerJobQueues {
             payload: j.payload,
             handler: j.handler,
             exhaustedError: j.exhaustedError,
+            firstAttempt: j.firstAttempt,
           } satisfies HandlerJobData,
           opts: {
             jobId: j.jobId,

@@ -16,6 +16,14 @@ export interface QueueNames {
   readonly async: string;
   /** BullMQ queue of sync-chain retries and failures. */
   readonly retry: string;
+  /** Hash of scheduling rules: field `<kind>:handler:<name>` or `<kind>:key:<KEY>`, value since (epoch ms). */
+  readonly rules: string;
+  /** Parked work: one list per handler at `<parked>:<handler>`, its release lock at `<parked>:<handler>:lock`. */
+  readonly parked: string;
+  /** Set of the handlers with parked work. */
+  readonly parkedHandlers: string;
+  /** Hash: handler name to runs dropped by blocks. */
+  readonly dropped: string;
 }
 
 /** Derives every name from the config. */
@@ -28,5 +36,9 @@ export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): Qu
     drain: `${config.name}-drain`,
     async: `${config.name}-async`,
     retry: `${config.name}-retry`,
+    rules: `${config.prefix}:${config.name}:rules`,
+    parked: `${config.prefix}:${config.name}:parked`,
+    parkedHandlers: `${config.prefix}:${config.name}:parked-handlers`,
+    dropped: `${config.prefix}:${config.name}:dropped`,
   };
 }

@@ -6,6 +6,7 @@ import type { FailedWork } from '../failed-work.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
 import { MemoryEventLog } from './memory.event-log.js';
+import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
 
 interface Running {
@@ -23,6 +24,12 @@ interface Running {
  */
 export class MemoryTransport implements Transport {
   readonly kind = 'memory' as const;
+  /** Scheduling rules and parked work; released work goes to this transport's worker. */
+  readonly rules = new MemorySchedulingRuleStore((jobs) => {
+    if (this.worker === undefined || this.worker.stopping) return false;
+    this.worker.runner.add(jobs);
+    return true;
+  });
   private readonly log: MemoryEventLog;
   private worker: Running | undefined;
   private readonly idleWaiters = new Set<() => void>();
