@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type BackoffOptions,
+  backoffDelay,
   type CommitbusConfig,
   ConfigError,
   createEventBus,
@@ -48,7 +50,7 @@ describe('resolveConfig', () => {
       prefix: 'commitbus',
       publishAttempts: 5,
       publishBackoffMs: 100,
-      defaultBackoff: { type: 'exponential', delayMs: 1_000 },
+      defaultBackoff: { type: 'exponential', delayMs: 1_000, jitter: 0.5 },
     });
   });
 
@@ -60,10 +62,15 @@ describe('resolveConfig', () => {
       scheduleEveryMs: 0,
     });
     expect(config).toMatchObject({ maxEvents: 10, prefix: 'app.1', batchSize: 100, scheduleEveryMs: 0 });
+    // Fields of defaultBackoff left out keep their default.
     expect(resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 0 } }).defaultBackoff).toEqual({
       type: 'fixed',
       delayMs: 0,
+      jitter: 0.5,
     });
+    expect(
+      resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 5, jitter: 0 } }).defaultBackoff,
+    ).toEqual({ type: 'fixed', delayMs: 5, jitter: 0 });
     expect(DEFAULT_CONFIG.maxEvents).toBe(1000);
   });
 
@@ -80,6 +87,16 @@ describe('resolveConfig', () => {
     ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
     ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
     ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
+    [
+      'jitter above 1',
+      { defaultBackoff: { type: 'fixed', delayMs: 10, jitter: 1.5 } },
+      "defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: jitter must be a number from 0 to 1",
+    ],
+    [
+      'a backoff type BullMQ does not know',
+      { defaultBackoff: { type: 'linear' as 'fixed', delayMs: 10 } },
+      "type must be 'fixed' or 'exponential'",
+    ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
     expect(() => resolveConfig(overrides)).toThrow(ConfigError);
     expect(() => resolveConfig(overrides)).toThrow(message);
@@ -149,6 +166,28 @@ describe('loadConfigFromEnv', () => {
   });
 });
 
+describe('backoffDelay', () => {
+  const samples = (backoff: BackoffOptions, attempt: number) =>
+    Array.from({ length: 500 }, () => backoffDelay(backoff, attempt));
+
+  it('waits between d * (1 - jitter) and d, spread over that range, as BullMQ does', () => {
+    const fixed = samples({ type: 'fixed', delayMs: 1_000, jitter: 0.5 }, 3);
+    expect(Math.min(...fixed)).toBeGreaterThanOrEqual(500);
+    expect(Math.max(...fixed)).toBeLessThanOrEqual(1_000);
+    expect(new Set(fixed).size).toBeGreaterThan(100);
+    // Exponential: d = 100 * 2^(3-1) = 400 before the third retry.
+    const exponential = samples({ type: 'exponential', delayMs: 100, jitter: 0.25 }, 3);
+    expect(Math.min(...exponential)).toBeGreaterThanOrEqual(300);
+    expect(Math.max(...exponential)).toBeLessThanOrEqual(400);
+    expect(Math.max(...exponential) - Math.min(...exponential)).toBeGreaterThan(50);
+  });
+
+  it('is exact without jitter', () => {
+    expect(samples({ type: 'exponential', delayMs: 100 }, 4).every((d) => d === 800)).toBe(true);
+    expect(samples({ type: 'fixed', delayMs: 70, jitter: 0 }, 4).every((d) => d === 70)).toBe(true);
+  });
+});
+
 describe('HandlerTable validation', () => {
   const audit = defineHandler('audit', noop);
 
@@ -193,6 +232,18 @@ describe('HandlerTable validation', () => {
     expect(tableError({ A: [{ handler: audit, attempts: 0 }] }).message).toContain(
       'EVENT_HANDLERS["A"][0] (audit): attempts must be a positive integer',
     );
+  });
+
+  it('rejects a bad backoff on an entry, naming the handler', () => {
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 10, jitter: -0.1 } }] }).message,
+    ).toContain('EVENT_HANDLERS["A"][0] (audit): backoff must be');
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 10, jitter: -0.1 } }] }).message,
+    ).toContain('jitter must be a number from 0 to 1');
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 1.5 } }] }).message,
+    ).toContain('delayMs must be an integer >= 0');
   });
 
   it('rejects a handler listed under a parent and a child key', () => {
@@ -242,6 +293,20 @@ describe('HandlerTable plans', () => {
     expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3 });
     const bus = createEventBus({ events: [Deep], handlers: { A: [a1] }, config: { defaultAttempts: 4 } });
     expect(bus.handlers.find('A.B.C', 'a1').attempts).toBe(4);
+  });
+
+  it('gives an entry backoff without jitter the default jitter', () => {
+    const fixed = { type: 'fixed', delayMs: 200 } as const;
+    const bus = createEventBus({
+      events: [Deep],
+      handlers: {
+        A: [{ handler: a1, backoff: fixed }],
+        'A.B': [{ handler: b1, backoff: { ...fixed, jitter: 0 } }],
+      },
+      config: { defaultBackoff: { type: 'exponential', delayMs: 50, jitter: 0.3 } },
+    });
+    expect(bus.handlers.find('A.B.C', 'a1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0.3 });
+    expect(bus.handlers.find('A.B.C', 'b1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0 });
   });
 
   it('find() names the handler and key it does not know', () => {

@@ -86,7 +86,9 @@ export interface CommitbusConfig {
   defaultAttempts: number;
   /**
    * Wait between handler attempts, unless the handler entry says otherwise.
-   * @defaultValue `{ type: 'exponential', delayMs: 1_000 }`
+   * Fields left out take their default; `jitter` randomizes that share of each
+   * wait (see {@link BackoffOptions.jitter}).
+   * @defaultValue `{ type: 'exponential', delayMs: 1_000, jitter: 0.5 }`
    */
   defaultBackoff: BackoffOptions;
   /**
@@ -123,7 +125,7 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   claimStaleAfterMs: 60_000,
   asyncConcurrency: 20,
   defaultAttempts: 3,
-  defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000 }),
+  defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000, jitter: 0.5 }),
   publishAttempts: 5,
   publishBackoffMs: 100,
   shutdownTimeoutMs: 30_000,

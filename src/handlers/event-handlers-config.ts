@@ -18,7 +18,7 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    */
   attempts?: number;
   /**
-   * Wait between attempts.
+   * Wait between attempts; `jitter` left out takes `config.defaultBackoff.jitter`.
    * @defaultValue `config.defaultBackoff`
    */
   backoff?: BackoffOptions;

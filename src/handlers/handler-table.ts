@@ -1,5 +1,5 @@
 import type { EventRegistry } from '../bus/event-registry.js';
-import type { BackoffOptions } from './backoff.js';
+import { type BackoffOptions, backoffProblem } from './backoff.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
@@ -117,7 +117,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let handler: unknown;
   let sync = false;
   let attempts: unknown = defaults.attempts;
-  let backoff: BackoffOptions = defaults.backoff;
+  let backoff: unknown = defaults.backoff;
   if (isHandler(entry)) {
     handler = entry;
   } else if (Array.isArray(entry)) {
@@ -141,7 +141,16 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
   }
-  return { handler, name: handler.name, sync, attempts, backoff };
+  const backoffIssue = backoffProblem(backoff);
+  if (backoffIssue !== undefined) {
+    throw new HandlerConfigError(
+      `${where} (${handler.name}): backoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: ${backoffIssue}`,
+    );
+  }
+  // An entry's backoff without jitter takes the default's.
+  const given = backoff as BackoffOptions;
+  const resolvedBackoff = { ...given, jitter: given.jitter ?? defaults.backoff.jitter ?? 0 };
+  return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff };
 }
 
 function describe(value: unknown): string {

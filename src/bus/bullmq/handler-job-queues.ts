@@ -40,7 +40,7 @@ export class HandlerJobQueues {
           opts: {
             jobId: j.jobId,
             attempts: j.attempts,
-            backoff: { type: j.backoff.type, delay: j.backoff.delayMs },
+            backoff: { type: j.backoff.type, delay: j.backoff.delayMs, jitter: j.backoff.jitter ?? 0 },
             delay: j.delayMs,
             removeOnComplete: true,
             removeOnFail: false,
