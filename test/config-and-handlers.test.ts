@@ -26,7 +26,7 @@ class Deep extends Event {}
 class Sibling extends Event {}
 
 const registry = new EventRegistry([Deep, Sibling]);
-const defaults = { attempts: 3, backoff: { type: 'fixed' as const, delayMs: 10 } };
+const defaults = { attempts: 3, backoff: { type: 'fixed' as const, delayMs: 10 }, timeoutMs: 5_000 };
 const noop = () => {};
 
 /** Builds the table from `config` and returns what it threw. */
@@ -85,6 +85,7 @@ describe('resolveConfig', () => {
     ['NaN', { publishAttempts: Number.NaN }, 'publishAttempts must be a positive integer, got NaN'],
     ['negative backoff', { publishBackoffMs: -1 }, 'publishBackoffMs must be an integer >= 0, got -1'],
     ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
+    ['negative timeout', { handlerTimeoutMs: -1 }, 'handlerTimeoutMs must be an integer >= 0, got -1'],
     ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
     ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
     [
@@ -118,9 +119,11 @@ describe('loadConfigFromEnv', () => {
       COMMITBUS_PREFIX: 'svc',
       COMMITBUS_NAME: 'orders',
       COMMITBUS_BATCH_SIZE: '',
+      COMMITBUS_HANDLER_TIMEOUT_MS: '0',
     });
     expect(config).toMatchObject({
       transport: 'memory',
+      handlerTimeoutMs: 0,
       maxEvents: 250,
       publishBackoffMs: 0,
       shutdownTimeoutMs: 1000,
@@ -234,6 +237,13 @@ describe('HandlerTable validation', () => {
     );
   });
 
+  it('rejects a negative or fractional timeoutMs on an entry, naming the handler', () => {
+    expect(tableError({ A: [{ handler: audit, timeoutMs: -1 }] }).message).toContain(
+      'EVENT_HANDLERS["A"][0] (audit): timeoutMs must be an integer >= 0 (0 = no limit), got -1',
+    );
+    expect(tableError({ A: [{ handler: audit, timeoutMs: 2.5 }] }).message).toContain('got 2.5');
+  });
+
   it('rejects a bad backoff on an entry, naming the handler', () => {
     expect(
       tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 10, jitter: -0.1 } }] }).message,
@@ -290,7 +300,7 @@ describe('HandlerTable plans', () => {
 
   it('resolves entry options over the defaults', () => {
     expect(table.find('A.B.C', 'b1')).toMatchObject({ sync: true, attempts: 7, backoff: defaults.backoff });
-    expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3 });
+    expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3, timeoutMs: 5_000 });
     const bus = createEventBus({ events: [Deep], handlers: { A: [a1] }, config: { defaultAttempts: 4 } });
     expect(bus.handlers.find('A.B.C', 'a1').attempts).toBe(4);
   });

@@ -81,6 +81,7 @@ export class EventBus {
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
       attempts: this.config.defaultAttempts,
       backoff: this.config.defaultBackoff,
+      timeoutMs: this.config.handlerTimeoutMs,
     });
     this.transport =
       transport ??

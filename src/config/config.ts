@@ -92,6 +92,14 @@ export interface CommitbusConfig {
    */
   defaultBackoff: BackoffOptions;
   /**
+   * Longest a handler run may take, in milliseconds, unless the handler entry
+   * says otherwise (`timeoutMs`). A run still going then counts as a failed
+   * attempt (`HandlerTimeoutError`) and its `ctx.signal` is aborted; a hung
+   * sync handler holds its drain no longer than this. `0`: no limit.
+   * @defaultValue `30_000`
+   */
+  handlerTimeoutMs: number;
+  /**
    * How many times publishing after a commit is tried before it raises
    * `PublishAfterCommitError`.
    * @defaultValue `5`
@@ -126,6 +134,7 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   asyncConcurrency: 20,
   defaultAttempts: 3,
   defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000, jitter: 0.5 }),
+  handlerTimeoutMs: 30_000,
   publishAttempts: 5,
   publishBackoffMs: 100,
   shutdownTimeoutMs: 30_000,

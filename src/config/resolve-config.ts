@@ -34,7 +34,7 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
       throw new ConfigError(`${key} must be a positive integer, got ${String(value)}`);
     }
   }
-  for (const key of ['scheduleEveryMs', 'publishBackoffMs'] as const) {
+  for (const key of ['scheduleEveryMs', 'publishBackoffMs', 'handlerTimeoutMs'] as const) {
     const value = config[key];
     if (!Number.isInteger(value) || value < 0) {
       throw new ConfigError(`${key} must be an integer >= 0, got ${String(value)}`);

@@ -6,7 +6,9 @@ import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerTable, ResolvedHandler } from './handler-table.js';
+import { HandlerTimeoutError } from './handler-timeout.error.js';
 import { NonRetryableError } from './non-retryable.error.js';
+import { runWithTimeout } from './run-with-timeout.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** A sync chain stopped at a handler that threw. */
@@ -79,7 +81,7 @@ export class Dispatcher {
     for (let i = start; i < sync.length; i++) {
       const handler = sync[i] as ResolvedHandler;
       try {
-        await handler.handler.handle(event, this.context(handler.name, i === start ? attempt : 1));
+        await this.run(handler, event, i === start ? attempt : 1);
       } catch (error) {
         this.logger.warn(
           {
@@ -98,8 +100,19 @@ export class Dispatcher {
 
   /** Runs one async handler for a decoded event; throws what the handler throws. */
   async runAsync(event: Event, handlerName: string, attempt: number): Promise<void> {
-    const handler = this.table.find(event.handlingKey, handlerName);
-    await handler.handler.handle(event, this.context(handler.name, attempt));
+    await this.run(this.table.find(event.handlingKey, handlerName), event, attempt);
+  }
+
+  /**
+   * Runs one handler for one event within its `timeoutMs`: throws what the
+   * handler throws, or {@link HandlerTimeoutError} when it does not settle in time.
+   */
+  run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
+    return runWithTimeout(
+      (signal) => handler.handler.handle(event, this.context(handler.name, attempt, signal)),
+      handler.timeoutMs,
+      () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
+    );
   }
 
   /** Decodes a payload (throws the serializer's typed errors). */
@@ -107,10 +120,11 @@ export class Dispatcher {
     return this.serializer.deserialize(payload);
   }
 
-  private context(handlerName: string, attempt: number): HandlerContext {
+  private context(handlerName: string, attempt: number, signal: AbortSignal): HandlerContext {
     return {
       handlerName,
       attempt,
+      signal,
       publish: (events) => this.publish(Array.isArray(events) ? events : [events as Event]),
     };
   }

@@ -22,6 +22,13 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    * @defaultValue `config.defaultBackoff`
    */
   backoff?: BackoffOptions;
+  /**
+   * Longest a run may take, in milliseconds; a run still going then counts as
+   * a failed attempt (`HandlerTimeoutError`) and its `ctx.signal` is aborted.
+   * `0`: no limit.
+   * @defaultValue `config.handlerTimeoutMs`
+   */
+  timeoutMs?: number;
 }
 
 /**

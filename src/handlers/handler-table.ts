@@ -17,6 +17,8 @@ export interface ResolvedHandler {
   readonly attempts: number;
   /** Wait between runs. */
   readonly backoff: BackoffOptions;
+  /** Longest a run may take, in milliseconds (`0`: no limit). */
+  readonly timeoutMs: number;
 }
 
 /** The handlers an event with one handling key runs, in order. */
@@ -35,6 +37,8 @@ export interface HandlerDefaults {
   readonly attempts: number;
   /** Default wait between runs. */
   readonly backoff: BackoffOptions;
+  /** Default longest run, in milliseconds (`0`: no limit). */
+  readonly timeoutMs: number;
 }
 
 /**
@@ -118,6 +122,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let sync = false;
   let attempts: unknown = defaults.attempts;
   let backoff: unknown = defaults.backoff;
+  let timeoutMs: unknown = defaults.timeoutMs;
   if (isHandler(entry)) {
     handler = entry;
   } else if (Array.isArray(entry)) {
@@ -130,6 +135,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     sync = entry.sync ?? false;
     attempts = entry.attempts ?? defaults.attempts;
     backoff = entry.backoff ?? defaults.backoff;
+    timeoutMs = entry.timeoutMs ?? defaults.timeoutMs;
   } else {
     handler = entry;
   }
@@ -141,6 +147,11 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
   }
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 0) {
+    throw new HandlerConfigError(
+      `${where} (${handler.name}): timeoutMs must be an integer >= 0 (0 = no limit), got ${String(timeoutMs)}`,
+    );
+  }
   const backoffIssue = backoffProblem(backoff);
   if (backoffIssue !== undefined) {
     throw new HandlerConfigError(
@@ -150,7 +161,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   // An entry's backoff without jitter takes the default's.
   const given = backoff as BackoffOptions;
   const resolvedBackoff = { ...given, jitter: given.jitter ?? defaults.backoff.jitter ?? 0 };
-  return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff };
+  return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff, timeoutMs };
 }
 
 function describe(value: unknown): string {
