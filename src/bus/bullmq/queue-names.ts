@@ -10,8 +10,12 @@ export interface QueueNames {
   readonly drain: string;
   /** BullMQ queue of async handler jobs. */
   readonly async: string;
-  /** BullMQ queue of sync-chain retries and failures. */
+  /** BullMQ queue of sync-chain retries. */
   readonly retry: string;
+  /** Hash of dead letters: letter id to letter JSON. */
+  readonly deadLetters: string;
+  /** Sorted set of dead-letter ids by the time they were given up. */
+  readonly deadLettersByTime: string;
 }
 
 /** Derives every name from the config. */
@@ -22,5 +26,7 @@ export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): Qu
     drain: `${config.name}-drain`,
     async: `${config.name}-async`,
     retry: `${config.name}-retry`,
+    deadLetters: `${config.prefix}:${config.name}:dead-letters`,
+    deadLettersByTime: `${config.prefix}:${config.name}:dead-letters-by-time`,
   };
 }
