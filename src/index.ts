@@ -2,5 +2,6 @@ import 'reflect-metadata';
 
 export * from './bus/index.js';
 export * from './config/index.js';
+export * from './dead-letters/index.js';
 export * from './handlers/index.js';
 export * from './uow/index.js';

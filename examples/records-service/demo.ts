@@ -73,8 +73,8 @@ const index = await dataSource.getRepository(SearchIndexEntry).find({ order: { r
 log(`  search.index (async):  ${index.map((r) => `${r.recid} "${r.title}"`).join(', ')}`);
 const notes = await dataSource.getRepository(Notification).find({ order: { id: 'ASC' } });
 log(`  notifications (async): ${notes.map((n) => n.message).join('; ')}`);
-const failures = await bus.failures();
-log(`  failed handler work:   ${failures.length}`);
+const deadLetters = await bus.deadLetters.list();
+log(`  dead letters:          ${deadLetters.length}`);
 
 if (child !== undefined) {
   child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
@@ -9,7 +10,6 @@ import { BullmqTransport } from './bullmq/bullmq.transport.js';
 import type { ConcreteEventClass, Event } from './event.js';
 import { EventRegistry } from './event-registry.js';
 import { EventSerializer } from './event-serializer.js';
-import type { FailedWork } from './failed-work.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MemoryTransport } from './memory/memory.transport.js';
 import type { Transport, TransportWorker } from './transport.js';
@@ -68,6 +68,8 @@ export class EventBus {
   readonly handlers: HandlerTable;
   /** Where events travel. */
   readonly transport: Transport;
+  /** Work given up after its last attempt: list, inspect, re-drive, purge. */
+  readonly deadLetters: DeadLetters;
   private readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
@@ -88,6 +90,13 @@ export class EventBus {
       (this.config.transport === 'bullmq'
         ? new BullmqTransport(this.config, this.logger)
         : new MemoryTransport(this.config));
+    this.deadLetters = new DeadLetters({
+      store: this.transport.deadLetters,
+      handlers: this.handlers,
+      serializer: this.serializer,
+      enqueue: (jobs) => this.transport.enqueue(jobs),
+      publish: (events) => this.publish(events),
+    });
   }
 
   /**
@@ -149,11 +158,6 @@ export class EventBus {
     }
     this.workers.add(worker);
     return worker;
-  }
-
-  /** Handler work that ran out of attempts, oldest first, with errors and payloads. */
-  failures(): Promise<FailedWork[]> {
-    return this.transport.failures();
   }
 
   /**

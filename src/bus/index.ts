@@ -1,5 +1,6 @@
 export { BullmqTransport } from './bullmq/bullmq.transport.js';
 export { type QueueNames, queueNames } from './bullmq/queue-names.js';
+export { RedisDeadLetterStore } from './bullmq/redis.dead-letter-store.js';
 export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
 export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
@@ -19,8 +20,8 @@ export type { EventContext } from './event-context.js';
 export { EventRegistry } from './event-registry.js';
 export { EventSerializer } from './event-serializer.js';
 export { type EventClass, EventType } from './event-type.decorator.js';
-export type { FailedWork } from './failed-work.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { MemoryDeadLetterStore } from './memory/memory.dead-letter-store.js';
 export { MemoryTransport } from './memory/memory.transport.js';
 export type { SerializedEvent } from './serialized-event.js';
 export type { Transport, TransportWorker, WorkerRuntime } from './transport.js';

@@ -1,7 +1,8 @@
 import type { CommitbusConfig, TransportKind } from '../config/config.js';
+import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
-import type { FailedWork } from './failed-work.js';
+import type { HandlerJob } from '../handlers/handler-job.js';
 import type { Logger } from './logger.js';
 
 /** What a transport's worker needs from the bus. */
@@ -33,8 +34,10 @@ export interface Transport {
   publish(payloads: readonly string[]): Promise<void>;
   /** Starts consuming events in this process. */
   startWorker(runtime: WorkerRuntime): Promise<TransportWorker>;
-  /** Handler work that ran out of attempts. */
-  failures(): Promise<FailedWork[]>;
+  /** Where work given up after its last attempt is kept. */
+  readonly deadLetters: DeadLetterStore;
+  /** Adds handler jobs, e.g. re-driven dead letters; a worker (of any process) runs them. */
+  enqueue(jobs: readonly HandlerJob[]): Promise<void>;
   /** Events published but not yet drained. */
   backlog(): Promise<number>;
   /** True when no event waits and no handler job is waiting, delayed or running. */

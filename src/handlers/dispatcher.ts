@@ -1,60 +1,61 @@
-import { randomUUID } from 'node:crypto';
 import type { Event } from '../bus/event.js';
 import type { EventSerializer } from '../bus/event-serializer.js';
-import { describeError, type Logger } from '../bus/logger.js';
+import type { Logger } from '../bus/logger.js';
+import {
+  type AttemptFailure,
+  attemptFailure,
+  attemptFailureToJson,
+} from '../dead-letters/attempt-failure.js';
+import { type DeadLetter, handlerDeadLetter, undecodableDeadLetter } from '../dead-letters/dead-letter.js';
 import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
+import { giveUpReason, undecodableReason } from './handler-failure.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerTable, ResolvedHandler } from './handler-table.js';
 import { HandlerTimeoutError } from './handler-timeout.error.js';
-import { NonRetryableError } from './non-retryable.error.js';
 import { runWithTimeout } from './run-with-timeout.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
 
-/** A sync chain stopped at a handler that threw. */
-export interface SyncFailure {
-  /** The handler that threw. */
-  readonly handler: ResolvedHandler;
-  /** What it threw. */
-  readonly error: unknown;
-}
-
-/** What handling one event in a drain produced. */
+/** What handling one event (or part of its sync chain) produced. */
 export interface DrainedEvent {
-  /** Async handler jobs and, if a sync handler failed, its retry job. */
+  /** Async handler jobs and, if a sync handler failed with attempts left, its retry job. */
   readonly jobs: HandlerJob[];
-  /** Set when the event ran no sync handler to completion. */
-  readonly failure?: SyncFailure;
+  /** Work given up: a handler out of attempts, or a payload that cannot be decoded. */
+  readonly deadLetters: DeadLetter[];
 }
 
 /**
- * Runs handlers: the sync chain of an event inline, one async handler for a
- * job. Transport-independent; transports decide where jobs go.
+ * Runs handlers: the sync chain of an event inline, one handler for a job.
+ * Transport-independent; transports decide where jobs and dead letters go.
  */
 export class Dispatcher {
   constructor(
     private readonly table: HandlerTable,
     private readonly serializer: EventSerializer,
     private readonly publish: (events: readonly Event[]) => Promise<void>,
-    private readonly logger: Logger,
+    /** Where handler failures are logged. */
+    readonly logger: Logger,
   ) {}
 
   /**
    * Handles one payload read by a drain: decodes it, runs its sync handlers in
    * order, and returns the jobs to enqueue (its async handlers, plus a retry
-   * job if a sync handler threw or the payload could not be decoded).
+   * job if a sync handler failed with attempts left) and the dead letters to
+   * keep (a payload that cannot be decoded, sync handlers given up).
    */
   async drainOne(payload: string): Promise<DrainedEvent> {
     let event: Event;
     try {
       event = this.serializer.deserialize(payload);
     } catch (error) {
-      const reason = describeError(error).message;
-      this.logger.error({ error: reason }, 'undecodable event kept as failed; the worker goes on');
-      return { jobs: [undecodableJob(payload, reason)] };
+      const letter = undecodableDeadLetter(payload, undecodableReason(error), [attemptFailure(error, 1)]);
+      this.logger.error(
+        { deadLetter: letter.id, reason: letter.reason, error: letter.error },
+        'undecodable event kept as a dead letter; the drain goes on',
+      );
+      return { jobs: [], deadLetters: [letter] };
     }
-    const plan = this.table.plan(event.handlingKey);
-    const jobs: HandlerJob[] = plan.async.map((h) => ({
+    const jobs: HandlerJob[] = this.table.plan(event.handlingKey).async.map((h) => ({
       kind: 'async',
       jobId: `${event.id}.${h.name}`,
       payload,
@@ -63,44 +64,50 @@ export class Dispatcher {
       backoff: h.backoff,
       delayMs: 0,
     }));
-    const failure = await this.runSync(event);
-    if (failure !== undefined) jobs.push(retryJob(event.id, payload, failure, 1));
-    return failure === undefined ? { jobs } : { jobs, failure };
+    const chain = await this.runSyncChain(event, payload, 0);
+    return { jobs: [...jobs, ...chain.jobs], deadLetters: chain.deadLetters };
   }
 
   /**
-   * Runs the sync handlers of `event` in order, starting at `fromHandler` (or
-   * the first), and stops at the first that throws. `attempt` is passed to the
-   * first handler run; the others run as attempt 1.
+   * Runs the sync handlers of `event` in order from position `from`, each as
+   * its first attempt. A handler that fails with attempts left stops the chain:
+   * its retry job runs it again and then goes on with the chain. A handler
+   * with no attempt left is given up as a dead letter, and the chain goes on.
    */
-  async runSync(event: Event, fromHandler?: string, attempt = 1): Promise<SyncFailure | undefined> {
+  async runSyncChain(event: Event, payload: string, from: number): Promise<DrainedEvent> {
     const sync = this.table.plan(event.handlingKey).sync;
-    const start = fromHandler === undefined ? 0 : sync.findIndex((h) => h.name === fromHandler);
-    // The handler is gone, or no longer sync: EVENT_HANDLERS changed since the retry was queued.
-    if (start < 0) throw new UnknownHandlerError(fromHandler ?? '', event.handlingKey);
-    for (let i = start; i < sync.length; i++) {
+    const deadLetters: DeadLetter[] = [];
+    for (let i = from; i < sync.length; i++) {
       const handler = sync[i] as ResolvedHandler;
       try {
-        await this.run(handler, event, i === start ? attempt : 1);
+        await this.run(handler, event, 1);
       } catch (error) {
-        this.logger.warn(
-          {
-            eventId: event.id,
-            key: event.handlingKey,
-            handler: handler.name,
-            error: describeError(error).message,
-          },
-          'sync handler failed',
-        );
-        return { handler, error };
+        const failures = [attemptFailure(error, 1)];
+        const reason = giveUpReason(error, handler.attempts <= 1);
+        if (reason === undefined) {
+          this.logger.warn(
+            { eventId: event.id, key: event.handlingKey, handler: handler.name, error: failures[0]?.error },
+            'sync handler failed; retried as a job, the rest of its chain waits for it',
+          );
+          return { jobs: [retryJob(event.id, payload, handler, failures)], deadLetters };
+        }
+        deadLetters.push(this.giveUp(payload, handler.name, reason, failures));
       }
     }
-    return undefined;
+    return { jobs: [], deadLetters };
   }
 
-  /** Runs one async handler for a decoded event; throws what the handler throws. */
-  async runAsync(event: Event, handlerName: string, attempt: number): Promise<void> {
-    await this.run(this.table.find(event.handlingKey, handlerName), event, attempt);
+  /** Position of a sync handler in its event's chain, or {@link UnknownHandlerError}. */
+  syncIndex(event: Event, handlerName: string): number {
+    const index = this.table.plan(event.handlingKey).sync.findIndex((h) => h.name === handlerName);
+    // The handler is gone, or no longer sync: EVENT_HANDLERS changed since the retry was queued.
+    if (index < 0) throw new UnknownHandlerError(handlerName, event.handlingKey);
+    return index;
+  }
+
+  /** The handler named `name` for `event`, or {@link UnknownHandlerError}. */
+  find(event: Event, name: string): ResolvedHandler {
+    return this.table.find(event.handlingKey, name);
   }
 
   /**
@@ -113,6 +120,21 @@ export class Dispatcher {
       handler.timeoutMs,
       () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
     );
+  }
+
+  /** A handler given up: its dead letter, logged. */
+  giveUp(
+    payload: string,
+    handler: string,
+    reason: DeadLetter['reason'],
+    failures: readonly AttemptFailure[],
+  ): DeadLetter {
+    const letter = handlerDeadLetter(payload, handler, reason, failures);
+    this.logger.error(
+      { deadLetter: letter.id, handler, reason, attempts: failures.length, error: letter.error },
+      'handler given up; kept as a dead letter',
+    );
+    return letter;
   }
 
   /** Decodes a payload (throws the serializer's typed errors). */
@@ -131,38 +153,25 @@ export class Dispatcher {
 }
 
 /**
- * The job that retries a sync chain from the handler that failed. `runsDone`
- * is how many runs of that handler already happened.
+ * The job that runs a failed sync handler again and then the rest of its
+ * chain. `failures` are the handler's failed attempts so far.
  */
 export function retryJob(
   eventId: string,
   payload: string,
-  failure: SyncFailure,
-  runsDone: number,
+  handler: ResolvedHandler,
+  failures: readonly AttemptFailure[],
 ): HandlerJob {
-  const { handler } = failure;
-  const left = failure.error instanceof NonRetryableError ? 0 : handler.attempts - runsDone;
-  const base = {
-    kind: 'retry' as const,
+  const runsDone = failures.length;
+  return {
+    kind: 'retry',
     jobId: `${eventId}.retry.${handler.name}.${runsDone}`,
     payload,
     handler: handler.name,
+    attempts: handler.attempts - runsDone,
     backoff: handler.backoff,
-  };
-  if (left <= 0) {
-    return { ...base, attempts: 1, delayMs: 0, exhaustedError: describeError(failure.error).message };
-  }
-  return { ...base, attempts: left, delayMs: backoffDelay(handler.backoff, runsDone) };
-}
-
-function undecodableJob(payload: string, reason: string): HandlerJob {
-  return {
-    kind: 'retry',
-    jobId: `undecodable.${randomUUID()}`,
-    payload,
-    attempts: 1,
-    backoff: { type: 'fixed', delayMs: 0 },
-    delayMs: 0,
-    exhaustedError: reason,
+    delayMs: backoffDelay(handler.backoff, runsDone),
+    firstAttempt: runsDone + 1,
+    failures: failures.map(attemptFailureToJson),
   };
 }

@@ -1,14 +1,15 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CommitbusConfig } from '../../config/config.js';
+import type { HandlerJob } from '../../handlers/handler-job.js';
 import { TransportUnavailableError } from '../errors/transport-unavailable.error.js';
-import type { FailedWork } from '../failed-work.js';
 import type { Logger } from '../logger.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings, redactUrl } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNames } from './queue-names.js';
+import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
 const KICK_ID = 'kick';
@@ -23,6 +24,8 @@ export class BullmqTransport implements Transport {
   readonly kind = 'bullmq' as const;
   /** The Redis names this transport uses. */
   readonly names: QueueNames;
+  /** Dead letters in Redis, under the bus's prefix. */
+  readonly deadLetters: RedisDeadLetterStore;
   private readonly redis: Redis;
   private readonly log: RedisStreamEventLog;
   private readonly drainQueue: Queue;
@@ -43,6 +46,7 @@ export class BullmqTransport implements Transport {
     this.drainQueue = new Queue(this.names.drain, { connection: this.redis, prefix: config.prefix });
     this.drainQueue.on('error', this.onConnectionError);
     this.handlerJobs = new HandlerJobQueues(this.redis, this.names, config.prefix, this.onConnectionError);
+    this.deadLetters = new RedisDeadLetterStore(this.redis, this.names);
   }
 
   private connect(maxRetriesPerRequest: number | null): Redis {
@@ -118,8 +122,8 @@ export class BullmqTransport implements Transport {
     });
   }
 
-  failures(): Promise<FailedWork[]> {
-    return this.handlerJobs.failures();
+  enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    return this.handlerJobs.enqueue(jobs);
   }
 
   backlog(): Promise<number> {

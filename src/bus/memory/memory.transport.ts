@@ -2,8 +2,9 @@ import type { CommitbusConfig } from '../../config/config.js';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
-import type { FailedWork } from '../failed-work.js';
+import { describeError } from '../logger.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
+import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
 
@@ -17,7 +18,7 @@ interface Running {
 
 /**
  * The embedded transport: events, drains and handler jobs in this process.
- * Same semantics as `bullmq` (drain limits, retries, kept failures), nothing
+ * Same semantics as `bullmq` (drain limits, retries, dead letters), nothing
  * survives a restart. One drain runs at a time.
  */
 export class MemoryTransport implements Transport {
@@ -25,8 +26,10 @@ export class MemoryTransport implements Transport {
   private readonly log = new MemoryEventLog(() => this.notify());
   private worker: Running | undefined;
   private readonly idleWaiters = new Set<() => void>();
-  private readonly keptFailures: FailedWork[] = [];
+  /** Jobs added while no worker runs; the next worker takes them. */
+  private readonly parked: HandlerJob[] = [];
   private drains = 0;
+  readonly deadLetters = new MemoryDeadLetterStore();
 
   constructor(private readonly config: CommitbusConfig) {}
 
@@ -39,11 +42,30 @@ export class MemoryTransport implements Transport {
     if (this.worker !== undefined) {
       throw new Error('a memory bus runs one worker; call startWorker() once per bus');
     }
-    const enqueue = async (jobs: HandlerJob[]) => running.runner.add(jobs);
+    const deps = {
+      dispatcher: runtime.dispatcher,
+      enqueue: async (jobs: HandlerJob[]) => running.runner.add(jobs),
+      deadLetters: this.deadLetters,
+    };
     const runner = new MemoryJobRunner(
       runtime.config.asyncConcurrency,
-      (job, attemptsMade) => processHandlerJob(job.kind, job, attemptsMade, runtime.dispatcher, enqueue),
+      (job, attemptsMade, save) =>
+        processHandlerJob(
+          {
+            kind: job.kind,
+            data: job,
+            attemptsMade,
+            attempts: job.attempts,
+            saveFailures: async (failures) => save({ ...job, failures }),
+          },
+          deps,
+        ),
       () => this.notify(),
+      (job, error) =>
+        runtime.logger.error(
+          { jobId: job.jobId, handler: job.handler, error: describeError(error).message },
+          'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
+        ),
     );
     const beat =
       runtime.config.scheduleEveryMs > 0
@@ -51,6 +73,7 @@ export class MemoryTransport implements Transport {
         : undefined;
     const running: Running = { runtime, runner, beat, stopping: false, drain: undefined };
     this.worker = running;
+    runner.add(this.parked.splice(0));
     this.ensureDrain();
     return { close: (timeoutMs) => this.stopWorker(running, timeoutMs) };
   }
@@ -69,6 +92,7 @@ export class MemoryTransport implements Transport {
       log: this.log,
       dispatcher: runtime.dispatcher,
       enqueue: async (jobs) => running.runner.add(jobs),
+      deadLetters: this.deadLetters,
       limits: runtime.config,
       consumer: `memory:${this.drains}`,
       stopping: () => running.stopping,
@@ -100,7 +124,6 @@ export class MemoryTransport implements Transport {
     ]);
     clearTimeout(timer);
     running.runner.close();
-    this.keptFailures.push(...running.runner.failed);
     if (this.worker === running) this.worker = undefined;
     this.notify();
   }
@@ -138,8 +161,13 @@ export class MemoryTransport implements Transport {
     for (const check of [...this.idleWaiters]) check();
   }
 
-  async failures(): Promise<FailedWork[]> {
-    return [...this.keptFailures, ...(this.worker?.runner.failed ?? [])];
+  async enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    if (this.worker === undefined || this.worker.stopping) {
+      this.parked.push(...jobs);
+    } else {
+      this.worker.runner.add(jobs);
+    }
+    this.notify();
   }
 
   backlog(): Promise<number> {
@@ -147,7 +175,9 @@ export class MemoryTransport implements Transport {
   }
 
   async isIdle(): Promise<boolean> {
-    return (await this.log.backlog()) === 0 && (this.worker?.runner.isIdle() ?? true);
+    return (
+      (await this.log.backlog()) === 0 && this.parked.length === 0 && (this.worker?.runner.isIdle() ?? true)
+    );
   }
 
   async close(): Promise<void> {
