@@ -22,6 +22,7 @@ import { fastConfig } from './helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
 import { deadLetterKeys, deleteKeys, failedHandlerJobs, openRedis, testPrefix } from './helpers/redis.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const PREFIX = testPrefix('dead-letters');
 const redis = openRedis();
@@ -353,5 +354,59 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: dead letters', (tran
     expect((await newWorker.deadLetters.list()).map((l) => l.id)).toEqual([notJson.id]);
     expect(await newWorker.deadLetters.purge('all')).toBe(1);
     await expectLeftInRedis(newWorker, 0);
+  });
+});
+
+describe('bullmq transport: dead letters across deploys', () => {
+  it('dead-letters a queued retry whose handler the new workers lack, and will not re-drive it there', async () => {
+    const rec = new Recorder();
+    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'deploy-handler' });
+    const old = new EventBus({
+      events: TEST_EVENTS,
+      logger: silentLogger,
+      config,
+      handlers: {
+        'RECORD.CREATE': [
+          {
+            handler: rec.handler('legacy.sync', () => {
+              throw new Error('legacy store is down');
+            }),
+            sync: true,
+            attempts: 2,
+            backoff: { type: 'fixed', delayMs: 300, jitter: 0 },
+          },
+        ],
+      },
+    });
+    open.push(old);
+    const oldWorker = await old.startWorker({ handleSignals: false });
+    const event = recordCreated('r1');
+    await old.publish(event);
+    await waitFor('the first attempt, in the drain', () => rec.count('legacy.sync') === 1);
+    await oldWorker.close();
+
+    // The new deployment dropped legacy.sync; its retry job is still queued.
+    const current = new EventBus({
+      events: TEST_EVENTS,
+      logger: silentLogger,
+      config,
+      handlers: { 'RECORD.CREATE': [[rec.handler('current.sync'), true]] },
+    });
+    open.push(current);
+    await current.startWorker({ handleSignals: false });
+    await current.whenIdle(10_000);
+
+    expect(rec.count('legacy.sync')).toBe(1);
+    const letter = await current.deadLetters.get(`${event.id}.legacy.sync`);
+    expect(letter).toMatchObject({ reason: 'unknown-handler', handler: 'legacy.sync' });
+    expect(letter?.attempts.map((a) => [a.attempt, a.name])).toEqual([
+      [1, 'Error'],
+      [2, 'UnknownHandlerError'],
+    ]);
+    await expect(current.deadLetters.redrive(`${event.id}.legacy.sync`)).rejects.toThrow(
+      'no handler named "legacy.sync" for "RECORD.CREATE" on this worker',
+    );
+    expect(await current.deadLetters.get(`${event.id}.legacy.sync`)).toEqual(letter);
+    expect(await failedHandlerJobs(redis, current.config)).toBe(0);
   });
 });

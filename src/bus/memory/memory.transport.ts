@@ -29,6 +29,7 @@ export class MemoryTransport implements Transport {
   /** Jobs added while no worker runs; the next worker takes them. */
   private readonly parked: HandlerJob[] = [];
   private drains = 0;
+  /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
 
   constructor(private readonly config: CommitbusConfig) {}
