@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 export * from './bus/index.js';
 export * from './config/index.js';
+export * from './dead-letters/index.js';
 export * from './handlers/index.js';
 export * from './idempotency/index.js';
 export * from './outbox/index.js';

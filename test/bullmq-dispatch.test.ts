@@ -142,7 +142,7 @@ describe('bullmq transport: dispatch', () => {
     const names = queueNames(bus.config);
     expect(await redis.xlen(names.stream)).toBe(0);
     expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
-    expect(await bus.failures()).toEqual([]);
+    expect(await bus.deadLetters.list()).toEqual([]);
   });
 
   it('retries a failing sync handler from where the chain stopped, up to its attempts', async () => {
@@ -177,11 +177,11 @@ describe('bullmq transport: dispatch', () => {
       'flaky.after',
     ]);
     expect(rec.runs.filter((r) => r.handler === 'flaky.save').map((r) => r.attempt)).toEqual([1, 2, 3]);
-    expect(await bus.failures()).toEqual([]);
+    expect(await bus.deadLetters.list()).toEqual([]);
     expect(await jobCounts(redis, bus.config, 'retry')).toMatchObject({ failed: 0, waiting: 0, delayed: 0 });
   });
 
-  it('keeps a sync handler that always fails as failed work, while other events flow on', async () => {
+  it('dead-letters a sync handler that always fails, then runs the rest of its chain; other events flow on', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
       'RECORD.CREATE': [
@@ -198,33 +198,39 @@ describe('bullmq transport: dispatch', () => {
     const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('poison') });
     const first = Array.from({ length: 5 }, (_, i) => recordCreated(`r${i}`));
     await bus.publish(first);
-    await waitFor('the poisoned event to be kept as failed', async () => (await bus.failures()).length === 1);
+    await waitFor('the poisoned event to be dead-lettered', async () => {
+      return (await bus.deadLetters.list()).length === 1;
+    });
     const later = Array.from({ length: 5 }, (_, i) => recordCreated(`later${i}`));
     await bus.publish(later);
     await waitFor('the events published afterwards', async () => {
-      return rec.count('poison.after') === 9 && (await settled(bus)());
+      return rec.count('poison.after') === 10 && (await settled(bus)());
     });
 
     const poisoned = first[2] as RecordCreated;
-    const failures = await bus.failures();
-    expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({
-      kind: 'sync',
+    const letters = await bus.deadLetters.list();
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({
+      id: `${poisoned.id}.poison.check`,
+      kind: 'handler',
       handler: 'poison.check',
-      attemptsMade: 2,
+      reason: 'exhausted',
       eventId: poisoned.id,
       handlingKey: 'RECORD.CREATE',
       error: 'record r2 is poisoned',
     });
+    expect(letters[0]?.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+    // Given up, it no longer holds back the handler after it in the chain.
     expect(rec.runs.filter((r) => r.eventId === poisoned.id).map((r) => `${r.handler}#${r.attempt}`)).toEqual(
-      ['poison.check#1', 'poison.check#2'],
+      ['poison.check#1', 'poison.check#2', 'poison.after#1'],
     );
     for (const event of [...first, ...later].filter((e) => e !== poisoned)) {
       expect(rec.order(event.id)).toEqual(['poison.check', 'poison.after']);
     }
+    expect(await jobCounts(redis, bus.config, 'retry')).toMatchObject({ failed: 0, completed: 0 });
   });
 
-  it('keeps an async handler that always fails as failed work after all its attempts', async () => {
+  it('dead-letters an async handler that always fails after all its attempts; its job completes', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
       'RECORD.PUBLISH': [
@@ -241,24 +247,33 @@ describe('bullmq transport: dispatch', () => {
     const events = [recordPublished('a'), recordPublished('b')];
     await bus.publish(events);
 
-    await waitFor('both async jobs to be kept as failed', async () => (await bus.failures()).length === 2);
+    await waitFor('both async handlers to be dead-lettered', async () => {
+      return (await bus.deadLetters.list()).length === 2 && (await settled(bus)());
+    });
 
-    const failures = await bus.failures();
+    const letters = await bus.deadLetters.list();
     for (const event of events) {
-      expect(failures.find((f) => f.eventId === event.id)).toMatchObject({
-        kind: 'async',
-        jobId: `${event.id}.async.broken`,
+      expect(letters.find((l) => l.eventId === event.id)).toMatchObject({
+        id: `${event.id}.async.broken`,
+        kind: 'handler',
         handler: 'async.broken',
         handlingKey: 'RECORD.PUBLISH',
+        reason: 'exhausted',
         error: `mailer down for ${event.recid}`,
-        attemptsMade: 3,
       });
+      expect(letters.find((l) => l.eventId === event.id)?.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
       expect(rec.runs.filter((r) => r.eventId === event.id).map((r) => r.attempt)).toEqual([1, 2, 3]);
     }
-    expect(await jobCounts(redis, bus.config, 'async')).toMatchObject({ failed: 2, waiting: 0, delayed: 0 });
+    // Nothing piles up in BullMQ: the jobs completed and were removed.
+    expect(await jobCounts(redis, bus.config, 'async')).toMatchObject({
+      failed: 0,
+      completed: 0,
+      waiting: 0,
+      delayed: 0,
+    });
   });
 
-  it('keeps undecodable payloads as failed work and goes on with the events after them', async () => {
+  it('dead-letters undecodable payloads and goes on with the events after them', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('undecodable.next'), true]] };
     const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('undecodable') });
@@ -274,16 +289,21 @@ describe('bullmq transport: dispatch', () => {
     const after = recordCreated('after');
     await bus.publish(after);
 
-    await waitFor('two undecodable failures and the event after them', async () => {
-      return (await bus.failures()).length === 2 && rec.count('undecodable.next') === 1;
+    await waitFor('two undecodable dead letters and the event after them', async () => {
+      return (await bus.deadLetters.list()).length === 2 && rec.count('undecodable.next') === 1;
     });
 
-    const failures = await bus.failures();
-    expect(failures.every((f) => f.kind === 'undecodable')).toBe(true);
-    const notJson = failures.find((f) => f.payload === garbage);
+    const letters = await bus.deadLetters.list();
+    expect(letters.every((l) => l.kind === 'undecodable')).toBe(true);
+    const notJson = letters.find((l) => l.payload === garbage);
+    expect(notJson?.reason).toBe('malformed');
     expect(notJson?.error).toMatch(/malformed event payload \(not valid JSON\)/);
-    const unknown = failures.find((f) => f.payload === unknownKey);
-    expect(unknown).toMatchObject({ eventId: 'evt-unknown', handlingKey: 'RECORD.DELETE' });
+    const unknown = letters.find((l) => l.payload === unknownKey);
+    expect(unknown).toMatchObject({
+      eventId: 'evt-unknown',
+      handlingKey: 'RECORD.DELETE',
+      reason: 'unknown-event-type',
+    });
     expect(unknown?.error).toMatch(/no event class registered for "RECORD\.DELETE" \(known: RECORD, /);
     expect(rec.order(after.id)).toEqual(['undecodable.next']);
     await waitFor('the stream to empty', settled(bus));

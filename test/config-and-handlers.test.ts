@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type BackoffOptions,
+  backoffDelay,
   type CommitbusConfig,
   ConfigError,
   createEventBus,
@@ -24,7 +26,7 @@ class Deep extends Event {}
 class Sibling extends Event {}
 
 const registry = new EventRegistry([Deep, Sibling]);
-const defaults = { attempts: 3, backoff: { type: 'fixed' as const, delayMs: 10 } };
+const defaults = { attempts: 3, backoff: { type: 'fixed' as const, delayMs: 10 }, timeoutMs: 5_000 };
 const noop = () => {};
 
 /** Builds the table from `config` and returns what it threw. */
@@ -48,7 +50,7 @@ describe('resolveConfig', () => {
       prefix: 'commitbus',
       publishAttempts: 5,
       publishBackoffMs: 100,
-      defaultBackoff: { type: 'exponential', delayMs: 1_000 },
+      defaultBackoff: { type: 'exponential', delayMs: 1_000, jitter: 0.5 },
     });
   });
 
@@ -60,10 +62,15 @@ describe('resolveConfig', () => {
       scheduleEveryMs: 0,
     });
     expect(config).toMatchObject({ maxEvents: 10, prefix: 'app.1', batchSize: 100, scheduleEveryMs: 0 });
+    // Fields of defaultBackoff left out keep their default.
     expect(resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 0 } }).defaultBackoff).toEqual({
       type: 'fixed',
       delayMs: 0,
+      jitter: 0.5,
     });
+    expect(
+      resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 5, jitter: 0 } }).defaultBackoff,
+    ).toEqual({ type: 'fixed', delayMs: 5, jitter: 0 });
     expect(DEFAULT_CONFIG.maxEvents).toBe(1000);
   });
 
@@ -78,8 +85,19 @@ describe('resolveConfig', () => {
     ['NaN', { publishAttempts: Number.NaN }, 'publishAttempts must be a positive integer, got NaN'],
     ['negative backoff', { publishBackoffMs: -1 }, 'publishBackoffMs must be an integer >= 0, got -1'],
     ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
+    ['negative timeout', { handlerTimeoutMs: -1 }, 'handlerTimeoutMs must be an integer >= 0, got -1'],
     ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
     ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
+    [
+      'jitter above 1',
+      { defaultBackoff: { type: 'fixed', delayMs: 10, jitter: 1.5 } },
+      "defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: jitter must be a number from 0 to 1",
+    ],
+    [
+      'a backoff type BullMQ does not know',
+      { defaultBackoff: { type: 'linear' as 'fixed', delayMs: 10 } },
+      "type must be 'fixed' or 'exponential'",
+    ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
     expect(() => resolveConfig(overrides)).toThrow(ConfigError);
     expect(() => resolveConfig(overrides)).toThrow(message);
@@ -101,9 +119,11 @@ describe('loadConfigFromEnv', () => {
       COMMITBUS_PREFIX: 'svc',
       COMMITBUS_NAME: 'orders',
       COMMITBUS_BATCH_SIZE: '',
+      COMMITBUS_HANDLER_TIMEOUT_MS: '0',
     });
     expect(config).toMatchObject({
       transport: 'memory',
+      handlerTimeoutMs: 0,
       maxEvents: 250,
       publishBackoffMs: 0,
       shutdownTimeoutMs: 1000,
@@ -146,6 +166,28 @@ describe('loadConfigFromEnv', () => {
       'batchSize must be a positive integer, got 0',
     );
     expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'sqs' })).toThrow('got "sqs"');
+  });
+});
+
+describe('backoffDelay', () => {
+  const samples = (backoff: BackoffOptions, attempt: number) =>
+    Array.from({ length: 500 }, () => backoffDelay(backoff, attempt));
+
+  it('waits between d * (1 - jitter) and d, spread over that range, as BullMQ does', () => {
+    const fixed = samples({ type: 'fixed', delayMs: 1_000, jitter: 0.5 }, 3);
+    expect(Math.min(...fixed)).toBeGreaterThanOrEqual(500);
+    expect(Math.max(...fixed)).toBeLessThanOrEqual(1_000);
+    expect(new Set(fixed).size).toBeGreaterThan(100);
+    // Exponential: d = 100 * 2^(3-1) = 400 before the third retry.
+    const exponential = samples({ type: 'exponential', delayMs: 100, jitter: 0.25 }, 3);
+    expect(Math.min(...exponential)).toBeGreaterThanOrEqual(300);
+    expect(Math.max(...exponential)).toBeLessThanOrEqual(400);
+    expect(Math.max(...exponential) - Math.min(...exponential)).toBeGreaterThan(50);
+  });
+
+  it('is exact without jitter', () => {
+    expect(samples({ type: 'exponential', delayMs: 100 }, 4).every((d) => d === 800)).toBe(true);
+    expect(samples({ type: 'fixed', delayMs: 70, jitter: 0 }, 4).every((d) => d === 70)).toBe(true);
   });
 });
 
@@ -195,6 +237,25 @@ describe('HandlerTable validation', () => {
     );
   });
 
+  it('rejects a negative or fractional timeoutMs on an entry, naming the handler', () => {
+    expect(tableError({ A: [{ handler: audit, timeoutMs: -1 }] }).message).toContain(
+      'EVENT_HANDLERS["A"][0] (audit): timeoutMs must be an integer >= 0 (0 = no limit), got -1',
+    );
+    expect(tableError({ A: [{ handler: audit, timeoutMs: 2.5 }] }).message).toContain('got 2.5');
+  });
+
+  it('rejects a bad backoff on an entry, naming the handler', () => {
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 10, jitter: -0.1 } }] }).message,
+    ).toContain('EVENT_HANDLERS["A"][0] (audit): backoff must be');
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 10, jitter: -0.1 } }] }).message,
+    ).toContain('jitter must be a number from 0 to 1');
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 1.5 } }] }).message,
+    ).toContain('delayMs must be an integer >= 0');
+  });
+
   it('rejects a handler listed under a parent and a child key', () => {
     expect(tableError({ A: [audit], 'A.B': [audit] }).message).toContain(
       'handler "audit" is listed twice for events with key "A.B.C" (once on a parent key)',
@@ -239,9 +300,23 @@ describe('HandlerTable plans', () => {
 
   it('resolves entry options over the defaults', () => {
     expect(table.find('A.B.C', 'b1')).toMatchObject({ sync: true, attempts: 7, backoff: defaults.backoff });
-    expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3 });
+    expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3, timeoutMs: 5_000 });
     const bus = createEventBus({ events: [Deep], handlers: { A: [a1] }, config: { defaultAttempts: 4 } });
     expect(bus.handlers.find('A.B.C', 'a1').attempts).toBe(4);
+  });
+
+  it('gives an entry backoff without jitter the default jitter', () => {
+    const fixed = { type: 'fixed', delayMs: 200 } as const;
+    const bus = createEventBus({
+      events: [Deep],
+      handlers: {
+        A: [{ handler: a1, backoff: fixed }],
+        'A.B': [{ handler: b1, backoff: { ...fixed, jitter: 0 } }],
+      },
+      config: { defaultBackoff: { type: 'exponential', delayMs: 50, jitter: 0.3 } },
+    });
+    expect(bus.handlers.find('A.B.C', 'a1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0.3 });
+    expect(bus.handlers.find('A.B.C', 'b1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0 });
   });
 
   it('find() names the handler and key it does not know', () => {

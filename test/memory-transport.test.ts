@@ -89,10 +89,10 @@ describe('memory transport', () => {
     for (const handler of [...syncNames, ...asyncNames]) {
       expect([rec.count(handler, first.id), rec.count(handler, second.id)]).toEqual([1, 1]);
     }
-    expect(await bus.failures()).toEqual([]);
+    expect(await bus.deadLetters.list()).toEqual([]);
   });
 
-  it('retries failing handlers up to their attempts and keeps what never succeeds', async () => {
+  it('retries failing handlers up to their attempts and dead-letters what never succeeds', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
       'RECORD.CREATE': [
@@ -128,13 +128,12 @@ describe('memory transport', () => {
     await bus.publish([flaky, bad, good]);
 
     await waitFor(
-      'the sync and two async failures to be kept',
-      async () => (await bus.failures()).length === 3,
-      {
-        describe: () => rec.runs,
-      },
+      'the sync and two async handlers to be dead-lettered',
+      async () => (await bus.deadLetters.list()).length === 3,
+      { describe: () => rec.runs },
     );
     await waitFor('the flaky chain to finish', () => rec.count('retry.after') === 1);
+    await bus.whenIdle();
 
     expect(rec.order(flaky.id)).toEqual(['retry.flaky', 'retry.flaky', 'retry.flaky', 'retry.after']);
     expect(rec.runs.filter((r) => r.handler === 'retry.flaky').map((r) => r.attempt)).toEqual([1, 2, 3]);
@@ -142,24 +141,29 @@ describe('memory transport', () => {
       'retry.poison',
       'retry.poison-after',
     ]);
+    // Given up after its second attempt, the poisoned handler lets the rest of its chain run.
     expect(rec.order(bad.id, ['retry.poison', 'retry.poison-after'])).toEqual([
       'retry.poison',
       'retry.poison',
+      'retry.poison-after',
     ]);
-    const failures = await bus.failures();
-    expect(failures.find((f) => f.kind === 'sync')).toMatchObject({
-      handler: 'retry.poison',
+    const letters = await bus.deadLetters.list();
+    expect(letters.find((l) => l.handler === 'retry.poison')).toMatchObject({
+      id: `${bad.id}.retry.poison`,
+      kind: 'handler',
       eventId: bad.id,
       handlingKey: 'RECORD.PUBLISH',
+      reason: 'exhausted',
       error: 'record bad is poisoned',
     });
     for (const event of [bad, good]) {
-      expect(failures.find((f) => f.kind === 'async' && f.eventId === event.id)).toMatchObject({
-        jobId: `${event.id}.retry.async-broken`,
-        handler: 'retry.async-broken',
+      const letter = letters.find((l) => l.handler === 'retry.async-broken' && l.eventId === event.id);
+      expect(letter).toMatchObject({
+        id: `${event.id}.retry.async-broken`,
+        reason: 'exhausted',
         error: 'mailer down',
-        attemptsMade: 3,
       });
+      expect(letter?.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
       expect(rec.count('retry.async-broken', event.id)).toBe(3);
     }
   });

@@ -229,7 +229,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     const resumed = rec.runs.filter((r) => r.handler === 'chain.paused');
     expect(resumed.map((r) => r.eventId)).toEqual(ids);
     expect(resumed.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1]);
-    expect(await bus.failures()).toEqual([]);
+    expect(await bus.deadLetters.list()).toEqual([]);
     if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([]);
   });
 
@@ -266,14 +266,24 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
 
     await admin.rules.resume({ handler: 'count.async' });
     await admin.rules.resume({ handler: 'count.sync' });
-    await waitFor('the sync handler to be kept as failed', async () => (await bus.failures()).length === 1);
+    await waitFor(
+      'the sync handler to be dead-lettered',
+      async () => (await bus.deadLetters.list()).length === 1,
+    );
     await bus.whenIdle(10_000);
 
     expect(rec.runs.filter((r) => r.handler === 'count.async').map((r) => r.attempt)).toEqual([1, 2]);
     expect(rec.runs.filter((r) => r.handler === 'count.sync').map((r) => r.attempt)).toEqual([1, 2]);
-    expect(await bus.failures()).toEqual([
-      expect.objectContaining({ kind: 'sync', handler: 'count.sync', eventId: event.id, attemptsMade: 2 }),
+    const letters = await bus.deadLetters.list();
+    expect(letters).toEqual([
+      expect.objectContaining({
+        kind: 'handler',
+        handler: 'count.sync',
+        eventId: event.id,
+        reason: 'exhausted',
+      }),
     ]);
+    expect(letters[0]?.attempts.map((a) => a.attempt)).toEqual([1, 2]);
   });
 
   it('a block drops and counts the work of a sync and an async handler; unblock restores them', async () => {

@@ -94,11 +94,11 @@ describe('settle()', () => {
       'RECORD.CREATE:a',
       'RECORD.UPDATE:a',
     ]);
-    expect(await bus.failures()).toEqual([]);
+    expect(await bus.deadLetters.list()).toEqual([]);
     expect(await bus.backlog()).toBe(0);
   });
 
-  it('runs sync handlers in order and keeps a handler that ran out of attempts as a failure', async () => {
+  it('runs sync handlers in order and dead-letters a handler that ran out of attempts', async () => {
     const runs: string[] = [];
     const first = defineHandler<RecordCreated>('first', (e) => void runs.push(`first ${e.recid}`));
     const second = defineHandler<RecordCreated>('second', (e) => void runs.push(`second ${e.recid}`));
@@ -127,16 +127,12 @@ describe('settle()', () => {
       'broken attempt 2',
       'broken attempt 2',
     ]);
-    const failures = await bus.failures();
-    expect(failures).toHaveLength(2);
-    expect(failures.map((f) => f.eventId).sort()).toEqual(bus.published.map((e) => e.id).sort());
-    for (const failure of failures) {
-      expect(failure).toMatchObject({
-        kind: 'async',
-        handler: 'broken',
-        attemptsMade: 2,
-        error: 'always fails',
-      });
+    const letters = await bus.deadLetters.list({ handler: 'broken' });
+    expect(letters).toHaveLength(2);
+    expect(letters.map((l) => l.eventId).sort()).toEqual(bus.published.map((e) => e.id).sort());
+    for (const letter of letters) {
+      expect(letter).toMatchObject({ kind: 'handler', reason: 'exhausted', error: 'always fails' });
+      expect(letter.attempts.map((a) => a.attempt)).toEqual([1, 2]);
     }
   });
 

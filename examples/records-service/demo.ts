@@ -75,8 +75,8 @@ const notes = await dataSource.getRepository(Notification).find({ order: { id: '
 log(`  notifications (async, idempotent): ${notes.map((n) => n.message).join('; ')}`);
 await bus.outbox?.flush();
 log(`  outbox rows left:      ${await bus.outbox?.pending()}`);
-const failures = await bus.failures();
-log(`  failed handler work:   ${failures.length}`);
+const deadLetters = await bus.deadLetters.list();
+log(`  dead letters:          ${deadLetters.length}`);
 
 if (child !== undefined) {
   child.kill('SIGTERM');

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
@@ -17,7 +18,6 @@ import { EventTooLargeError } from './errors/event-too-large.error.js';
 import type { ConcreteEventClass, Event } from './event.js';
 import { EventRegistry } from './event-registry.js';
 import { EventSerializer } from './event-serializer.js';
-import type { FailedWork } from './failed-work.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MemoryTransport } from './memory/memory.transport.js';
 import type { OutgoingEvent } from './outgoing-event.js';
@@ -89,6 +89,8 @@ export class EventBus {
   readonly transport: Transport;
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
   readonly rules: SchedulingRules;
+  /** Work given up after its last attempt: list, inspect, re-drive, purge. */
+  readonly deadLetters: DeadLetters;
   /** Where the bus logs. */
   readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
@@ -106,12 +108,25 @@ export class EventBus {
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
       attempts: this.config.defaultAttempts,
       backoff: this.config.defaultBackoff,
+      timeoutMs: this.config.handlerTimeoutMs,
     });
     this.transport =
       transport ??
       (this.config.transport === 'bullmq'
         ? new BullmqTransport(this.config, this.logger)
         : new MemoryTransport(this.config));
+    this.deadLetters = new DeadLetters({
+      store: this.transport.deadLetters,
+      handlers: this.handlers,
+      serializer: this.serializer,
+      enqueue: (jobs) => this.transport.enqueue(jobs),
+      // A re-driven payload's id was accepted before: publish it past the dedupe window.
+      publish: (events) =>
+        this.publishEncoded(
+          events.map((event) => ({ id: event.id, payload: this.encode(event).payload, skipDedupe: true })),
+          events,
+        ),
+    });
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
@@ -283,11 +298,6 @@ export class EventBus {
     }
     this.workers.add(worker);
     return worker;
-  }
-
-  /** Handler work that ran out of attempts, oldest first, with errors and payloads. */
-  failures(): Promise<FailedWork[]> {
-    return this.transport.failures();
   }
 
   /**

@@ -1,5 +1,6 @@
 export { BullmqTransport } from './bullmq/bullmq.transport.js';
 export { type QueueNames, queueNames } from './bullmq/queue-names.js';
+export { RedisDeadLetterStore } from './bullmq/redis.dead-letter-store.js';
 export type { DeliveryOptions } from './delivery-options.js';
 export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
 export { EventTooLargeError } from './errors/event-too-large.error.js';
@@ -21,8 +22,8 @@ export type { EventContext } from './event-context.js';
 export { EventRegistry } from './event-registry.js';
 export { EventSerializer } from './event-serializer.js';
 export { type EventClass, EventType } from './event-type.decorator.js';
-export type { FailedWork } from './failed-work.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { MemoryDeadLetterStore } from './memory/memory.dead-letter-store.js';
 export { MemoryTransport } from './memory/memory.transport.js';
 export type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 export type { SerializedEvent } from './serialized-event.js';

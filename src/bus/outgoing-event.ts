@@ -6,6 +6,8 @@ export interface OutgoingEvent {
   readonly payload: string;
   /** Epoch milliseconds before which the event must not be handled; absent: at once. */
   readonly deliverAt?: number;
+  /** A deliberate republish of an accepted id (a re-driven dead letter): the dedupe window does not apply. */
+  readonly skipDedupe?: boolean;
 }
 
 /** What one append did. */

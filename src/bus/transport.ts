@@ -1,8 +1,9 @@
 import type { CommitbusConfig, TransportKind } from '../config/config.js';
+import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
+import type { HandlerJob } from '../handlers/handler-job.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
-import type { FailedWork } from './failed-work.js';
 import type { Logger } from './logger.js';
 import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 
@@ -43,8 +44,10 @@ export interface Transport {
   releaseDue(limit: number): Promise<number>;
   /** Starts consuming events in this process. */
   startWorker(runtime: WorkerRuntime): Promise<TransportWorker>;
-  /** Handler work that ran out of attempts. */
-  failures(): Promise<FailedWork[]>;
+  /** Where work given up after its last attempt is kept. */
+  readonly deadLetters: DeadLetterStore;
+  /** Adds handler jobs, e.g. re-driven dead letters; a worker (of any process) runs them. */
+  enqueue(jobs: readonly HandlerJob[]): Promise<void>;
   /** Events published but not yet drained. */
   backlog(): Promise<number>;
   /** Events waiting for their delivery time. */

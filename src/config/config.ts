@@ -86,9 +86,19 @@ export interface CommitbusConfig {
   defaultAttempts: number;
   /**
    * Wait between handler attempts, unless the handler entry says otherwise.
-   * @defaultValue `{ type: 'exponential', delayMs: 1_000 }`
+   * Fields left out take their default; `jitter` randomizes that share of each
+   * wait (see {@link BackoffOptions.jitter}).
+   * @defaultValue `{ type: 'exponential', delayMs: 1_000, jitter: 0.5 }`
    */
   defaultBackoff: BackoffOptions;
+  /**
+   * Longest a handler run may take, in milliseconds, unless the handler entry
+   * says otherwise (`timeoutMs`). A run still going then counts as a failed
+   * attempt (`HandlerTimeoutError`) and its `ctx.signal` is aborted; a hung
+   * sync handler holds its drain no longer than this. `0`: no limit.
+   * @defaultValue `30_000`
+   */
+  handlerTimeoutMs: number;
   /**
    * How many times publishing after a commit is tried before it raises
    * `PublishAfterCommitError`.
@@ -191,7 +201,8 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   claimStaleAfterMs: 60_000,
   asyncConcurrency: 20,
   defaultAttempts: 3,
-  defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000 }),
+  defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000, jitter: 0.5 }),
+  handlerTimeoutMs: 30_000,
   publishAttempts: 5,
   publishBackoffMs: 100,
   shutdownTimeoutMs: 30_000,

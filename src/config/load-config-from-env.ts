@@ -17,6 +17,7 @@ export const CONFIG_ENV_VARS = {
   claimStaleAfterMs: 'COMMITBUS_CLAIM_STALE_AFTER_MS',
   asyncConcurrency: 'COMMITBUS_ASYNC_CONCURRENCY',
   defaultAttempts: 'COMMITBUS_DEFAULT_ATTEMPTS',
+  handlerTimeoutMs: 'COMMITBUS_HANDLER_TIMEOUT_MS',
   publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
   publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
   shutdownTimeoutMs: 'COMMITBUS_SHUTDOWN_TIMEOUT_MS',

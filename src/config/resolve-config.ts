@@ -1,3 +1,4 @@
+import { backoffProblem } from '../handlers/backoff.js';
 import { type CommitbusConfig, DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 
@@ -42,7 +43,7 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
       throw new ConfigError(`${key} must be a positive integer, got ${String(value)}`);
     }
   }
-  for (const key of ['scheduleEveryMs', 'publishBackoffMs'] as const) {
+  for (const key of ['scheduleEveryMs', 'publishBackoffMs', 'handlerTimeoutMs'] as const) {
     const value = config[key];
     if (!Number.isInteger(value) || value < 0) {
       throw new ConfigError(`${key} must be an integer >= 0, got ${String(value)}`);
@@ -51,10 +52,10 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
   if (typeof config.outbox !== 'boolean') {
     throw new ConfigError(`outbox must be true or false, got ${JSON.stringify(config.outbox)}`);
   }
-  const { type, delayMs } = config.defaultBackoff;
-  if ((type !== 'fixed' && type !== 'exponential') || !Number.isInteger(delayMs) || delayMs < 0) {
+  const backoffIssue = backoffProblem(config.defaultBackoff);
+  if (backoffIssue !== undefined) {
     throw new ConfigError(
-      `defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0 }, got ${JSON.stringify(config.defaultBackoff)}`,
+      `defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: ${backoffIssue}, got ${JSON.stringify(config.defaultBackoff)}`,
     );
   }
   if (config.transport === 'bullmq' && !/^rediss?:\/\//.test(config.redisUrl)) {

@@ -4,9 +4,36 @@ export interface BackoffOptions {
   type: 'fixed' | 'exponential';
   /** Base delay in milliseconds. */
   delayMs: number;
+  /**
+   * Share of each wait that is random, from 0 to 1, as BullMQ's `jitter`: a
+   * wait `d` becomes a random wait between `d * (1 - jitter)` and `d`, so
+   * handlers failing together do not all retry at the same moment.
+   * @defaultValue `config.defaultBackoff.jitter` (`0.5`)
+   */
+  jitter?: number;
 }
 
-/** The wait before retry number `attempt` (1 = the first retry). */
+/**
+ * The wait before retry number `attempt` (1 = the first retry), jittered the
+ * way BullMQ's built-in strategies do it.
+ */
 export function backoffDelay(backoff: BackoffOptions, attempt: number): number {
-  return backoff.type === 'fixed' ? backoff.delayMs : backoff.delayMs * 2 ** (attempt - 1);
+  const delay = backoff.type === 'fixed' ? backoff.delayMs : Math.round(backoff.delayMs * 2 ** (attempt - 1));
+  const jitter = backoff.jitter ?? 0;
+  if (jitter <= 0) return delay;
+  return Math.floor(Math.random() * delay * jitter + delay * (1 - jitter));
+}
+
+/** What is wrong with a backoff value, or `undefined` when it is valid. */
+export function backoffProblem(backoff: unknown): string | undefined {
+  if (typeof backoff !== 'object' || backoff === null) return 'it is not an object';
+  const { type, delayMs, jitter } = backoff as Record<string, unknown>;
+  if (type !== 'fixed' && type !== 'exponential') return `type must be 'fixed' or 'exponential'`;
+  if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0) {
+    return 'delayMs must be an integer >= 0';
+  }
+  if (jitter !== undefined && (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1))) {
+    return 'jitter must be a number from 0 to 1';
+  }
+  return undefined;
 }

@@ -1,4 +1,6 @@
 import type { EventLog, LogEntry } from '../bus/event-log.js';
+import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { HandlerJob } from './handler-job.js';
 
@@ -39,6 +41,8 @@ export interface DrainDeps {
   readonly dispatcher: Dispatcher;
   /** Enqueues async handler and retry jobs in one round trip. */
   readonly enqueue: (jobs: HandlerJob[]) => Promise<void>;
+  /** Keeps what was given up: undecodable payloads, sync handlers out of attempts. */
+  readonly deadLetters: DeadLetterStore;
   /** Limits. */
   readonly limits: DrainLimits;
   /** Unique consumer name. */
@@ -50,8 +54,9 @@ export interface DrainDeps {
 /**
  * The RFC's event-worker task: reads batches of events and dispatches each,
  * until `maxEvents` are handled, `ttlMs` has passed, or the worker stops.
- * Each batch's jobs are enqueued before the batch is acknowledged, so a crash
- * in between redelivers events rather than losing them.
+ * Each batch's jobs and dead letters are stored before the batch is
+ * acknowledged, so a crash in between redelivers events rather than losing
+ * them (dead-letter ids are stable, so a redelivery replaces its letters).
  */
 export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
   const { log, limits, consumer } = deps;
@@ -81,11 +86,16 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
     }
     if (entries.length === 0) continue;
     const jobs: HandlerJob[] = [];
+    const deadLetters: DeadLetter[] = [];
     for (const entry of entries) {
       const drained = await deps.dispatcher.drainOne(entry.payload);
       jobs.push(...drained.jobs);
+      deadLetters.push(...drained.deadLetters);
     }
-    if (jobs.length > 0) await deps.enqueue(jobs);
+    await Promise.all([
+      jobs.length > 0 ? deps.enqueue(jobs) : undefined,
+      deadLetters.length > 0 ? deps.deadLetters.add(deadLetters) : undefined,
+    ]);
     await log.ack(entries.map((e) => e.entryId));
     handled += entries.length;
   }

@@ -18,10 +18,17 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    */
   attempts?: number;
   /**
-   * Wait between attempts.
+   * Wait between attempts; `jitter` left out takes `config.defaultBackoff.jitter`.
    * @defaultValue `config.defaultBackoff`
    */
   backoff?: BackoffOptions;
+  /**
+   * Longest a run may take, in milliseconds; a run still going then counts as
+   * a failed attempt (`HandlerTimeoutError`) and its `ctx.signal` is aborted.
+   * `0`: no limit.
+   * @defaultValue `config.handlerTimeoutMs`
+   */
+  timeoutMs?: number;
   /**
    * Run effectively once per event: the run is a unit of work that records
    * (event id, handler) in `commitbus_handled`, and a redelivered event whose

@@ -1,5 +1,5 @@
 import type { EventRegistry } from '../bus/event-registry.js';
-import type { BackoffOptions } from './backoff.js';
+import { type BackoffOptions, backoffProblem } from './backoff.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
@@ -19,6 +19,8 @@ export interface ResolvedHandler {
   readonly backoff: BackoffOptions;
   /** Runs effectively once per event, recorded in the database. */
   readonly idempotent: boolean;
+  /** Longest a run may take, in milliseconds (`0`: no limit). */
+  readonly timeoutMs: number;
 }
 
 /** The handlers an event with one handling key runs, in order. */
@@ -37,6 +39,8 @@ export interface HandlerDefaults {
   readonly attempts: number;
   /** Default wait between runs. */
   readonly backoff: BackoffOptions;
+  /** Default longest run, in milliseconds (`0`: no limit). */
+  readonly timeoutMs: number;
 }
 
 /**
@@ -128,7 +132,8 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let handler: unknown;
   let sync = false;
   let attempts: unknown = defaults.attempts;
-  let backoff: BackoffOptions = defaults.backoff;
+  let backoff: unknown = defaults.backoff;
+  let timeoutMs: unknown = defaults.timeoutMs;
   let idempotent: unknown = false;
   if (isHandler(entry)) {
     handler = entry;
@@ -142,6 +147,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     sync = entry.sync ?? false;
     attempts = entry.attempts ?? defaults.attempts;
     backoff = entry.backoff ?? defaults.backoff;
+    timeoutMs = entry.timeoutMs ?? defaults.timeoutMs;
     idempotent = entry.idempotent ?? false;
   } else {
     handler = entry;
@@ -157,7 +163,21 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   if (typeof idempotent !== 'boolean') {
     throw new HandlerConfigError(`${where} (${handler.name}): idempotent must be true or false`);
   }
-  return { handler, name: handler.name, sync, attempts, backoff, idempotent };
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 0) {
+    throw new HandlerConfigError(
+      `${where} (${handler.name}): timeoutMs must be an integer >= 0 (0 = no limit), got ${String(timeoutMs)}`,
+    );
+  }
+  const backoffIssue = backoffProblem(backoff);
+  if (backoffIssue !== undefined) {
+    throw new HandlerConfigError(
+      `${where} (${handler.name}): backoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: ${backoffIssue}`,
+    );
+  }
+  // An entry's backoff without jitter takes the default's.
+  const given = backoff as BackoffOptions;
+  const resolvedBackoff = { ...given, jitter: given.jitter ?? defaults.backoff.jitter ?? 0 };
+  return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff, timeoutMs, idempotent };
 }
 
 function describe(value: unknown): string {

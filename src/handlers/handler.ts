@@ -7,6 +7,12 @@ export interface HandlerContext {
   readonly handlerName: string;
   /** 1 on the first run, 2 on the first retry, and so on. */
   readonly attempt: number;
+  /**
+   * Aborted when the run reaches its timeout (`timeoutMs` of the entry, or
+   * config `handlerTimeoutMs`), with the `HandlerTimeoutError` as its reason.
+   * Pass it to `fetch` and other I/O so a run that timed out stops.
+   */
+  readonly signal: AbortSignal;
   /** Publishes follow-up events (outside any unit of work). */
   publish(events: Event | readonly Event[]): Promise<void>;
   /**

@@ -9,5 +9,6 @@ export { defineHandler, type Handler, type HandlerContext, type HandlerFn, isHan
 export { HandlerConfigError } from './handler-config.error.js';
 export type { HandlerPlan, ResolvedHandler } from './handler-table.js';
 export { HandlerTable } from './handler-table.js';
+export { HandlerTimeoutError } from './handler-timeout.error.js';
 export { NonRetryableError } from './non-retryable.error.js';
 export { UnknownHandlerError } from './unknown-handler.error.js';

@@ -64,11 +64,15 @@ export class TestEventBus extends EventBus {
     await this.memory.whenIdle();
   }
 
-  /** Calls one handler with one event, as a worker would (attempt 1 unless given). */
+  /**
+   * Calls one handler with one event, as a worker would (attempt 1 unless
+   * given). Its `ctx.signal` never aborts: no timeout applies here.
+   */
   async runHandler<E extends Event>(handler: Handler<E>, event: E, attempt = 1): Promise<void> {
     await handler.handle(event, {
       handlerName: handler.name,
       attempt,
+      signal: new AbortController().signal,
       publish: (events) => this.publish(events),
     });
   }

@@ -73,3 +73,18 @@ export async function isSettled(redis: Redis, config: BusNames): Promise<boolean
     (await unfinishedJobs(redis, config, 'retry')) === 0
   );
 }
+
+/** Jobs in the failed sets of a bus's async and retry queues (work given up must not pile up there). */
+export async function failedHandlerJobs(redis: Redis, config: BusNames): Promise<number> {
+  const [async, retry] = await Promise.all([
+    jobCounts(redis, config, 'async'),
+    jobCounts(redis, config, 'retry'),
+  ]);
+  return (async.failed ?? 0) + (retry.failed ?? 0);
+}
+
+/** How many of a bus's two dead-letter keys exist (0 once every letter is gone). */
+export function deadLetterKeys(redis: Redis, config: BusNames): Promise<number> {
+  const names = queueNames(config);
+  return redis.exists(names.deadLetters, names.deadLettersByTime);
+}

@@ -1,13 +1,13 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, type Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
-import { NonRetryableError } from '../../handlers/non-retryable.error.js';
 import { type HandlerJobData, processHandlerJob } from '../../handlers/process-handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../transport.js';
 import type { QueueNames } from './queue-names.js';
+import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
 /** The name of drain jobs in the drain queue. */
@@ -42,6 +42,8 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
   const { config, dispatcher, logger } = runtime;
   let stopping = false;
   const drainLog = new RedisStreamEventLog(connection, names, config.dedupeWindowMs);
+  // On the worker's connection, which waits out outages: work given up is not dropped.
+  const deadLetters = new RedisDeadLetterStore(connection, names);
   const drainConnections = new Set<Redis>();
   const workerOpts = { connection, prefix: config.prefix };
 
@@ -56,6 +58,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
           log: drainLog.withBlockingClient(blocking),
           dispatcher,
           enqueue,
+          deadLetters,
           limits: config,
           consumer: `${hostname()}:${process.pid}:${job.id}`,
           stopping: () => stopping,
@@ -71,14 +74,18 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
     // A drain that died is simply started again: its events wait in the stream.
     { ...workerOpts, concurrency: config.maxConcurrentDrains, maxStalledCount: 1_000 },
   );
-  const handlerProcessor = (kind: HandlerJob['kind']) => async (job: Job<HandlerJobData>) => {
-    try {
-      await processHandlerJob(kind, job.data, job.attemptsMade, dispatcher, enqueue);
-    } catch (error) {
-      if (error instanceof NonRetryableError) throw new UnrecoverableError(error.message);
-      throw error;
-    }
-  };
+  const handlerProcessor = (kind: HandlerJob['kind']) => (job: Job<HandlerJobData>) =>
+    processHandlerJob(
+      {
+        kind,
+        data: job.data,
+        attemptsMade: job.attemptsMade,
+        attempts: job.opts.attempts ?? 1,
+        // The attempt history travels in the job's data, to the next run and into the dead letter.
+        saveFailures: (failures) => job.updateData({ ...job.data, failures: [...failures] }),
+      },
+      { dispatcher, enqueue, deadLetters },
+    );
   const handlerOpts = {
     ...workerOpts,
     concurrency: config.asyncConcurrency,
@@ -101,7 +108,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
       } else if (job !== undefined && job.finishedOn !== undefined) {
         logger.error(
           { jobId: job.id, handler: (job.data as HandlerJobData).handler, error: error.message },
-          'handler work kept as failed after its last attempt',
+          'handler job failed on its last run and could not be kept as a dead letter; it stays in the BullMQ failed set',
         );
       }
     });

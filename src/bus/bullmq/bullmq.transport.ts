@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CommitbusConfig } from '../../config/config.js';
+import type { HandlerJob } from '../../handlers/handler-job.js';
 import { TransportUnavailableError } from '../errors/transport-unavailable.error.js';
-import type { FailedWork } from '../failed-work.js';
 import type { Logger } from '../logger.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
@@ -10,6 +10,7 @@ import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js
 import { connectionWarnings, redactUrl } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNames } from './queue-names.js';
+import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
@@ -27,6 +28,8 @@ export class BullmqTransport implements Transport {
   readonly names: QueueNames;
   /** Scheduling rules and parked work, in Redis. */
   readonly rules: RedisSchedulingRuleStore;
+  /** Dead letters in Redis, under the bus's prefix. */
+  readonly deadLetters: RedisDeadLetterStore;
   private readonly redis: Redis;
   private readonly log: RedisStreamEventLog;
   private readonly drainQueue: Queue;
@@ -53,6 +56,7 @@ export class BullmqTransport implements Transport {
       (jobs) => this.handlerJobs.enqueue(jobs),
       (action, error) => this.unavailable(action, error),
     );
+    this.deadLetters = new RedisDeadLetterStore(this.redis, this.names);
   }
 
   private connect(maxRetriesPerRequest: number | null): Redis {
@@ -146,8 +150,8 @@ export class BullmqTransport implements Transport {
     });
   }
 
-  failures(): Promise<FailedWork[]> {
-    return this.handlerJobs.failures();
+  enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    return this.handlerJobs.enqueue(jobs);
   }
 
   backlog(): Promise<number> {

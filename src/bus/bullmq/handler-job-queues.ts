@@ -1,21 +1,21 @@
-import { type Job, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { HandlerJobData } from '../../handlers/process-handler-job.js';
-import { type FailedWork, toFailedWork } from '../failed-work.js';
 import type { QueueNames } from './queue-names.js';
 
 const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
  * The two BullMQ queues of handler work: `<name>-async` (one job per async
- * handler and event) and `<name>-retry` (sync chains to run again). Their
- * failed sets are where failures are kept.
+ * handler and event, and re-driven dead letters) and `<name>-retry` (sync
+ * chains to run again). Work given up goes to the dead-letter store and its
+ * job completes; a failed set fills only if the store could not be written.
  */
 export class HandlerJobQueues {
   /** Async handler jobs. */
   readonly async: Queue;
-  /** Sync-chain retries, and failures kept from drains. */
+  /** Sync-chain retries. */
   readonly retry: Queue;
 
   constructor(connection: Redis, names: QueueNames, prefix: string, onError: (error: Error) => void) {
@@ -31,17 +31,17 @@ export class HandlerJobQueues {
       jobs
         .filter((j) => j.kind === kind)
         .map((j) => ({
-          name: j.handler ?? 'undecodable',
+          name: j.handler,
           data: {
             payload: j.payload,
             handler: j.handler,
-            exhaustedError: j.exhaustedError,
-            firstAttempt: j.firstAttempt,
+            ...(j.firstAttempt !== undefined ? { firstAttempt: j.firstAttempt } : {}),
+            ...(j.failures !== undefined ? { failures: j.failures } : {}),
           } satisfies HandlerJobData,
           opts: {
             jobId: j.jobId,
             attempts: j.attempts,
-            backoff: { type: j.backoff.type, delay: j.backoff.delayMs },
+            backoff: { type: j.backoff.type, delay: j.backoff.delayMs, jitter: j.backoff.jitter ?? 0 },
             delay: j.delayMs,
             removeOnComplete: true,
             removeOnFail: false,
@@ -53,26 +53,6 @@ export class HandlerJobQueues {
       asyncJobs.length > 0 ? this.async.addBulk(asyncJobs) : undefined,
       retryJobs.length > 0 ? this.retry.addBulk(retryJobs) : undefined,
     ]);
-  }
-
-  /** Failed jobs of both queues as {@link FailedWork}, oldest first. */
-  async failures(): Promise<FailedWork[]> {
-    const [asyncFailed, retryFailed] = await Promise.all([this.async.getFailed(), this.retry.getFailed()]);
-    const toFailed =
-      (kind: 'async' | 'retry') =>
-      (job: Job<HandlerJobData>): FailedWork =>
-        toFailedWork(
-          { kind, jobId: String(job.id), ...job.data },
-          {
-            error: job.failedReason,
-            stacktrace: job.stacktrace ?? [],
-            jobRuns: job.attemptsMade,
-            failedAt: new Date(job.finishedOn ?? job.timestamp),
-          },
-        );
-    return [...asyncFailed.map(toFailed('async')), ...retryFailed.map(toFailed('retry'))].sort(
-      (a, b) => a.failedAt.getTime() - b.failedAt.getTime(),
-    );
   }
 
   /** Whether any job is waiting, delayed or running. */

@@ -14,7 +14,7 @@ export interface QueueNames {
   readonly drain: string;
   /** BullMQ queue of async handler jobs. */
   readonly async: string;
-  /** BullMQ queue of sync-chain retries and failures. */
+  /** BullMQ queue of sync-chain retries. */
   readonly retry: string;
   /** Hash of scheduling rules: field `<kind>:handler:<name>` or `<kind>:key:<KEY>`, value since (epoch ms). */
   readonly rules: string;
@@ -24,6 +24,10 @@ export interface QueueNames {
   readonly parkedHandlers: string;
   /** Hash: handler name to runs dropped by blocks. */
   readonly dropped: string;
+  /** Hash of dead letters: letter id to letter JSON. */
+  readonly deadLetters: string;
+  /** Sorted set of dead-letter ids by the time they were given up. */
+  readonly deadLettersByTime: string;
 }
 
 /** Derives every name from the config. */
@@ -40,5 +44,7 @@ export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): Qu
     parked: `${config.prefix}:${config.name}:parked`,
     parkedHandlers: `${config.prefix}:${config.name}:parked-handlers`,
     dropped: `${config.prefix}:${config.name}:dropped`,
+    deadLetters: `${config.prefix}:${config.name}:dead-letters`,
+    deadLettersByTime: `${config.prefix}:${config.name}:dead-letters-by-time`,
   };
 }

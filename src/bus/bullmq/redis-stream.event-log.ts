@@ -65,7 +65,7 @@ export class RedisStreamEventLog implements EventLog {
     if (events.length === 0) return { appended: 0, delayed: 0, dropped: 0 };
     const triples: string[] = [];
     for (const e of events)
-      triples.push(e.id, e.deliverAt === undefined ? '' : String(e.deliverAt), e.payload);
+      triples.push(e.skipDedupe ? '' : e.id, e.deliverAt === undefined ? '' : String(e.deliverAt), e.payload);
     const [appended, delayed, dropped] = await streamScripts(this.client).commitbusPublishEvents(
       this.keys.stream,
       this.keys.delayed,

@@ -1,28 +1,35 @@
 import { backoffDelay } from '../../handlers/backoff.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
-import { NonRetryableError } from '../../handlers/non-retryable.error.js';
-import { type FailedWork, toFailedWork } from '../failed-work.js';
-import { describeError } from '../logger.js';
 
 interface Ready {
   readonly job: HandlerJob;
   readonly attemptsMade: number;
 }
 
+/** Runs one job; `save` replaces the job (its data) before the job is run again. */
+export type MemoryJobProcessor = (
+  job: HandlerJob,
+  attemptsMade: number,
+  save: (job: HandlerJob) => void,
+) => Promise<void>;
+
 /** Runs {@link HandlerJob}s in this process with BullMQ's semantics: ids, delays, attempts, backoff. */
 export class MemoryJobRunner {
-  /** Work that ran out of attempts. */
-  readonly failed: FailedWork[] = [];
   private readonly live = new Set<string>();
   private readonly ready: Ready[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private running = 0;
   private closed = false;
 
+  /**
+   * @param process - runs a job; throws to have it run again after its backoff.
+   * @param onGiveUp - a job that threw on its last run (its processor could not keep it).
+   */
   constructor(
     private readonly concurrency: number,
-    private readonly process: (job: HandlerJob, attemptsMade: number) => Promise<void>,
+    private readonly process: MemoryJobProcessor,
     private readonly onChange: () => void,
+    private readonly onGiveUp: (job: HandlerJob, error: unknown) => void,
   ) {}
 
   /** Adds jobs; a job whose id is already waiting or running is ignored, as in BullMQ. */
@@ -69,24 +76,19 @@ export class MemoryJobRunner {
 
   private async run({ job, attemptsMade }: Ready): Promise<void> {
     this.running++;
+    let current = job;
     try {
-      await this.process(job, attemptsMade);
+      await this.process(job, attemptsMade, (saved) => {
+        current = saved;
+      });
       this.live.delete(job.jobId);
     } catch (error) {
       const made = attemptsMade + 1;
-      if (!(error instanceof NonRetryableError) && made < job.attempts && !this.closed) {
-        this.schedule({ job, attemptsMade: made }, backoffDelay(job.backoff, made));
+      if (made < job.attempts && !this.closed) {
+        this.schedule({ job: current, attemptsMade: made }, backoffDelay(job.backoff, made));
       } else {
         this.live.delete(job.jobId);
-        const { message, stack } = describeError(error);
-        this.failed.push(
-          toFailedWork(job, {
-            error: message,
-            stacktrace: stack !== undefined ? [stack] : [],
-            jobRuns: made,
-            failedAt: new Date(),
-          }),
-        );
+        if (made >= job.attempts) this.onGiveUp(current, error);
       }
     } finally {
       this.running--;

@@ -34,11 +34,14 @@ export class MemoryEventLog implements EventLog {
     let delayed = 0;
     let dropped = 0;
     for (const event of events) {
-      if ((this.seen.get(event.id) ?? 0) > now) {
-        dropped++;
-        continue;
+      if (!event.skipDedupe) {
+        if ((this.seen.get(event.id) ?? 0) > now) {
+          dropped++;
+          continue;
+        }
+        this.seen.delete(event.id);
+        this.seen.set(event.id, now + this.dedupeWindowMs);
       }
-      this.seen.set(event.id, now + this.dedupeWindowMs);
       if (event.deliverAt !== undefined && event.deliverAt > now) {
         const at = event.deliverAt;
         const index = this.delayedEvents.findIndex((d) => d.deliverAt > at);

@@ -2,9 +2,10 @@ import type { CommitbusConfig } from '../../config/config.js';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
-import type { FailedWork } from '../failed-work.js';
+import { describeError } from '../logger.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
 import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
+import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
@@ -19,7 +20,7 @@ interface Running {
 
 /**
  * The embedded transport: events, drains and handler jobs in this process.
- * Same semantics as `bullmq` (drain limits, retries, kept failures), nothing
+ * Same semantics as `bullmq` (drain limits, retries, dead letters), nothing
  * survives a restart. One drain runs at a time.
  */
 export class MemoryTransport implements Transport {
@@ -33,8 +34,11 @@ export class MemoryTransport implements Transport {
   private readonly log: MemoryEventLog;
   private worker: Running | undefined;
   private readonly idleWaiters = new Set<() => void>();
-  private readonly keptFailures: FailedWork[] = [];
+  /** Jobs added while no worker runs; the next worker takes them. */
+  private readonly parked: HandlerJob[] = [];
   private drains = 0;
+  /** Dead letters, kept in this process (shared by the workers this transport runs). */
+  readonly deadLetters = new MemoryDeadLetterStore();
 
   constructor(private readonly config: CommitbusConfig) {
     this.log = new MemoryEventLog(config.dedupeWindowMs, () => this.notify());
@@ -60,11 +64,30 @@ export class MemoryTransport implements Transport {
     if (this.worker !== undefined) {
       throw new Error('a memory bus runs one worker; call startWorker() once per bus');
     }
-    const enqueue = async (jobs: HandlerJob[]) => running.runner.add(jobs);
+    const deps = {
+      dispatcher: runtime.dispatcher,
+      enqueue: async (jobs: HandlerJob[]) => running.runner.add(jobs),
+      deadLetters: this.deadLetters,
+    };
     const runner = new MemoryJobRunner(
       runtime.config.asyncConcurrency,
-      (job, attemptsMade) => processHandlerJob(job.kind, job, attemptsMade, runtime.dispatcher, enqueue),
+      (job, attemptsMade, save) =>
+        processHandlerJob(
+          {
+            kind: job.kind,
+            data: job,
+            attemptsMade,
+            attempts: job.attempts,
+            saveFailures: async (failures) => save({ ...job, failures }),
+          },
+          deps,
+        ),
       () => this.notify(),
+      (job, error) =>
+        runtime.logger.error(
+          { jobId: job.jobId, handler: job.handler, error: describeError(error).message },
+          'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
+        ),
     );
     const beat =
       runtime.config.scheduleEveryMs > 0
@@ -72,6 +95,7 @@ export class MemoryTransport implements Transport {
         : undefined;
     const running: Running = { runtime, runner, beat, stopping: false, drain: undefined };
     this.worker = running;
+    runner.add(this.parked.splice(0));
     this.ensureDrain();
     return { close: (timeoutMs) => this.stopWorker(running, timeoutMs) };
   }
@@ -90,6 +114,7 @@ export class MemoryTransport implements Transport {
       log: this.log,
       dispatcher: runtime.dispatcher,
       enqueue: async (jobs) => running.runner.add(jobs),
+      deadLetters: this.deadLetters,
       limits: runtime.config,
       consumer: `memory:${this.drains}`,
       stopping: () => running.stopping,
@@ -121,7 +146,6 @@ export class MemoryTransport implements Transport {
     ]);
     clearTimeout(timer);
     running.runner.close();
-    this.keptFailures.push(...running.runner.failed);
     if (this.worker === running) this.worker = undefined;
     this.notify();
   }
@@ -159,8 +183,13 @@ export class MemoryTransport implements Transport {
     for (const check of [...this.idleWaiters]) check();
   }
 
-  async failures(): Promise<FailedWork[]> {
-    return [...this.keptFailures, ...(this.worker?.runner.failed ?? [])];
+  async enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    if (this.worker === undefined || this.worker.stopping) {
+      this.parked.push(...jobs);
+    } else {
+      this.worker.runner.add(jobs);
+    }
+    this.notify();
   }
 
   backlog(): Promise<number> {
@@ -171,6 +200,7 @@ export class MemoryTransport implements Transport {
     return (
       (await this.log.backlog()) === 0 &&
       (await this.log.delayed()) === 0 &&
+      this.parked.length === 0 &&
       (this.worker?.runner.isIdle() ?? true)
     );
   }

@@ -8,7 +8,8 @@
   KEYS[2]   the delayed set (score: delivery time in ms)
   ARGV[1]   prefix of the seen-id keys (the id is appended)
   ARGV[2]   dedupe window in milliseconds
-  ARGV[3..] per event three arguments: id, delivery time in ms or "", payload
+  ARGV[3..] per event three arguments: id (or "" to skip the dedupe check),
+            delivery time in ms or "", payload
 
   Returns  { appended to the stream, delayed, dropped as duplicates }
 ]]
@@ -19,7 +20,7 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local appended, delayed, dropped = 0, 0, 0
 for i = 3, #ARGV, 3 do
   local id, deliverAt, payload = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  if redis.call('SET', seenPrefix .. id, '1', 'NX', 'PX', window) then
+  if id == '' or redis.call('SET', seenPrefix .. id, '1', 'NX', 'PX', window) then
     if deliverAt ~= '' and tonumber(deliverAt) > now then
       redis.call('ZADD', KEYS[2], tonumber(deliverAt), payload)
       delayed = delayed + 1

@@ -1,0 +1,52 @@
+import type { DeadLetter, DeadLetterKind, DeadLetterReason } from './dead-letter.js';
+
+/** Which dead letters to list, re-drive or purge: all fields given must match. */
+export interface DeadLetterFilter {
+  /** Letters of this handler. */
+  readonly handler?: string;
+  /** Letters of events with exactly this handling key. */
+  readonly handlingKey?: string;
+  /** Letters of this event. */
+  readonly eventId?: string;
+  /** Letters of this kind. */
+  readonly kind?: DeadLetterKind;
+  /** Letters given up for this reason. */
+  readonly reason?: DeadLetterReason;
+  /**
+   * At most this many, oldest first.
+   * @defaultValue no limit
+   */
+  readonly limit?: number;
+}
+
+/** A letter as it was read: removing it by version spares a letter that died again since. */
+export type DeadLetterVersion = Pick<DeadLetter, 'id' | 'deadAt'>;
+
+/**
+ * The port of the dead-letter store: a Redis hash and sorted set on the
+ * `bullmq` transport, a map in memory on the `memory` one.
+ */
+export interface DeadLetterStore {
+  /** Stores letters; a letter replaces one with the same id. */
+  add(letters: readonly DeadLetter[]): Promise<void>;
+  /** Letters matching `filter`, oldest `deadAt` first. */
+  list(filter?: DeadLetterFilter): Promise<DeadLetter[]>;
+  /** One letter, or `undefined`. */
+  get(id: string): Promise<DeadLetter | undefined>;
+  /**
+   * Removes letters; returns how many were removed. A {@link DeadLetterVersion}
+   * is removed only if the stored letter still has its `deadAt`.
+   */
+  remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number>;
+}
+
+/** Whether `letter` matches every field `filter` sets (`limit` aside). */
+export function matchesDeadLetterFilter(letter: DeadLetter, filter: DeadLetterFilter): boolean {
+  return (
+    (filter.handler === undefined || letter.handler === filter.handler) &&
+    (filter.handlingKey === undefined || letter.handlingKey === filter.handlingKey) &&
+    (filter.eventId === undefined || letter.eventId === filter.eventId) &&
+    (filter.kind === undefined || letter.kind === filter.kind) &&
+    (filter.reason === undefined || letter.reason === filter.reason)
+  );
+}
