@@ -36,13 +36,16 @@ export class PostCommitEvents {
 
   /**
    * Adds an event. It is serialized now, so an unregistered class or an event
-   * over `maxEventBytes` fails at registration; bad delivery options too.
+   * over `maxEventBytes` fails at registration; bad delivery options too. An
+   * event whose id is already registered is ignored.
    */
   add(event: Event, delivery?: DeliveryOptions): void {
     if (this.outgoing !== undefined) {
       throw new Error('events cannot be registered after the unit of work has committed');
     }
     deliverAtOf(delivery);
+    // The same event registered twice (say, by nested service calls) goes out once.
+    if (this.registered.some((r) => r.event.id === event.id)) return;
     const { payload } = this.bus.encode(event);
     this.registered.push({ event, payload, delivery });
   }
