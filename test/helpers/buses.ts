@@ -1,11 +1,11 @@
 import {
   type CommitbusConfig,
-  createEventBus,
-  type EventBus,
+  EventBus,
   type EventBusOptions,
   type RunningWorker,
   type StartWorkerOptions,
   silentLogger,
+  type Transport,
 } from '../../src/index.js';
 import { REDIS_URL } from './redis.js';
 
@@ -25,9 +25,9 @@ export function fastConfig(overrides: Partial<CommitbusConfig>): Partial<Commitb
 export class Buses {
   private readonly open: EventBus[] = [];
 
-  /** A bus without a worker (a publisher). */
-  create(options: EventBusOptions): EventBus {
-    const bus = createEventBus({ logger: silentLogger, ...options });
+  /** A bus without a worker (a publisher); on `transport` if given, else on the configured one. */
+  create(options: EventBusOptions, transport?: Transport): EventBus {
+    const bus = new EventBus({ logger: silentLogger, ...options }, transport);
     this.open.push(bus);
     return bus;
   }
@@ -36,8 +36,9 @@ export class Buses {
   async start(
     options: EventBusOptions,
     worker: Omit<StartWorkerOptions, 'handleSignals'> = {},
+    transport?: Transport,
   ): Promise<{ bus: EventBus; worker: RunningWorker }> {
-    const bus = this.create(options);
+    const bus = this.create(options, transport);
     return { bus, worker: await bus.startWorker({ ...worker, handleSignals: false }) };
   }
 

@@ -1,0 +1,109 @@
+import { DataSource, type EntitySchema } from 'typeorm';
+import {
+  type AppendResult,
+  COMMITBUS_ENTITIES,
+  type CommitbusConfig,
+  type EventHandlersConfig,
+  type OutboxRecord,
+  OutboxRecordEntity,
+  type Transport,
+  type TransportKind,
+  UnitOfWorkManager,
+} from '../../src/index.js';
+import { type Buses, fastConfig } from './buses.js';
+import type { Recorder } from './recorder.js';
+import { RecordCreated, RecordingTransport, RecordUpdated } from './records.js';
+
+// biome-ignore lint/complexity/noBannedTypes: TypeORM takes entity classes as Function
+type Entities = (Function | EntitySchema)[];
+
+/** One `Transport.publish` call as {@link tapPublishes} saw it. */
+export interface TappedPublish {
+  /** The events' ids, in the order given. */
+  readonly ids: string[];
+  /** Each event's delivery time (epoch ms), `undefined` for at once. */
+  readonly deliverAt: (number | undefined)[];
+  /** What the transport did with them. */
+  readonly result: AppendResult;
+  /** `Date.now()` when the call was made. */
+  readonly at: number;
+}
+
+/**
+ * Records every successful `publish` of `transport` (the bus's own calls and
+ * its outbox relay's alike) and returns the list it fills. The transport
+ * still does the work.
+ */
+export function tapPublishes(transport: Transport): TappedPublish[] {
+  const publishes: TappedPublish[] = [];
+  const publish = transport.publish.bind(transport);
+  transport.publish = async (events) => {
+    const at = Date.now();
+    const result = await publish(events);
+    publishes.push({ ids: events.map((e) => e.id), deliverAt: events.map((e) => e.deliverAt), result, at });
+    return result;
+  };
+  return publishes;
+}
+
+/** The rows of `commitbus_outbox`, in relay order: `(createdAt, position)`. */
+export function outboxRows(dataSource: DataSource): Promise<OutboxRecord[]> {
+  return dataSource.getRepository(OutboxRecordEntity).find({ order: { createdAt: 'ASC', position: 'ASC' } });
+}
+
+/** Deletes every outbox row. */
+export async function clearOutbox(dataSource: DataSource): Promise<void> {
+  await dataSource.getRepository(OutboxRecordEntity).clear();
+}
+
+/** An in-memory SQLite DataSource with `entities` synchronized (commitbus's own added unless told not to). */
+export function openSqlite(entities: Entities, { commitbus = true } = {}): Promise<DataSource> {
+  return new DataSource({
+    type: 'better-sqlite3',
+    database: ':memory:',
+    entities: commitbus ? [...entities, ...COMMITBUS_ENTITIES] : entities,
+    synchronize: true,
+  }).initialize();
+}
+
+/** `outboxGraceMs` of a publisher that is to die: its own relay never takes the rows it left. */
+export const DEAD_PUBLISHER_GRACE_MS = 3_600_000;
+
+/** Every event class of the outbox tests (`RECORD.CREATE`, `RECORD.UPDATE`). */
+export const OUTBOX_TEST_EVENTS = [RecordCreated, RecordUpdated];
+
+/**
+ * A bus keeping its outbox in `dataSource`, on a transport that records each
+ * publish (its first `failFirst` publishes throw), and units of work on it.
+ */
+export function recordingBus(
+  buses: Buses,
+  dataSource: DataSource,
+  failFirst = 0,
+  config: Partial<CommitbusConfig> = {},
+) {
+  const transport = new RecordingTransport(failFirst);
+  const bus = buses.create({ events: OUTBOX_TEST_EVENTS, dataSource, config }, transport);
+  return { transport, bus, uows: new UnitOfWorkManager({ dataSource, bus }) };
+}
+
+/** Configs of test buses under `prefix` on a transport, each with a bus name of its own. */
+export function busConfigs(prefix: string) {
+  let count = 0;
+  return (transport: TransportKind, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> =>
+    fastConfig({ transport, prefix, name: `bus${++count}`, delayedPollMs: 20, ...overrides });
+}
+
+/** `RECORD` handlers: one sync `record.audit` recording each run in `rec` and its time in `handledAt`. */
+export function timedHandlers(rec: Recorder, handledAt: Map<string, number>): EventHandlersConfig {
+  return {
+    RECORD: [
+      [
+        rec.handler('record.audit', (event) => {
+          handledAt.set(event.id, Date.now());
+        }),
+        true,
+      ],
+    ],
+  };
+}
