@@ -3,10 +3,13 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { CommitbusSide } from './commitbus-side.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
+import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
+import { deleteKeys } from './redis-keys.js';
 import { median, percentile, round, table } from './stats.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const WARMUP_EVENTS = Math.max(1_000, Math.round(EVENTS / 4));
 const RUNS = 3;
@@ -16,18 +19,11 @@ const LATENCY_DURATION_MS = 5_000;
 // Latency is measured in alternating rounds and pooled, so a burst of load
 // from elsewhere on the machine does not land on one side only.
 const LATENCY_ROUNDS = 2;
-
-/** Deletes every key under the run's prefix. */
-async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
-  let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
+// Outbox cost: units of work per run and side, in flight at once, runs per side.
+const OUTBOX_UNITS = Number(process.env.BENCH_OUTBOX_UNITS ?? 2_000);
+const OUTBOX_CONCURRENCY = 16;
+const OUTBOX_RUNS = 4;
+const OUTBOX_WARMUP = 500;
 
 const ms = (value: number) => round(value, 2);
 const note = (side: BenchTarget) => {
@@ -35,8 +31,8 @@ const note = (side: BenchTarget) => {
   return text ? ` (${text})` : '';
 };
 
-async function main(): Promise<void> {
-  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+/** commitbus vs raw BullMQ: throughput and latency; prints its table and returns the figures. */
+async function compareWithRawBullmq(prefix: string): Promise<Record<string, number>> {
   console.log(
     `commitbus vs raw BullMQ on ${REDIS_URL}, prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
       `throughput: ${EVENTS} events, ${IN_FLIGHT} sends in flight (commitbus: bus.publish of 10 events; raw: queue.add of 1), ` +
@@ -121,13 +117,78 @@ async function main(): Promise<void> {
     console.log(
       `load average ${round(loadavg()[0] ?? 0, 2)} at the end (2 cores; other processes skew latency)`,
     );
-    console.log();
-    console.log(JSON.stringify(figures));
+    return figures;
   } finally {
     await Promise.allSettled(sides.map((s) => s.close()));
     await deleteKeys(admin, prefix);
     await admin.quit();
   }
+}
+
+/** The outbox's cost per unit of work against a plain transaction + `queue.add`; prints its table. */
+async function compareOutbox(prefix: string): Promise<OutboxCost> {
+  console.log(
+    `\noutbox cost on ${DATABASE_URL} and ${REDIS_URL}, prefix ${prefix}: ${OUTBOX_UNITS} units of work per run, ` +
+      `${OUTBOX_CONCURRENCY} in flight, warm-up of ${OUTBOX_WARMUP}, ${OUTBOX_RUNS} runs per side, alternating; no workers\n` +
+      'with outbox: UnitOfWorkManager.run, insert + SendEventOp (bullmq, outbox on); ' +
+      'plain: dataSource.transaction insert, then queue.add',
+  );
+  const cost = await measureOutboxCost({
+    redisUrl: REDIS_URL,
+    databaseUrl: DATABASE_URL,
+    prefix,
+    units: OUTBOX_UNITS,
+    concurrency: OUTBOX_CONCURRENCY,
+    runs: OUTBOX_RUNS,
+    warmup: OUTBOX_WARMUP,
+  });
+  const { outbox, plain } = cost;
+  console.log();
+  console.log(
+    table([
+      ['per unit of work', 'with outbox', 'plain', 'outbox/plain'],
+      ['mean, ms', String(ms(outbox.meanMs)), String(ms(plain.meanMs)), `${cost.ratio.toFixed(2)}x`],
+      [
+        'p50, ms',
+        String(ms(outbox.p50Ms)),
+        String(ms(plain.p50Ms)),
+        `${(outbox.p50Ms / plain.p50Ms).toFixed(2)}x`,
+      ],
+      [
+        'p99, ms',
+        String(ms(outbox.p99Ms)),
+        String(ms(plain.p99Ms)),
+        `${(outbox.p99Ms / plain.p99Ms).toFixed(2)}x`,
+      ],
+      [
+        'units of work/s',
+        String(round(outbox.perS)),
+        String(round(plain.perS)),
+        `${(outbox.perS / plain.perS).toFixed(2)}x`,
+      ],
+    ]),
+  );
+  console.log(`load average ${round(loadavg()[0] ?? 0, 2)} at the end`);
+  return cost;
+}
+
+async function main(): Promise<void> {
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const figures = await compareWithRawBullmq(prefix);
+  const { outbox, plain, ratio } = await compareOutbox(`${prefix}-outbox`);
+  console.log();
+  console.log(
+    JSON.stringify({
+      ...figures,
+      outbox_ratio: round(ratio, 2),
+      outbox_mean_ms: ms(outbox.meanMs),
+      outbox_p50_ms: ms(outbox.p50Ms),
+      outbox_p99_ms: ms(outbox.p99Ms),
+      plain_mean_ms: ms(plain.meanMs),
+      plain_p50_ms: ms(plain.p50Ms),
+      plain_p99_ms: ms(plain.p99Ms),
+    }),
+  );
 }
 
 await main();

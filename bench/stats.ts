@@ -1,3 +1,9 @@
+/** Arithmetic mean. */
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
 /** Middle value (mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
