@@ -68,7 +68,7 @@ export interface StartWorkerOptions {
 export interface RunningWorker {
   /** Stops taking work and waits for in-flight work (up to `shutdownTimeoutMs`). */
   close(): Promise<void>;
-  /** Resolves once the worker has closed, by `close()` or a signal. */
+  /** Resolves once the worker has closed by `close()`, or, after SIGINT/SIGTERM, once the whole bus has closed. */
   readonly stopped: Promise<void>;
 }
 
@@ -270,12 +270,16 @@ export class EventBus {
     const stopped = new Promise<void>((resolve) => {
       resolveStopped = resolve;
     });
+    let bySignal = false;
     const onSignal = (signal: NodeJS.Signals) => {
       this.logger.info({ signal }, 'shutting down: finishing in-flight work');
+      bySignal = true;
+      // `stopped` resolves once the whole bus is closed, so the caller may destroy the DataSource then.
       worker
         .close()
         .then(() => this.close())
-        .catch((error: unknown) => this.logger.error({ error: String(error) }, 'shutdown failed'));
+        .catch((error: unknown) => this.logger.error({ error: String(error) }, 'shutdown failed'))
+        .finally(resolveStopped);
     };
     const worker: RunningWorker = {
       stopped,
@@ -287,7 +291,7 @@ export class EventBus {
           await inner.close(this.config.shutdownTimeoutMs);
           await gate.close();
           this.workers.delete(worker);
-          resolveStopped();
+          if (!bySignal) resolveStopped();
         })();
         return closing;
       },

@@ -72,7 +72,14 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
       }
     },
     // A drain that died is simply started again: its events wait in the stream.
-    { ...workerOpts, concurrency: config.maxConcurrentDrains, maxStalledCount: 1_000 },
+    {
+      ...workerOpts,
+      concurrency: config.maxConcurrentDrains,
+      maxStalledCount: 1_000,
+      // A dead worker's drain stops counting against maxConcurrentDrains once its lock expires.
+      lockDuration: config.lockDurationMs,
+      stalledInterval: config.lockDurationMs,
+    },
   );
   const handlerProcessor = (kind: HandlerJob['kind']) => (job: Job<HandlerJobData>) =>
     processHandlerJob(
@@ -91,6 +98,10 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
     concurrency: config.asyncConcurrency,
     lockDuration: config.lockDurationMs,
     stalledInterval: config.lockDurationMs,
+    // A job whose worker died is run again however often that happens: stalls
+    // are not failures of the handler, and BullMQ's default (1) would fail the
+    // job for good, losing the handler's run for its event.
+    maxStalledCount: 1_000,
   };
   const workers = [
     drainWorker,
