@@ -77,12 +77,12 @@ const setups: { name: string; source: () => DataSource; config: (p: string) => P
     {
       name: 'bullmq + PostgreSQL',
       source: () => pgSource,
-      config: (prefix) => fastConfig({ transport: 'bullmq', prefix, dedupeWindowMs: 1 }),
+      config: (prefix) => fastConfig({ transport: 'bullmq', prefix }),
     },
     {
       name: 'memory + SQLite',
       source: () => sqliteSource,
-      config: () => fastConfig({ transport: 'memory', dedupeWindowMs: 1 }),
+      config: () => fastConfig({ transport: 'memory' }),
     },
   ];
 
@@ -113,8 +113,8 @@ for (const setup of setups) {
         const event = RecordCreated.create({ recid: 'once' });
         await bus.publish(event);
         await bus.whenIdle();
-        // The dedupe window is 1 ms: the transport accepts the same id again, as after a long outage.
-        await bus.publish(event);
+        // Delivered again past the transport's dedupe, as after an outage longer than its window.
+        await bus.transport.publish([{ id: event.id, payload: bus.encode(event).payload, skipDedupe: true }]);
         await bus.whenIdle();
         expect(plainRuns).toEqual([event.id, event.id]);
         expect(runs.count(event.id)).toBe(1);
