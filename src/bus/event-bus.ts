@@ -10,6 +10,7 @@ import { HandlerTable } from '../handlers/handler-table.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { Outbox } from '../outbox/outbox.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
@@ -97,7 +98,7 @@ export class EventBus {
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
-  private relay: PeriodicTask | undefined;
+  private relay: OutboxRelay | undefined;
 
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
@@ -163,15 +164,10 @@ export class EventBus {
     if (!this.config.outbox || this.outboxOf !== undefined) return this.outboxOf;
     const outbox = new Outbox(dataSource, this.config, this.logger);
     this.outboxOf = outbox;
-    this.relay = new PeriodicTask(
-      'outbox relay',
-      this.config.outboxRelayEveryMs,
-      async () => {
-        while (
-          (await outbox.relayOnce((events) => this.transport.publish(events))) >=
-          this.config.outboxRelayBatchSize
-        );
-      },
+    this.relay = new OutboxRelay(
+      outbox,
+      (events) => this.transport.publish(events),
+      this.config,
       this.logger,
     ).start();
     return outbox;
