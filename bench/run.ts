@@ -23,7 +23,8 @@ const LATENCY_ROUNDS = 2;
 const OUTBOX_UNITS = Number(process.env.BENCH_OUTBOX_UNITS ?? 2_000);
 const OUTBOX_CONCURRENCY = 16;
 const OUTBOX_RUNS = 4;
-const OUTBOX_WARMUP = 500;
+// Both sides speed up over their first few thousand units of work (JIT, PostgreSQL caches).
+const OUTBOX_WARMUP = 2_000;
 
 const ms = (value: number) => round(value, 2);
 const note = (side: BenchTarget) => {
