@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CommitbusConfig,
   defineHandler,
@@ -7,7 +7,7 @@ import {
   type EventHandlersConfig,
   queueNames,
 } from '../src/index.js';
-import { Buses, fastConfig } from './helpers/buses.js';
+import { fastConfig } from './helpers/buses.js';
 import {
   type RecordCreated,
   type RecordPublished,
@@ -22,18 +22,11 @@ import {
   hierarchyHandlers,
 } from './helpers/hierarchy.js';
 import { Recorder } from './helpers/recorder.js';
-import { deleteKeys, isSettled, jobCounts, openQueue, openRedis, testPrefix } from './helpers/redis.js';
+import { isSettled, jobCounts, openQueue } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const PREFIX = testPrefix('dispatch');
-const redis = openRedis();
-const buses = new Buses();
-
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const { prefix: PREFIX, redis, buses } = redisTestBed('dispatch');
 
 /** A bullmq bus config under this file's prefix; `name` gives each test its own queues. */
 function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CommitbusConfig,
   type DeadLetter,
@@ -10,21 +10,14 @@ import {
   HandlerTimeoutError,
   NonRetryableError,
 } from '../src/index.js';
-import { Buses, fastConfig } from './helpers/buses.js';
+import { fastConfig } from './helpers/buses.js';
 import { type RecordCreated, recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
-import { deleteKeys, failedHandlerJobs, openQueue, openRedis, testPrefix } from './helpers/redis.js';
+import { failedHandlerJobs, openQueue } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const PREFIX = testPrefix('retries');
-const redis = openRedis();
-const buses = new Buses();
-
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const { prefix: PREFIX, redis, buses } = redisTestBed('retries');
 
 /** The attempt numbers `handler` ran with, in order. */
 const attemptsOf = (rec: Recorder, handler: string, eventId?: string) =>

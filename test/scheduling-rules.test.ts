@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CommitbusConfig,
   createEventBus,
@@ -13,7 +13,7 @@ import {
   silentLogger,
   type TransportKind,
 } from '../src/index.js';
-import { Buses, fastConfig } from './helpers/buses.js';
+import { fastConfig } from './helpers/buses.js';
 import {
   type RecordCreated,
   RecordEmbargoed,
@@ -23,18 +23,10 @@ import {
   TEST_EVENTS,
 } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const PREFIX = testPrefix('rules');
-const redis = openRedis();
-const buses = new Buses();
-
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const { prefix: PREFIX, redis, buses } = redisTestBed('rules');
 
 /** A worker bus, and a second bus instance on the same rules: what another process sees and sets. */
 interface Pair {
