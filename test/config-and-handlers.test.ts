@@ -89,6 +89,11 @@ describe('resolveConfig', () => {
     ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
     ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
     [
+      'dedupe window shorter than the relay',
+      { dedupeWindowMs: 5_000 },
+      'dedupeWindowMs (5000) must exceed outboxGraceMs + outboxRelayEveryMs (6000)',
+    ],
+    [
       'jitter above 1',
       { defaultBackoff: { type: 'fixed', delayMs: 10, jitter: 1.5 } },
       "defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: jitter must be a number from 0 to 1",

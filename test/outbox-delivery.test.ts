@@ -14,7 +14,7 @@ import { Buses } from './helpers/buses.js';
 import {
   busConfigs,
   clearOutbox,
-  DEAD_PUBLISHER_GRACE_MS,
+  DEAD_PUBLISHER,
   OUTBOX_TEST_EVENTS,
   outboxRows,
   recordingBus,
@@ -61,7 +61,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
     const { bus } = await buses.start({
       events: OUTBOX_TEST_EVENTS,
       handlers: { RECORD: [[rec.handler('dedupe.count'), true]] },
-      config: config(kind, { dedupeWindowMs: window }),
+      config: config(kind, { dedupeWindowMs: window, outboxGraceMs: 100, outboxRelayEveryMs: 100 }),
     });
     const event = RecordCreated.create({ recid: 'twice' });
     const firstAt = Date.now();
@@ -172,7 +172,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
 describe('delayed events and the outbox', () => {
   it('a delayed event relayed from the outbox keeps its delivery time', async () => {
     const dead = recordingBus(buses, dataSource, Number.POSITIVE_INFINITY, {
-      outboxGraceMs: DEAD_PUBLISHER_GRACE_MS,
+      ...DEAD_PUBLISHER,
     });
     const event = RecordUpdated.create({ recid: 'later' });
     await dead.uows.run(async (uow) => uow.register(new SendEventOp(event, { delay: 1_500 })));

@@ -13,7 +13,7 @@ import { Buses } from './helpers/buses.js';
 import {
   busConfigs,
   clearOutbox,
-  DEAD_PUBLISHER_GRACE_MS,
+  DEAD_PUBLISHER,
   OUTBOX_TEST_EVENTS,
   openSqlite,
   outboxRows,
@@ -151,7 +151,7 @@ describe('the outbox on PostgreSQL', () => {
   it('rows a publisher left when it died after commit are relayed by another process once older than outboxGraceMs, and handled once', async () => {
     const grace = 400;
     const dead = recordingBus(buses, dataSource, Number.POSITIVE_INFINITY, {
-      outboxGraceMs: DEAD_PUBLISHER_GRACE_MS,
+      ...DEAD_PUBLISHER,
     });
     const ids: string[] = [];
     await dead.uows.run(async (uow) => {
@@ -204,7 +204,7 @@ describe('the outbox on PostgreSQL', () => {
 
   it('three relays on three DataSources share 300 left rows: each published once, in write order per batch, each handled once', async () => {
     const dead = recordingBus(buses, dataSource, Number.POSITIVE_INFINITY, {
-      outboxGraceMs: DEAD_PUBLISHER_GRACE_MS,
+      ...DEAD_PUBLISHER,
     });
     for (let i = 0; i < 100; i++) {
       await dead.uows.run(async (uow) => {
@@ -305,7 +305,7 @@ describe('the outbox on SQLite', () => {
 
   it('rows a dead publisher left are relayed after the grace period and handled once', async () => {
     const dead = recordingBus(buses, lite, Number.POSITIVE_INFINITY, {
-      outboxGraceMs: DEAD_PUBLISHER_GRACE_MS,
+      ...DEAD_PUBLISHER,
     });
     const event = await dead.uows.run((uow) => createRecord(uow, 'left'));
     await dead.bus.close();

@@ -52,6 +52,13 @@ export function resolveConfig(overrides: Partial<CommitbusConfig> = {}): Commitb
   if (typeof config.outbox !== 'boolean') {
     throw new ConfigError(`outbox must be true or false, got ${JSON.stringify(config.outbox)}`);
   }
+  // The relay republishes rows older than the grace period; the transport must still remember them.
+  const relayedAfterMs = config.outboxGraceMs + config.outboxRelayEveryMs;
+  if (config.outbox && config.dedupeWindowMs <= relayedAfterMs) {
+    throw new ConfigError(
+      `dedupeWindowMs (${config.dedupeWindowMs}) must exceed outboxGraceMs + outboxRelayEveryMs (${relayedAfterMs}): an event the relay republishes after its publisher did publish it would otherwise be handled twice`,
+    );
+  }
   const backoffIssue = backoffProblem(config.defaultBackoff);
   if (backoffIssue !== undefined) {
     throw new ConfigError(

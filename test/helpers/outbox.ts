@@ -66,8 +66,11 @@ export function openSqlite(entities: Entities, { commitbus = true } = {}): Promi
   }).initialize();
 }
 
-/** `outboxGraceMs` of a publisher that is to die: its own relay never takes the rows it left. */
-export const DEAD_PUBLISHER_GRACE_MS = 3_600_000;
+/**
+ * Config of a publisher that is to die: its own relay never takes the rows it
+ * left (and its dedupe window, which must outlast the grace period, does too).
+ */
+export const DEAD_PUBLISHER = { outboxGraceMs: 3_600_000, dedupeWindowMs: 7_200_000 } as const;
 
 /** Every event class of the outbox tests (`RECORD.CREATE`, `RECORD.UPDATE`). */
 export const OUTBOX_TEST_EVENTS = [RecordCreated, RecordUpdated];
