@@ -25,9 +25,10 @@ export class PeriodicTask {
     private readonly logger: Logger,
   ) {}
 
-  /** Runs once now, then on schedule. */
-  start(): this {
-    this.tick();
+  /** Runs once now (or, with `now: false`, after `everyMs`), then on schedule. */
+  start({ now = true }: { now?: boolean } = {}): this {
+    if (now) this.tick();
+    else this.scheduleNext();
     return this;
   }
 
@@ -64,9 +65,13 @@ export class PeriodicTask {
       )
       .finally(() => {
         this.running = undefined;
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.tick(), this.everyMs);
-        this.timer.unref();
+        this.scheduleNext();
       });
+  }
+
+  private scheduleNext(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.tick(), this.everyMs);
+    this.timer.unref();
   }
 }

@@ -1,4 +1,5 @@
-import { describeError, type Logger } from '../bus/logger.js';
+import type { Logger } from '../bus/logger.js';
+import { PeriodicTask } from '../bus/periodic-task.js';
 import type { HandlerGate } from './handler-gate.js';
 import { type HeldRun, parkedWork } from './parked-work.js';
 import { releaseParkedWork } from './release-parked-work.js';
@@ -14,9 +15,8 @@ import type { SchedulingRuleStore } from './scheduling-rule-store.js';
  */
 export class SchedulingGate implements HandlerGate {
   private rules = RuleSnapshot.EMPTY;
-  private timer: NodeJS.Timeout | undefined;
+  private reloads: PeriodicTask | undefined;
   private refreshing: Promise<void> = Promise.resolve();
-  private failing = false;
   private closed = false;
 
   constructor(
@@ -40,7 +40,14 @@ export class SchedulingGate implements HandlerGate {
   /** Loads the rules (rejecting if the store cannot be read), then reloads them every `rulesRefreshMs`. */
   async start(): Promise<void> {
     await this.refresh();
-    this.schedule();
+    // On failure the last rules known stay in force; the task logs the outage.
+    this.reloads = new PeriodicTask(
+      'scheduling rules reload',
+      this.refreshMs,
+      () => this.refresh(),
+      this.logger,
+    );
+    this.reloads.start({ now: false });
   }
 
   /**
@@ -56,7 +63,7 @@ export class SchedulingGate implements HandlerGate {
   /** Stops reloading; waits for a reload under way. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    await this.reloads?.stop();
     this.onClose();
     await this.refreshing.catch(() => {});
   }
@@ -65,29 +72,5 @@ export class SchedulingGate implements HandlerGate {
     if (this.closed) return;
     this.rules = new RuleSnapshot(await this.store.listRules());
     await releaseParkedWork(this.store, this.rules);
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => void this.tick(), this.refreshMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      await this.refresh();
-      if (this.failing) this.logger.info({}, 'scheduling rules reloaded again');
-      this.failing = false;
-    } catch (error) {
-      // Keep the last rules known; say so once per outage.
-      if (!this.failing) {
-        this.logger.warn(
-          { error: describeError(error).message },
-          'could not reload scheduling rules; keeping the last ones known',
-        );
-      }
-      this.failing = true;
-    }
-    this.schedule();
   }
 }
