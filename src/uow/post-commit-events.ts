@@ -22,6 +22,7 @@ interface Registered {
  */
 export class PostCommitEvents {
   private readonly registered: Registered[] = [];
+  private readonly ids = new Set<string>();
   private outgoing: OutgoingEvent[] | undefined;
   private flushing: Promise<void> | undefined;
 
@@ -45,8 +46,9 @@ export class PostCommitEvents {
     }
     deliverAtOf(delivery);
     // The same event registered twice (say, by nested service calls) goes out once.
-    if (this.registered.some((r) => r.event.id === event.id)) return;
+    if (this.ids.has(event.id)) return;
     const { payload } = this.bus.encode(event);
+    this.ids.add(event.id);
     this.registered.push({ event, payload, delivery });
   }
 
