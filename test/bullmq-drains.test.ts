@@ -1,33 +1,20 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CommitbusConfig,
   type DrainResult,
   type EventHandlersConfig,
   queueNames,
 } from '../src/index.js';
-import { Buses, fastConfig } from './helpers/buses.js';
-import { type ChildWorker, spawnWorker } from './helpers/child-worker.js';
+import { fastConfig } from './helpers/buses.js';
+import { childWorkers, spawnWorker } from './helpers/child-worker.js';
 import { RecordEvent, recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
-import { deleteKeys, jobCounts, openRedis, REDIS_URL, streamLength, testPrefix } from './helpers/redis.js';
+import { jobCounts, REDIS_URL, streamLength } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const PREFIX = testPrefix('drains');
-const redis = openRedis();
-const buses = new Buses();
-const children: ChildWorker[] = [];
-
-afterEach(async () => {
-  // A child left running by a failed test must not outlive the file.
-  for (const child of children.splice(0)) {
-    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-  }
-  await buses.closeAll();
-});
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const { prefix: PREFIX, redis, buses } = redisTestBed('drains');
+const children = childWorkers();
 
 function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {
   return fastConfig({ transport: 'bullmq', prefix: PREFIX, name, ...overrides });

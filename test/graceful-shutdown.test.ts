@@ -1,26 +1,13 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Buses, fastConfig } from './helpers/buses.js';
-import { type ChildWorker, spawnWorker } from './helpers/child-worker.js';
+import { describe, expect, it } from 'vitest';
+import { fastConfig } from './helpers/buses.js';
+import { childWorkers, spawnWorker } from './helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from './helpers/events.js';
-import { deleteKeys, isSettled, openRedis, REDIS_URL, testPrefix } from './helpers/redis.js';
+import { isSettled, REDIS_URL } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const PREFIX = testPrefix('shutdown');
-const redis = openRedis();
-const buses = new Buses();
-const children: ChildWorker[] = [];
-
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-    await child.exited;
-  }
-  await buses.closeAll();
-});
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const { prefix: PREFIX, redis, buses } = redisTestBed('shutdown');
+const children = childWorkers();
 
 describe('graceful shutdown under load', () => {
   it('SIGTERM stops intake, gives in-flight handlers shutdownTimeoutMs, exits 0; another worker finishes the rest once the locks expire', async () => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
@@ -44,4 +45,20 @@ export function spawnWorker(env: Record<string, string>): ChildWorker {
   });
   if (child.pid === undefined) throw new Error(`could not spawn ${FIXTURE}`);
   return { process: child, pid: child.pid, ready, exited, stderr: () => stderr };
+}
+
+/**
+ * A list to put a test file's child workers in: after each test, every child
+ * still running (a failed test left it) is SIGKILLed and awaited, so none
+ * outlives the file.
+ */
+export function childWorkers(): ChildWorker[] {
+  const children: ChildWorker[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+      await child.exited;
+    }
+  });
+  return children;
 }
