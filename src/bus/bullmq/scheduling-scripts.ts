@@ -1,10 +1,4 @@
-import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
-
-const lua = (name: string) => readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), 'utf8');
-const PARK_WORK = lua('park-work');
-const CLAIM_PARKED_WORK = lua('claim-parked-work');
-const RELEASE_PARKED_WORK = lua('release-parked-work');
+import { luaScripts } from './lua-scripts.js';
 
 /** The parked-work writes of the Redis scheduling rule store (see the `.lua` files for KEYS/ARGV). */
 export interface SchedulingScripts {
@@ -30,15 +24,9 @@ export interface SchedulingScripts {
   ): Promise<number>;
 }
 
-const defined = new WeakSet<Redis>();
-
 /** The scripts, defined once per connection. */
-export function schedulingScripts(client: Redis): Redis & SchedulingScripts {
-  if (!defined.has(client)) {
-    client.defineCommand('commitbusParkWork', { numberOfKeys: 2, lua: PARK_WORK });
-    client.defineCommand('commitbusClaimParkedWork', { numberOfKeys: 2, lua: CLAIM_PARKED_WORK });
-    client.defineCommand('commitbusReleaseParkedWork', { numberOfKeys: 3, lua: RELEASE_PARKED_WORK });
-    defined.add(client);
-  }
-  return client as Redis & SchedulingScripts;
-}
+export const schedulingScripts = luaScripts<SchedulingScripts>({
+  commitbusParkWork: { file: 'park-work', keys: 2 },
+  commitbusClaimParkedWork: { file: 'claim-parked-work', keys: 2 },
+  commitbusReleaseParkedWork: { file: 'release-parked-work', keys: 3 },
+});

@@ -1,10 +1,4 @@
-import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
-
-const lua = (name: string) => readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), 'utf8');
-const PUBLISH_EVENTS = lua('publish-events');
-const RELEASE_DELAYED = lua('release-delayed');
-const ACK_EVENTS = lua('ack-events');
+import { luaScripts } from './lua-scripts.js';
 
 /** The stream log's writes, one atomic round trip each (see the `.lua` files for KEYS/ARGV). */
 export interface StreamScripts {
@@ -22,8 +16,6 @@ export interface StreamScripts {
   commitbusAckEvents(stream: string, group: string, ...entryIds: string[]): Promise<number>;
 }
 
-const defined = new WeakSet<Redis>();
-
 /**
  * The scripts, defined once per connection. Scripts rather than MULTI: an
  * ioredis MULTI builds a Pipeline that copies every script defined on the
@@ -31,12 +23,8 @@ const defined = new WeakSet<Redis>();
  * second those objects outlive young-generation GCs and show up as pauses in
  * the latency tail (measured with `npm run bench`).
  */
-export function streamScripts(client: Redis): Redis & StreamScripts {
-  if (!defined.has(client)) {
-    client.defineCommand('commitbusPublishEvents', { numberOfKeys: 2, lua: PUBLISH_EVENTS });
-    client.defineCommand('commitbusReleaseDelayed', { numberOfKeys: 2, lua: RELEASE_DELAYED });
-    client.defineCommand('commitbusAckEvents', { numberOfKeys: 1, lua: ACK_EVENTS });
-    defined.add(client);
-  }
-  return client as Redis & StreamScripts;
-}
+export const streamScripts = luaScripts<StreamScripts>({
+  commitbusPublishEvents: { file: 'publish-events', keys: 2 },
+  commitbusReleaseDelayed: { file: 'release-delayed', keys: 2 },
+  commitbusAckEvents: { file: 'ack-events', keys: 1 },
+});
