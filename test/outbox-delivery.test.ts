@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type DeliveryOptions,
   type EventBus,
@@ -10,7 +10,6 @@ import {
   type TransportKind,
   UnitOfWorkManager,
 } from '../src/index.js';
-import { Buses } from './helpers/buses.js';
 import {
   busConfigs,
   clearOutbox,
@@ -24,17 +23,15 @@ import {
 import { closeSchema, openSchema } from './helpers/postgres.js';
 import { Recorder } from './helpers/recorder.js';
 import { committedRecids, createRecord, RecordCreated, RecordRow, RecordUpdated } from './helpers/records.js';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // What the transports do with what the outbox hands them: drop ids seen within
 // dedupeWindowMs, hold delayed events back, refuse events over maxEventBytes.
 const SCHEMA = 'commitbus_test_outbox_delivery';
-const PREFIX = testPrefix('outbox-delivery');
+const { prefix: PREFIX, redis, buses } = redisTestBed('outbox-delivery');
 const TRANSPORTS: TransportKind[] = ['bullmq', 'memory'];
 const config = busConfigs(PREFIX);
-const redis = openRedis();
-const buses = new Buses();
 let dataSource: DataSource;
 
 beforeAll(async () => {
@@ -44,12 +41,7 @@ beforeEach(async () => {
   await dataSource.getRepository(RecordRow).clear();
   await clearOutbox(dataSource);
 });
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  await closeSchema(dataSource);
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+afterAll(() => closeSchema(dataSource));
 
 /** Redis key of a bus's delayed set. */
 const delayedKey = (bus: EventBus) => `${PREFIX}:${bus.config.name}:delayed`;

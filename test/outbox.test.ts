@@ -9,7 +9,6 @@ import {
   SendEventOp,
   silentLogger,
 } from '../src/index.js';
-import { Buses } from './helpers/buses.js';
 import {
   busConfigs,
   clearOutbox,
@@ -24,17 +23,16 @@ import {
 import { closeSchema, connectSchema, openSchema } from './helpers/postgres.js';
 import { Recorder } from './helpers/recorder.js';
 import { committedRecids, createRecord, RecordRow, RecordUpdated } from './helpers/records.js';
-import { deleteKeys, openRedis, streamLength, testPrefix } from './helpers/redis.js';
+import { streamLength } from './helpers/redis.js';
+import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // The transactional outbox: rows written in the unit of work's transaction,
 // published after commit, relayed when a publisher left them.
 const SCHEMA = 'commitbus_test_outbox';
-const PREFIX = testPrefix('outbox');
+const { prefix: PREFIX, redis, buses } = redisTestBed('outbox');
 const ENTITIES = [RecordRow, ...COMMITBUS_ENTITIES];
 const config = busConfigs(PREFIX);
-const redis = openRedis();
-const buses = new Buses();
 let dataSource: DataSource;
 
 beforeAll(async () => {
@@ -69,12 +67,7 @@ beforeEach(async () => {
   await dataSource.getRepository(RecordRow).clear();
   await clearOutbox(dataSource);
 });
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  await closeSchema(dataSource);
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+afterAll(() => closeSchema(dataSource));
 
 describe('the outbox on PostgreSQL', () => {
   it('writes the events in the transaction, publishes them once after commit in one publish, then deletes the rows', async () => {
