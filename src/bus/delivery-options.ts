@@ -4,6 +4,12 @@ export interface DeliveryOptions {
   readonly delay?: number;
   /** Handle no earlier than this time. */
   readonly delayUntil?: Date;
+  /**
+   * Orders this one event under a key, as a class's `orderBy` would (and
+   * instead of it): events with the same key are handled one at a time, in
+   * commit order. Ordered events cannot be delayed.
+   */
+  readonly orderKey?: string;
 }
 
 /** The epoch milliseconds an event is due, or `undefined` for at once; throws on bad options. */

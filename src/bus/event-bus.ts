@@ -9,16 +9,24 @@ import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
+import { syncLane } from '../ordering/lane.js';
+import { LaneRunner } from '../ordering/lane-runner.js';
+import { checkOrderKey } from '../ordering/order-key.js';
+import { OrderedConsumer } from '../ordering/ordered-consumer.js';
+import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { Outbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
+import { PostCommitEvents } from '../uow/post-commit-events.js';
+import { withTransactionGate } from '../uow/transaction-gate.js';
 import { BullmqTransport } from './bullmq/bullmq.transport.js';
 import { type DeliveryOptions, deliverAtOf } from './delivery-options.js';
 import { EventTooLargeError } from './errors/event-too-large.error.js';
 import type { ConcreteEventClass, Event } from './event.js';
 import { EventRegistry } from './event-registry.js';
 import { EventSerializer } from './event-serializer.js';
+import { type EventClass, orderingPolicyOf } from './event-type.decorator.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MemoryTransport } from './memory/memory.transport.js';
 import type { OutgoingEvent } from './outgoing-event.js';
@@ -92,6 +100,8 @@ export class EventBus {
   readonly rules: SchedulingRules;
   /** Work given up after its last attempt: list, inspect, re-drive, purge. */
   readonly deadLetters: DeadLetters;
+  /** Order keys halted by a handler that gave up: list, re-drive, skip. */
+  readonly ordering: OrderedKeys;
   /** Where the bus logs. */
   readonly logger: Logger;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
@@ -128,6 +138,7 @@ export class EventBus {
           events,
         ),
     });
+    this.ordering = new OrderedKeys(this.transport.ordering);
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
@@ -174,16 +185,31 @@ export class EventBus {
   }
 
   /**
-   * Serializes an event for the transport, refusing one bigger than
-   * `maxEventBytes` ({@link EventTooLargeError}) or of an unregistered class.
+   * Serializes an event for the transport, with its order key if it is
+   * ordered, refusing one bigger than `maxEventBytes`
+   * ({@link EventTooLargeError}), of an unregistered class, with an invalid
+   * order key ({@link InvalidOrderKeyError}), or ordered and delayed.
    */
-  encode(event: Event): SerializedEvent {
-    const serialized = this.serializer.serialize(event);
+  encode(event: Event, delivery?: DeliveryOptions): SerializedEvent {
+    const orderKey = this.orderKeyOf(event, delivery);
+    if (orderKey !== undefined && deliverAtOf(delivery) !== undefined) {
+      throw new TypeError(
+        `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
+      );
+    }
+    const serialized = this.serializer.serialize(event, orderKey);
     const bytes = Buffer.byteLength(serialized.payload);
     if (bytes > this.config.maxEventBytes) {
       throw new EventTooLargeError(serialized.key, serialized.id, bytes, this.config.maxEventBytes);
     }
     return serialized;
+  }
+
+  /** The order key of an event: `delivery.orderKey`, else its class's `orderBy`, else none. */
+  private orderKeyOf(event: Event, delivery: DeliveryOptions | undefined): string | undefined {
+    if (delivery?.orderKey !== undefined) return checkOrderKey(delivery.orderKey, event.handlingKey);
+    const policy = orderingPolicyOf(event.constructor as EventClass<Event>);
+    return policy === undefined ? undefined : checkOrderKey(policy.orderBy(event), event.handlingKey);
   }
 
   /**
@@ -198,11 +224,32 @@ export class EventBus {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
     if (list.length === 0) return;
     const deliverAt = deliverAtOf(options);
-    const outgoing = list.map((event) => {
-      const { id, payload } = this.encode(event);
+    const encoded = list.map((event) => this.encode(event, options));
+    const outbox = this.outboxOf;
+    if (outbox !== undefined && encoded.some((e) => e.orderKey !== undefined)) {
+      // Ordered events take their positions in a transaction, like a unit of work's.
+      await this.publishThroughOutbox(outbox, list, options);
+      return;
+    }
+    const outgoing = encoded.map(({ id, payload, orderKey }): OutgoingEvent => {
+      if (orderKey !== undefined) return { id, payload, lane: syncLane(orderKey) };
       return deliverAt === undefined ? { id, payload } : { id, payload, deliverAt };
     });
     await this.publishEncoded(outgoing, list);
+  }
+
+  private async publishThroughOutbox(
+    outbox: Outbox,
+    events: readonly Event[],
+    options: DeliveryOptions | undefined,
+  ): Promise<void> {
+    const batch = new PostCommitEvents(this, outbox);
+    for (const event of events) batch.add(event, options);
+    const { dataSource } = outbox;
+    await withTransactionGate(dataSource, () =>
+      dataSource.transaction((manager) => batch.beforeCommit(manager)),
+    );
+    await batch.flush();
   }
 
   /** @internal Publishes events already encoded with {@link EventBus.encode}. */
@@ -240,6 +287,30 @@ export class EventBus {
         ...(options.onDrain ? { onDrain: options.onDrain } : {}),
       })
       .catch(async (error: unknown) => {
+        await gate.close();
+        throw error;
+      });
+    const lanes = this.transport.workerOrdering();
+    const ordered = await new OrderedConsumer({
+      store: lanes.store,
+      runner: new LaneRunner({
+        dispatcher,
+        deadLetters: this.transport.deadLetters,
+        policyOf: (event) =>
+          orderingPolicyOf(event.constructor as EventClass<Event>)?.afterLastAttempt ?? 'halt',
+        pauseRecheckMs: this.config.rulesRefreshMs,
+        logger: this.logger,
+      }),
+      concurrency: this.config.orderedConcurrency,
+      leaseMs: this.config.lockDurationMs,
+      maintainEveryMs: this.config.delayedPollMs,
+      blockMs: this.config.blockMs,
+      logger: this.logger,
+    })
+      .start()
+      .catch(async (error: unknown) => {
+        lanes.close();
+        await inner.close(0);
         await gate.close();
         throw error;
       });
@@ -284,7 +355,11 @@ export class EventBus {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
           await Promise.all([releaser.stop(), cleanup?.stop()]);
-          await inner.close(this.config.shutdownTimeoutMs);
+          await Promise.all([
+            inner.close(this.config.shutdownTimeoutMs),
+            ordered.close(this.config.shutdownTimeoutMs),
+          ]);
+          lanes.close();
           await gate.close();
           this.workers.delete(worker);
           if (!bySignal) resolveStopped();

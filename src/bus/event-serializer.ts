@@ -14,6 +14,16 @@ interface Envelope {
   v: number;
   key: string;
   event: Record<string, unknown>;
+  /** Ordered events: the order key and, once a transaction assigned it, the position. Always last. */
+  order?: { key: string; position?: number };
+}
+
+/** The order key and position written into an ordered event's envelope. */
+export interface EnvelopeOrder {
+  /** The order key. */
+  readonly key: string;
+  /** The position a unit of work's transaction assigned, if any. */
+  readonly position?: number;
 }
 
 /**
@@ -24,8 +34,8 @@ interface Envelope {
 export class EventSerializer {
   constructor(private readonly registry: EventRegistry) {}
 
-  /** Serializes an event of a registered class. */
-  serialize(event: Event): SerializedEvent {
+  /** Serializes an event of a registered class; an ordered event with its order key. */
+  serialize(event: Event, orderKey?: string): SerializedEvent {
     const key = event.handlingKey;
     if (typeof event.id !== 'string' || !EVENT_ID_PATTERN.test(event.id)) {
       throw new InvalidEventIdError(event.id);
@@ -38,7 +48,9 @@ export class EventSerializer {
       key,
       event: instanceToPlain(event) as Record<string, unknown>,
     };
-    return { id: event.id, key, payload: JSON.stringify(envelope) };
+    if (orderKey === undefined) return { id: event.id, key, payload: JSON.stringify(envelope) };
+    envelope.order = { key: orderKey };
+    return { id: event.id, key, payload: JSON.stringify(envelope), orderKey };
   }
 
   /**
@@ -81,4 +93,29 @@ function isEnvelope(value: unknown): value is Envelope {
     v.event !== null &&
     !Array.isArray(v.event)
   );
+}
+
+/**
+ * Adds the position a transaction assigned to an ordered event's envelope
+ * (whose `order` field {@link EventSerializer.serialize} wrote last).
+ */
+export function withOrderPosition(payload: string, position: number): string {
+  if (!payload.endsWith('}}') || !Number.isInteger(position)) {
+    throw new Error('withOrderPosition: not an ordered envelope');
+  }
+  return `${payload.slice(0, -2)},"position":${position}}}`;
+}
+
+/** The order key and position in an envelope, or `undefined` for an unordered event. */
+export function orderOfPayload(payload: string): EnvelopeOrder | undefined {
+  if (!payload.includes('"order":')) return undefined;
+  try {
+    const order = (JSON.parse(payload) as Envelope).order;
+    if (order === undefined || typeof order.key !== 'string') return undefined;
+    return typeof order.position === 'number'
+      ? { key: order.key, position: order.position }
+      : { key: order.key };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
+import type { EventOrdering } from '../ordering/event-ordering.js';
 import { MissingEventTypeError } from './errors/missing-event-type.error.js';
 import type { EventContext } from './event-context.js';
 import { newEventId } from './event-id.js';
@@ -29,6 +30,13 @@ export abstract class Event {
 
   /** Who or what caused the event. */
   context?: EventContext;
+
+  /**
+   * For an ordered event (its class has `orderBy`, or it was sent with
+   * `orderKey`), as a worker hands it to handlers: its order key, `seq` and
+   * the `prev` it follows. Set by commitbus; absent when publishing.
+   */
+  ordering?: EventOrdering;
 
   /** Creates an event of this class with the given fields. */
   static create<E extends Event>(this: new () => E, props: EventProps<E>): E {

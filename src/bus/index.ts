@@ -21,10 +21,10 @@ export {
 export type { EventContext } from './event-context.js';
 export { EventRegistry } from './event-registry.js';
 export { EventSerializer } from './event-serializer.js';
-export { type EventClass, EventType } from './event-type.decorator.js';
+export { type EventClass, EventType, type EventTypeOptions } from './event-type.decorator.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { MemoryDeadLetterStore } from './memory/memory.dead-letter-store.js';
 export { MemoryTransport } from './memory/memory.transport.js';
 export type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 export type { SerializedEvent } from './serialized-event.js';
-export type { Transport, TransportWorker, WorkerRuntime } from './transport.js';
+export type { Transport, TransportWorker, WorkerOrdering, WorkerRuntime } from './transport.js';

@@ -8,6 +8,10 @@ export interface OutgoingEvent {
   readonly deliverAt?: number;
   /** A deliberate republish of an accepted id (a re-driven dead letter): the dedupe window does not apply. */
   readonly skipDedupe?: boolean;
+  /** An ordered event's sync lane (`s|<order key>`); it goes there instead of the stream. */
+  readonly lane?: string;
+  /** Its position in the lane, when a transaction assigned it; else the lane's next. */
+  readonly position?: number;
 }
 
 /** What one append did. */

@@ -4,6 +4,8 @@ export interface SerializedEvent {
   readonly id: string;
   /** The event's handling key. */
   readonly key: string;
-  /** The JSON envelope `{ v, key, event }` produced by {@link EventSerializer}. */
+  /** The JSON envelope `{ v, key, event, order? }` produced by {@link EventSerializer}. */
   readonly payload: string;
+  /** The order key of an ordered event. */
+  readonly orderKey?: string;
 }

@@ -3,6 +3,7 @@ import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from '../handlers/dispatcher.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
+import type { OrderingStore } from '../ordering/ordering-store.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { Logger } from './logger.js';
 import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
@@ -23,6 +24,14 @@ export interface WorkerRuntime {
 export interface TransportWorker {
   /** Stops taking work, waits for in-flight work up to `timeoutMs`, then closes. */
   close(timeoutMs: number): Promise<void>;
+}
+
+/** A worker's handle on the ordered lanes. */
+export interface WorkerOrdering {
+  /** The store. */
+  readonly store: OrderingStore;
+  /** Releases what the handle holds. */
+  close(): void;
 }
 
 /**
@@ -46,13 +55,20 @@ export interface Transport {
   startWorker(runtime: WorkerRuntime): Promise<TransportWorker>;
   /** Where work given up after its last attempt is kept. */
   readonly deadLetters: DeadLetterStore;
+  /** The lanes of ordered events (published ones go there through {@link Transport.publish}). */
+  readonly ordering: OrderingStore;
+  /** The lanes as a worker of this process uses them, with a connection of its own for blocking waits. */
+  workerOrdering(): WorkerOrdering;
   /** Adds handler jobs, e.g. re-driven dead letters; a worker (of any process) runs them. */
   enqueue(jobs: readonly HandlerJob[]): Promise<void>;
-  /** Events published but not yet drained. */
+  /** Events published but not yet drained, ordered ones included. */
   backlog(): Promise<number>;
   /** Events waiting for their delivery time. */
   delayed(): Promise<number>;
-  /** True when no event waits (delayed ones included) and no handler job is waiting, delayed or running. */
+  /**
+   * True when no event waits (delayed ones included, ordered ones not in a
+   * halted lane) and no handler job is waiting, delayed or running.
+   */
   isIdle(): Promise<boolean>;
   /** Resolves once {@link Transport.isIdle} holds; transports that can be told so implement it. */
   whenIdle?(): Promise<void>;

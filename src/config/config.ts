@@ -175,6 +175,10 @@ export interface CommitbusConfig {
    * retries the job (BullMQ's `lockDuration`; stalled jobs are looked for as
    * often).
    * @defaultValue `30_000`
+   *
+   * Also the lease of a worker on the order keys it is handling: renewed every
+   * `delayedPollMs`; when its worker dies, another worker resumes each key
+   * at the event it stopped on once the lease lapses.
    */
   lockDurationMs: number;
   /**
@@ -184,6 +188,13 @@ export interface CommitbusConfig {
    * @defaultValue `500`
    */
   rulesRefreshMs: number;
+  /**
+   * How many order keys one worker process handles at once (each key's
+   * events one after the other). Ordered events of different keys run in
+   * parallel across all workers.
+   * @defaultValue `64`
+   */
+  orderedConcurrency: number;
 }
 
 /** The defaults, in one place. */
@@ -216,4 +227,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   handledRetentionMs: 604_800_000,
   lockDurationMs: 30_000,
   rulesRefreshMs: 500,
+  orderedConcurrency: 64,
 } satisfies CommitbusConfig);

@@ -28,6 +28,7 @@ export const CONFIG_ENV_VARS = {
   dedupeWindowMs: 'COMMITBUS_DEDUPE_WINDOW_MS',
   maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
   delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
+  orderedConcurrency: 'COMMITBUS_ORDERED_CONCURRENCY',
   handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
   lockDurationMs: 'COMMITBUS_LOCK_DURATION_MS',
   rulesRefreshMs: 'COMMITBUS_RULES_REFRESH_MS',

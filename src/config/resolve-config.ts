@@ -22,6 +22,7 @@ const POSITIVE_INTEGERS = [
   'handledRetentionMs',
   'lockDurationMs',
   'rulesRefreshMs',
+  'orderedConcurrency',
 ] as const satisfies readonly (keyof CommitbusConfig)[];
 
 /**

@@ -107,7 +107,8 @@ function payloadHash(payload: string): string {
 }
 
 /** Reads id and key from an envelope without trusting it. */
-function peekEnvelope(payload: string): { eventId?: string; handlingKey?: string } {
+/** The event id and handling key of a serialized event, as far as it can be read. */
+export function peekEnvelope(payload: string): { eventId?: string; handlingKey?: string } {
   try {
     const parsed = JSON.parse(payload) as { key?: unknown; event?: { id?: unknown } } | null;
     return {

@@ -15,7 +15,7 @@ import { backoffDelay } from './backoff.js';
 import type { HandlerContext } from './handler.js';
 import { giveUpReason, undecodableReason } from './handler-failure.js';
 import type { HandlerJob } from './handler-job.js';
-import type { HandlerTable, ResolvedHandler } from './handler-table.js';
+import type { HandlerPlan, HandlerTable, ResolvedHandler } from './handler-table.js';
 import { HandlerTimeoutError } from './handler-timeout.error.js';
 import { runWithTimeout } from './run-with-timeout.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
@@ -122,6 +122,11 @@ export class Dispatcher {
     // The handler is gone, or no longer sync: EVENT_HANDLERS changed since the retry was queued.
     if (index < 0) throw new UnknownHandlerError(handlerName, event.handlingKey);
     return index;
+  }
+
+  /** The handlers of `event`'s handling key, sync and async, in order. */
+  planOf(event: Event): HandlerPlan {
+    return this.table.plan(event.handlingKey);
   }
 
   /** The handler named `name` for `event`, or {@link UnknownHandlerError}. */

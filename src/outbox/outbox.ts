@@ -1,9 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { orderOfPayload } from '../bus/event-serializer.js';
 import { describeError, type Logger } from '../bus/logger.js';
 import type { OutgoingEvent } from '../bus/outgoing-event.js';
+import { syncLane } from '../ordering/lane.js';
+import { OrderPositions } from '../ordering/order-positions.js';
 import { hasSingleConnection, withTransactionGate } from '../uow/transaction-gate.js';
 import { OutboxNotConfiguredError } from './outbox-not-configured.error.js';
-import { OutboxRecordEntity } from './outbox-record.entity.js';
+import { type OutboxRecord, OutboxRecordEntity } from './outbox-record.entity.js';
 
 /** An event to keep in the outbox. */
 export interface OutboxEntry extends OutgoingEvent {
@@ -36,12 +39,17 @@ export class Outbox {
   private deleting: Promise<void> | undefined;
   private deleteTimer: NodeJS.Timeout | undefined;
 
+  /** Positions of ordered events, reserved in the same transactions as the rows. */
+  readonly positions: OrderPositions;
+
   constructor(
     /** Where the outbox table lives. */
     readonly dataSource: DataSource,
     private readonly settings: OutboxSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.positions = new OrderPositions(dataSource);
+  }
 
   /** Writes `entries` in the transaction of `manager`, in one INSERT. */
   async write(manager: EntityManager, entries: readonly OutboxEntry[]): Promise<void> {
@@ -186,13 +194,7 @@ export class Outbox {
         }
         const rows = await query.getMany();
         if (rows.length === 0) return 0;
-        await publish(
-          rows.map((row) => ({
-            id: row.eventId,
-            payload: row.payload,
-            ...(row.deliverAt !== null ? { deliverAt: row.deliverAt } : {}),
-          })),
-        );
+        await publish(rows.map(toOutgoing));
         await this.deleteRows(
           manager,
           rows.map((row) => row.eventId),
@@ -210,6 +212,22 @@ export class Outbox {
   async pending(): Promise<number> {
     return this.dataSource.getRepository(OutboxRecordEntity).count();
   }
+}
+
+/** An outbox row as the transport takes it; an ordered event to its lane at its position. */
+function toOutgoing(row: OutboxRecord): OutgoingEvent {
+  const order = orderOfPayload(row.payload);
+  if (order !== undefined) {
+    const lane = syncLane(order.key);
+    return order.position === undefined
+      ? { id: row.eventId, payload: row.payload, lane }
+      : { id: row.eventId, payload: row.payload, lane, position: order.position };
+  }
+  return {
+    id: row.eventId,
+    payload: row.payload,
+    ...(row.deliverAt !== null ? { deliverAt: row.deliverAt } : {}),
+  };
 }
 
 function isMissingTable(error: unknown): boolean {

@@ -1,6 +1,8 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { CreateCommitbusHandled1763700000001 } from '../idempotency/create-handled-table.migration.js';
 import { HandledEventEntity } from '../idempotency/handled-event.entity.js';
+import { CreateCommitbusOrderKeys1763900000000 } from '../ordering/create-order-keys-table.migration.js';
+import { OrderKeyRecordEntity } from '../ordering/order-key-record.entity.js';
 import { CreateCommitbusOutbox1763700000000 } from '../outbox/create-outbox-table.migration.js';
 import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
 
@@ -12,6 +14,7 @@ import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
 export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
   OutboxRecordEntity,
   HandledEventEntity,
+  OrderKeyRecordEntity,
 ]);
 
 /**
@@ -21,4 +24,5 @@ export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
 export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = Object.freeze([
   CreateCommitbusOutbox1763700000000,
   CreateCommitbusHandled1763700000001,
+  CreateCommitbusOrderKeys1763900000000,
 ]);

@@ -3,8 +3,10 @@ import type { EntityManager } from 'typeorm';
 import { type DeliveryOptions, deliverAtOf } from '../bus/delivery-options.js';
 import type { Event } from '../bus/event.js';
 import type { EventBus } from '../bus/event-bus.js';
+import { withOrderPosition } from '../bus/event-serializer.js';
 import { describeError } from '../bus/logger.js';
 import type { OutgoingEvent } from '../bus/outgoing-event.js';
+import { syncLane } from '../ordering/lane.js';
 import type { Outbox, OutboxEntry } from '../outbox/outbox.js';
 import { PublishAfterCommitError } from './publish-after-commit.error.js';
 
@@ -12,6 +14,7 @@ interface Registered {
   readonly event: Event;
   readonly payload: string;
   readonly delivery: DeliveryOptions | undefined;
+  readonly orderKey: string | undefined;
 }
 
 /**
@@ -47,9 +50,9 @@ export class PostCommitEvents {
     deliverAtOf(delivery);
     // The same event registered twice (say, by nested service calls) goes out once.
     if (this.ids.has(event.id)) return;
-    const { payload } = this.bus.encode(event);
+    const { payload, orderKey } = this.bus.encode(event, delivery);
     this.ids.add(event.id);
-    this.registered.push({ event, payload, delivery });
+    this.registered.push({ event, payload, delivery, orderKey });
   }
 
   /** The events registered so far. */
@@ -57,22 +60,54 @@ export class PostCommitEvents {
     return this.registered.map((r) => r.event);
   }
 
-  /** @internal Fixes delivery times and writes the events to the outbox in `manager`'s transaction. */
+  /**
+   * @internal Fixes delivery times, gives ordered events their positions (with
+   * an outbox) and writes the events to the outbox, in `manager`'s transaction.
+   */
   async beforeCommit(manager: EntityManager): Promise<void> {
     const now = Date.now();
-    const entries: OutboxEntry[] = this.registered.map(({ event, payload, delivery }) => {
-      const deliverAt = deliverAtOf(delivery, now);
-      return {
-        id: event.id,
-        handlingKey: event.handlingKey,
-        payload,
-        ...(deliverAt !== undefined ? { deliverAt } : {}),
-      };
-    });
-    this.outgoing = entries.map(({ id, payload, deliverAt }) =>
-      deliverAt === undefined ? { id, payload } : { id, payload, deliverAt },
+    const next = await this.reservePositions(manager);
+    const entries: (OutboxEntry & OutgoingEvent)[] = this.registered.map(
+      ({ event, payload, delivery, orderKey }) => {
+        if (orderKey !== undefined) {
+          const position = next?.get(orderKey);
+          if (position === undefined)
+            return { id: event.id, handlingKey: event.handlingKey, payload, lane: syncLane(orderKey) };
+          next?.set(orderKey, position + 1);
+          return {
+            id: event.id,
+            handlingKey: event.handlingKey,
+            payload: withOrderPosition(payload, position),
+            lane: syncLane(orderKey),
+            position,
+          };
+        }
+        const deliverAt = deliverAtOf(delivery, now);
+        return {
+          id: event.id,
+          handlingKey: event.handlingKey,
+          payload,
+          ...(deliverAt !== undefined ? { deliverAt } : {}),
+        };
+      },
     );
+    this.outgoing = entries.map(({ handlingKey: _, ...outgoing }) => outgoing);
     if (this.outbox !== undefined) await this.outbox.write(manager, entries);
+  }
+
+  /**
+   * With an outbox, ordered events take their positions in this transaction
+   * (commit order, never lost); without one, the transport gives them the
+   * next position when they are published.
+   */
+  private async reservePositions(manager: EntityManager): Promise<Map<string, number> | undefined> {
+    if (this.outbox === undefined) return undefined;
+    const counts = new Map<string, number>();
+    for (const { orderKey } of this.registered) {
+      if (orderKey !== undefined) counts.set(orderKey, (counts.get(orderKey) ?? 0) + 1);
+    }
+    if (counts.size === 0) return undefined;
+    return this.outbox.positions.reserve(manager, counts);
   }
 
   /**

@@ -5,12 +5,13 @@ import type { HandlerJob } from '../../handlers/handler-job.js';
 import { TransportUnavailableError } from '../errors/transport-unavailable.error.js';
 import type { Logger } from '../logger.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
-import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
+import type { Transport, TransportWorker, WorkerOrdering, WorkerRuntime } from '../transport.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings, redactUrl } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNames } from './queue-names.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
+import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
@@ -30,6 +31,8 @@ export class BullmqTransport implements Transport {
   readonly rules: RedisSchedulingRuleStore;
   /** Dead letters in Redis, under the bus's prefix. */
   readonly deadLetters: RedisDeadLetterStore;
+  /** Ordered events' lanes in Redis, under the bus's prefix. */
+  readonly ordering: RedisOrderingStore;
   private readonly redis: Redis;
   private readonly log: RedisStreamEventLog;
   private readonly drainQueue: Queue;
@@ -57,6 +60,20 @@ export class BullmqTransport implements Transport {
       (action, error) => this.unavailable(action, error),
     );
     this.deadLetters = new RedisDeadLetterStore(this.redis, this.names);
+    this.ordering = new RedisOrderingStore(this.redis, this.names.ordering);
+  }
+
+  workerOrdering(): WorkerOrdering {
+    // Both connections wait out Redis outages, as the worker's others do.
+    const client = this.connect(null);
+    const blocking = this.connect(null);
+    return {
+      store: new RedisOrderingStore(client, this.names.ordering, blocking),
+      close: () => {
+        blocking.disconnect();
+        client.disconnect();
+      },
+    };
   }
 
   private connect(maxRetriesPerRequest: number | null): Redis {
@@ -154,14 +171,18 @@ export class BullmqTransport implements Transport {
     return this.handlerJobs.enqueue(jobs);
   }
 
-  backlog(): Promise<number> {
-    return this.log.backlog();
+  async backlog(): Promise<number> {
+    const [stream, ordered] = await Promise.all([this.log.backlog(), this.ordering.pending()]);
+    return stream + ordered;
   }
 
   async isIdle(): Promise<boolean> {
     // Stream first: a drain enqueues an event's jobs before it acknowledges
     // the event, so an empty stream means every job is already counted below.
     if ((await this.log.backlog()) > 0 || (await this.log.delayed()) > 0) return false;
+    // Lanes fan out to async lanes in the same step that finishes an event, so this count is whole.
+    const ordered = await this.ordering.pending();
+    if (ordered > 0 && ordered > (await this.ordering.pendingInHalted())) return false;
     return !(await this.handlerJobs.hasUnfinished());
   }
 

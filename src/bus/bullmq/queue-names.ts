@@ -28,6 +28,8 @@ export interface QueueNames {
   readonly deadLetters: string;
   /** Sorted set of dead-letter ids by the time they were given up. */
   readonly deadLettersByTime: string;
+  /** Prefix of the ordered lanes' keys (see `ordered-steps.lua`). */
+  readonly ordering: string;
 }
 
 /** Derives every name from the config. */
@@ -46,5 +48,6 @@ export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): Qu
     dropped: `${config.prefix}:${config.name}:dropped`,
     deadLetters: `${config.prefix}:${config.name}:dead-letters`,
     deadLettersByTime: `${config.prefix}:${config.name}:dead-letters-by-time`,
+    ordering: `${config.prefix}:${config.name}:ord:`,
   };
 }

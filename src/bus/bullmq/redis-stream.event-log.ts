@@ -5,12 +5,13 @@ import type { QueueNames } from './queue-names.js';
 import { streamScripts } from './stream-scripts.js';
 
 /** The keys of one bus's log. */
-export type StreamLogKeys = Pick<QueueNames, 'stream' | 'group' | 'delayed' | 'seen'>;
+export type StreamLogKeys = Pick<QueueNames, 'stream' | 'group' | 'delayed' | 'seen' | 'ordering'>;
 
 type StreamEntry = [id: string, fields: string[] | null];
 
 /**
- * {@link EventLog} on a Redis stream with one consumer group. Drains read with
+ * {@link EventLog} on a Redis stream with one consumer group. Ordered events
+ * go to their lanes instead (the same script call; see `ordered-steps.lua`). Drains read with
  * XREADGROUP, so each entry goes to one drain; handled entries are XACKed and
  * XDELed, so the stream holds exactly the events not yet handled. Delayed
  * events wait in a sorted set; accepted ids are remembered in keys that expire
@@ -63,15 +64,22 @@ export class RedisStreamEventLog implements EventLog {
 
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
     if (events.length === 0) return { appended: 0, delayed: 0, dropped: 0 };
-    const triples: string[] = [];
+    const args: string[] = [];
     for (const e of events)
-      triples.push(e.skipDedupe ? '' : e.id, e.deliverAt === undefined ? '' : String(e.deliverAt), e.payload);
+      args.push(
+        e.skipDedupe ? '' : e.id,
+        e.deliverAt === undefined ? '' : String(e.deliverAt),
+        e.payload,
+        e.lane ?? '',
+        e.position === undefined ? '' : String(e.position),
+      );
     const [appended, delayed, dropped] = await streamScripts(this.client).commitbusPublishEvents(
       this.keys.stream,
       this.keys.delayed,
       this.keys.seen,
       this.dedupeWindowMs,
-      ...triples,
+      this.keys.ordering,
+      ...args,
     );
     return { appended, delayed, dropped };
   }

@@ -2,13 +2,14 @@ import { luaScripts } from './lua-scripts.js';
 
 /** The stream log's writes, one atomic round trip each (see the `.lua` files for KEYS/ARGV). */
 export interface StreamScripts {
-  /** Publishes events (id, deliverAt or "", payload triples); resolves to [appended, delayed, dropped]. */
+  /** Publishes events (id, deliverAt or "", payload, lane or "", position or ""); resolves to [appended, delayed, dropped]. */
   commitbusPublishEvents(
     stream: string,
     delayed: string,
     seenPrefix: string,
     windowMs: number,
-    ...triples: string[]
+    orderingPrefix: string,
+    ...perEvent: string[]
   ): Promise<[number, number, number]>;
   /** Moves due delayed events into the stream; resolves to how many. */
   commitbusReleaseDelayed(delayed: string, stream: string, limit: number): Promise<number>;

@@ -21,10 +21,13 @@ export class MemoryEventLog implements EventLog {
   /**
    * @param dedupeWindowMs - how long accepted ids are remembered.
    * @param onChange - called whenever entries are added or acknowledged.
+   * @param toLane - takes an ordered event (after the dedupe check); false if its position was taken.
    */
   constructor(
     private readonly dedupeWindowMs: number,
     private readonly onChange: () => void = () => {},
+    private readonly toLane: (lane: string, payload: string, position: number | undefined) => boolean = () =>
+      false,
   ) {}
 
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
@@ -42,7 +45,10 @@ export class MemoryEventLog implements EventLog {
         this.seen.delete(event.id);
         this.seen.set(event.id, now + this.dedupeWindowMs);
       }
-      if (event.deliverAt !== undefined && event.deliverAt > now) {
+      if (event.lane !== undefined) {
+        if (this.toLane(event.lane, event.payload, event.position)) appended++;
+        else dropped++;
+      } else if (event.deliverAt !== undefined && event.deliverAt > now) {
         const at = event.deliverAt;
         const index = this.delayedEvents.findIndex((d) => d.deliverAt > at);
         const item = { deliverAt: at, payload: event.payload };

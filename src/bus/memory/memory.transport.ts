@@ -4,9 +4,10 @@ import type { HandlerJob } from '../../handlers/handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
 import { describeError } from '../logger.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
-import type { Transport, TransportWorker, WorkerRuntime } from '../transport.js';
+import type { Transport, TransportWorker, WorkerOrdering, WorkerRuntime } from '../transport.js';
 import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
+import { MemoryOrderingStore } from './memory.ordering-store.js';
 import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
 
@@ -39,9 +40,19 @@ export class MemoryTransport implements Transport {
   private drains = 0;
   /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
+  /** Ordered events' lanes, in this process. */
+  readonly ordering = new MemoryOrderingStore(() => this.notify());
 
   constructor(private readonly config: CommitbusConfig) {
-    this.log = new MemoryEventLog(config.dedupeWindowMs, () => this.notify());
+    this.log = new MemoryEventLog(
+      config.dedupeWindowMs,
+      () => this.notify(),
+      (lane, payload, position) => this.ordering.append(lane, payload, position),
+    );
+  }
+
+  workerOrdering(): WorkerOrdering {
+    return { store: this.ordering, close: () => {} };
   }
 
   async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
@@ -192,8 +203,8 @@ export class MemoryTransport implements Transport {
     this.notify();
   }
 
-  backlog(): Promise<number> {
-    return this.log.backlog();
+  async backlog(): Promise<number> {
+    return (await this.log.backlog()) + (await this.ordering.pending());
   }
 
   async isIdle(): Promise<boolean> {
@@ -201,6 +212,7 @@ export class MemoryTransport implements Transport {
       (await this.log.backlog()) === 0 &&
       (await this.log.delayed()) === 0 &&
       this.parked.length === 0 &&
+      (await this.ordering.pending()) === (await this.ordering.pendingInHalted()) &&
       (this.worker?.runner.isIdle() ?? true)
     );
   }

@@ -1,0 +1,219 @@
+--[[
+  Runs a batch of steps on ordered-event lanes for one worker, atomically.
+  A lane is the queue of one order key's events for one kind of work:
+  "s|<key>" runs the sync handlers (and fans out to the async lanes),
+  "a|<handler>|<key>" runs one async handler.
+
+  Keys (all under ARGV[1], the ordering prefix P):
+    P ready        list of lanes that may have work (a lane may appear twice)
+    P workers      sorted set: worker id -> lease expiry (ms); absent = dead
+    P w:<W>        list of lanes worker W took from `ready` (the seed's
+                   event.worker:W:object)
+    P retry        sorted set: lane -> when its current event runs again (ms)
+    P halted       sorted set: lane -> when it halted (ms)
+    P seq          the bus's sequence counter
+    P pending      events waiting in lanes (for idleness and backlog)
+    P l:<lane>     hash: tail (last position assigned here), next (position
+                   to handle next, 1 if absent), last (seq of the last event
+                   handled; the next one's prev), owner, q (queued in ready),
+                   cp/cs/cv (position, seq and prev of the current event),
+                   ca (attempts made), cf (failures JSON), ch (index in the
+                   sync chain to resume from), halt (why it halted), skip
+    P e:<lane>     hash: position -> payload ("seq|prev|payload" on async lanes)
+
+  Invariants (checked by test/ordering-invariants.test.ts):
+    1. Every lane with an event at `next` is in `ready` (or q is set and it is
+       in some w:<W>), owned by a live worker, waiting in `retry`, or halted.
+    2. A lane is owned by at most one live worker, and only the owner moves
+       `next`; `next` only grows, by one, when the event at it is done.
+    3. The current event (cp) is never re-assigned: a new owner resumes it
+       with the same seq and prev, so no event is skipped.
+    4. On a sync lane, seq grows and each event's prev is the seq of the
+       event before it.
+
+  ARGV[1]   ordering prefix
+  ARGV[2]   worker id
+  ARGV[3..] steps: opcode, number of arguments, arguments
+    TAKE n                         pop up to n lanes from ready and claim them
+    CLAIM lane                     claim a lane already moved to w:<W>
+    DONE lane pos asyncLane...     finish the current event, fan out, go on
+    LATER lane pos ms ca cf ch     run the current event again in `ms`
+    HALT lane pos ca cf ch why     halt the lane at its current event
+    RELEASE lane                   let go of a lane (on shutdown)
+
+  Returns one reply per step: TAKE a list of events; CLAIM and DONE an event
+  or a status ('empty', 'owned', 'halted', 'waiting', 'lost'); the others
+  'ok' or 'lost'. An event is { lane, pos, seq, prev or '', ca, cf, ch,
+  skip (the halt reason of a halted event an operator skipped, or ''),
+  payload }.
+]]
+local P, W = ARGV[1], ARGV[2]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local READY, WORKERS, MINE = P .. 'ready', P .. 'workers', P .. 'w:' .. W
+
+local function alive(worker)
+  local lease = redis.call('ZSCORE', WORKERS, worker)
+  return lease and tonumber(lease) > now
+end
+
+local function letGo(L, lane)
+  redis.call('HDEL', L, 'owner')
+  redis.call('LREM', MINE, 1, lane)
+end
+
+local function enqueue(L, lane)
+  if redis.call('HSETNX', L, 'q', '1') == 1 then redis.call('LPUSH', READY, lane) end
+end
+
+-- The owned lane's current event, taking the next one if there is none;
+-- lets the lane go when it has no event to handle.
+local function head(lane, L)
+  local E = P .. 'e:' .. lane
+  local cur = redis.call('HMGET', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip')
+  if cur[1] then
+    local stored = redis.call('HGET', E, cur[1])
+    if stored then
+      local payload = stored
+      if string.sub(lane, 1, 2) == 'a|' then
+        local a = string.find(stored, '|', 1, true)
+        local b = string.find(stored, '|', a + 1, true)
+        payload = string.sub(stored, b + 1)
+      end
+      return { lane, cur[1], cur[2], cur[3], cur[4], cur[5], cur[6], cur[7] or '', payload }
+    end
+    redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip')
+  end
+  local pos = tonumber(redis.call('HGET', L, 'next') or '1')
+  local stored = redis.call('HGET', E, pos)
+  if not stored then
+    letGo(L, lane)
+    return 'empty'
+  end
+  local seq, prev, payload
+  if string.sub(lane, 1, 2) == 'a|' then
+    local a = string.find(stored, '|', 1, true)
+    local b = string.find(stored, '|', a + 1, true)
+    seq, prev, payload = string.sub(stored, 1, a - 1), string.sub(stored, a + 1, b - 1), string.sub(stored, b + 1)
+  else
+    seq = tostring(redis.call('INCR', P .. 'seq'))
+    prev = redis.call('HGET', L, 'last') or ''
+    payload = stored
+  end
+  redis.call('HSET', L, 'cp', pos, 'cs', seq, 'cv', prev, 'ca', '0', 'cf', '', 'ch', '0')
+  return { lane, tostring(pos), seq, prev, '0', '', '0', '', payload }
+end
+
+local function claim(lane)
+  local L = P .. 'l:' .. lane
+  redis.call('HDEL', L, 'q')
+  local owner = redis.call('HGET', L, 'owner')
+  -- Owned by a live worker (this one included: another of its slots has it).
+  if owner and alive(owner) then
+    redis.call('LREM', MINE, 1, lane)
+    return 'owned'
+  end
+  if redis.call('HEXISTS', L, 'halt') == 1 then
+    letGo(L, lane)
+    return 'halted'
+  end
+  local due = redis.call('ZSCORE', P .. 'retry', lane)
+  if due then
+    if tonumber(due) > now then
+      letGo(L, lane)
+      return 'waiting'
+    end
+    redis.call('ZREM', P .. 'retry', lane)
+  end
+  redis.call('HSET', L, 'owner', W)
+  return head(lane, L)
+end
+
+-- The lane, if this worker owns it and is on the event at `pos`.
+local function mine(lane, pos)
+  local L = P .. 'l:' .. lane
+  local f = redis.call('HMGET', L, 'owner', 'cp')
+  if f[1] ~= W or f[2] ~= pos then return nil end
+  return L
+end
+
+local replies = {}
+local i = 3
+while i <= #ARGV do
+  local op, n = ARGV[i], tonumber(ARGV[i + 1])
+  local a = i + 2
+  local reply
+  if op == 'TAKE' then
+    reply = {}
+    for _ = 1, tonumber(ARGV[a]) do
+      local lane = redis.call('RPOPLPUSH', READY, MINE)
+      if not lane then break end
+      local r = claim(lane)
+      if type(r) == 'table' then reply[#reply + 1] = r end
+    end
+  elseif op == 'CLAIM' then
+    reply = claim(ARGV[a])
+  elseif op == 'DONE' then
+    local lane, pos = ARGV[a], ARGV[a + 1]
+    local L = mine(lane, pos)
+    if not L then
+      reply = 'lost'
+    else
+      local E = P .. 'e:' .. lane
+      local cur = redis.call('HMGET', L, 'cs', 'cv')
+      local stored = redis.call('HGET', E, pos)
+      redis.call('HDEL', E, pos)
+      redis.call('DECR', P .. 'pending')
+      redis.call('HSET', L, 'next', tonumber(pos) + 1, 'last', cur[1])
+      redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip')
+      if n > 2 and stored then
+        local value = cur[1] .. '|' .. cur[2] .. '|' .. stored
+        for k = a + 2, a + n - 1 do
+          local A = P .. 'l:' .. ARGV[k]
+          local p = redis.call('HINCRBY', A, 'tail', 1)
+          redis.call('HSET', P .. 'e:' .. ARGV[k], p, value)
+          redis.call('INCR', P .. 'pending')
+          enqueue(A, ARGV[k])
+        end
+      end
+      reply = head(lane, L)
+    end
+  elseif op == 'LATER' then
+    local lane, pos = ARGV[a], ARGV[a + 1]
+    local L = mine(lane, pos)
+    if not L then
+      reply = 'lost'
+    else
+      redis.call('HSET', L, 'ca', ARGV[a + 3], 'cf', ARGV[a + 4], 'ch', ARGV[a + 5])
+      redis.call('HDEL', L, 'skip')
+      redis.call('ZADD', P .. 'retry', now + tonumber(ARGV[a + 2]), lane)
+      letGo(L, lane)
+      reply = 'ok'
+    end
+  elseif op == 'HALT' then
+    local lane, pos = ARGV[a], ARGV[a + 1]
+    local L = mine(lane, pos)
+    if not L then
+      reply = 'lost'
+    else
+      redis.call('HSET', L, 'ca', ARGV[a + 2], 'cf', ARGV[a + 3], 'ch', ARGV[a + 4], 'halt', ARGV[a + 5])
+      redis.call('HDEL', L, 'skip')
+      redis.call('ZADD', P .. 'halted', now, lane)
+      letGo(L, lane)
+      reply = 'ok'
+    end
+  elseif op == 'RELEASE' then
+    local lane = ARGV[a]
+    local L = P .. 'l:' .. lane
+    if redis.call('HGET', L, 'owner') == W then
+      letGo(L, lane)
+      enqueue(L, lane)
+    end
+    reply = 'ok'
+  else
+    return redis.error_reply('unknown ordered step ' .. tostring(op))
+  end
+  replies[#replies + 1] = reply
+  i = a + n
+end
+return replies

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describeError, type Logger } from '../bus/logger.js';
+import { PeriodicTask } from '../bus/periodic-task.js';
+import type { LaneRunner } from './lane-runner.js';
+import type { LaneEvent, LaneStep, OrderingStore, StepReply } from './ordering-store.js';
+
+/** Settings of an {@link OrderedConsumer}. */
+export interface OrderedConsumerOptions {
+  /** The lanes, with a connection of this worker's own for blocking waits. */
+  readonly store: OrderingStore;
+  /** Handles one lane event. */
+  readonly runner: LaneRunner;
+  /** Lanes (order keys) handled at once by this worker. */
+  readonly concurrency: number;
+  /** How long this worker's lanes stay its own without a renewal (config `lockDurationMs`). */
+  readonly leaseMs: number;
+  /** How often the lease is renewed and dead workers' lanes and due retries are swept. */
+  readonly maintainEveryMs: number;
+  /** Longest blocking wait for a lane. */
+  readonly blockMs: number;
+  /** Where problems are logged. */
+  readonly logger: Logger;
+}
+
+const STEP_RETRY_MAX_MS = 5_000;
+
+/**
+ * A worker's consumer of ordered lanes: takes lanes with work (up to
+ * `concurrency` at once), runs each lane's events one after the other, and
+ * records every outcome. Outcomes of all lanes finishing in the same tick go
+ * to the store in one round trip, which also hands back each lane's next
+ * event. A lease, renewed every `maintainEveryMs`, keeps the lanes this
+ * worker owns; when it dies the lease lapses and any worker resumes them at
+ * the event they stopped on.
+ */
+export class OrderedConsumer {
+  /** This worker's id in the lanes' ownership records. */
+  readonly worker = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly store: OrderingStore;
+  private active = 0;
+  private stopping = false;
+  private readonly slotWaiters = new Set<() => void>();
+  private batch: { step: LaneStep; resolve: (reply: StepReply) => void; reject: (error: unknown) => void }[] =
+    [];
+  private intakeLoop: Promise<void> | undefined;
+  private readonly maintenance: PeriodicTask;
+  private readonly lanesDone = new Set<() => void>();
+
+  constructor(private readonly options: OrderedConsumerOptions) {
+    this.store = options.store;
+    this.maintenance = new PeriodicTask(
+      'ordered lanes upkeep',
+      options.maintainEveryMs,
+      () => this.store.maintain(this.worker, options.leaseMs),
+      options.logger,
+    );
+  }
+
+  /** Takes the lease and starts taking lanes. */
+  async start(): Promise<this> {
+    await this.store.maintain(this.worker, this.options.leaseMs);
+    this.maintenance.start({ now: false });
+    this.intakeLoop = this.intake();
+    return this;
+  }
+
+  private async intake(): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      if (this.active >= this.options.concurrency) {
+        await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
+        continue;
+      }
+      try {
+        let events = await this.store.take(this.worker, this.options.concurrency - this.active);
+        if (events.length === 0 && !this.stopping) {
+          const one = await this.store.waitAndClaim(this.worker, this.options.blockMs);
+          events = one === undefined ? [] : [one];
+        }
+        failures = 0;
+        for (const event of events) this.startLane(event);
+      } catch (error) {
+        if (this.stopping) break;
+        if (failures++ % 30 === 0) {
+          this.options.logger.warn(
+            { worker: this.worker, error: describeError(error).message },
+            'could not take ordered lanes; retrying',
+          );
+        }
+        await sleep(Math.min(STEP_RETRY_MAX_MS, 100 * 2 ** Math.min(failures, 6)));
+      }
+    }
+  }
+
+  private startLane(first: LaneEvent): void {
+    this.active++;
+    void this.runLane(first).finally(() => {
+      this.active--;
+      for (const wake of [...this.slotWaiters]) {
+        this.slotWaiters.delete(wake);
+        wake();
+      }
+      if (this.active === 0) for (const done of [...this.lanesDone]) done();
+    });
+  }
+
+  private async runLane(first: LaneEvent): Promise<void> {
+    let current: LaneEvent | undefined = first;
+    while (current !== undefined) {
+      if (this.stopping) {
+        await this.record({ op: 'release', lane: current.lane });
+        return;
+      }
+      let step: LaneStep;
+      try {
+        step = await this.options.runner.run(current);
+      } catch (error) {
+        // Only the store can fail here (a dead letter not written): try the event again soon.
+        this.options.logger.error(
+          { lane: current.lane, error: describeError(error).message },
+          'an ordered event could not be finished; it runs again shortly',
+        );
+        step = {
+          op: 'later',
+          lane: current.lane,
+          position: current.position,
+          delayMs: 1_000,
+          attemptsMade: current.attemptsMade,
+          failures: current.failures,
+          from: current.from,
+        };
+      }
+      const reply = await this.record(step);
+      if (reply === 'lost') {
+        this.options.logger.warn(
+          { worker: this.worker, lane: current.lane, position: current.position },
+          'this worker no longer holds an ordered key (its lease lapsed and another worker took over, or a reply was lost); the event may run twice',
+        );
+        // If the reply was lost but the lane is still this worker's, hand it back so it is not stuck.
+        await this.record({ op: 'release', lane: current.lane });
+      }
+      current = typeof reply === 'object' ? reply : undefined;
+    }
+  }
+
+  /** Records a step, batched with the other lanes' steps of this tick; retried while the store is unreachable. */
+  private async record(step: LaneStep): Promise<StepReply> {
+    for (let failures = 0; ; failures++) {
+      try {
+        return await new Promise<StepReply>((resolve, reject) => {
+          this.batch.push({ step, resolve, reject });
+          if (this.batch.length === 1) setImmediate(() => this.flush());
+        });
+      } catch (error) {
+        if (failures % 30 === 0) {
+          this.options.logger.warn(
+            { lane: step.lane, op: step.op, error: describeError(error).message },
+            'could not record an ordered event step; retrying',
+          );
+        }
+        await sleep(Math.min(STEP_RETRY_MAX_MS, 100 * 2 ** Math.min(failures, 6)));
+      }
+    }
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    this.batch = [];
+    this.store
+      .steps(
+        this.worker,
+        batch.map((b) => b.step),
+      )
+      .then(
+        (replies) => {
+          for (const [i, b] of batch.entries()) b.resolve(replies[i] ?? 'lost');
+        },
+        (error: unknown) => {
+          for (const b of batch) b.reject(error);
+        },
+      );
+  }
+
+  /**
+   * Stops taking lanes, lets each running lane finish its current event (up to
+   * `timeoutMs`), and leaves: lanes still held go back for other workers.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.store.interrupt?.();
+    for (const wake of [...this.slotWaiters]) wake();
+    let timer: NodeJS.Timeout | undefined;
+    const drained = new Promise<void>((resolve) => {
+      if (this.active === 0) resolve();
+      else this.lanesDone.add(resolve);
+    });
+    await Promise.race([
+      Promise.all([drained, this.intakeLoop]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.maintenance.stop();
+    await this.store
+      .leave(this.worker)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { worker: this.worker, error: describeError(error).message },
+          'could not hand back ordered lanes on shutdown; they go back when the lease lapses',
+        ),
+      );
+  }
+}

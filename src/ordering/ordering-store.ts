@@ -1,0 +1,116 @@
+import type { AttemptFailureJson } from '../dead-letters/attempt-failure.js';
+
+/** A lane's current event, as a worker that owns the lane gets it. */
+export interface LaneEvent {
+  /** The lane (see `lane.ts`). */
+  readonly lane: string;
+  /** The event's position in the lane. */
+  readonly position: number;
+  /** The event's `seq`. */
+  readonly seq: number;
+  /** The `seq` of the key's previous event, if any. */
+  readonly prev: number | undefined;
+  /** Attempts already made of the handler at `from`. */
+  readonly attemptsMade: number;
+  /** Their failures. */
+  readonly failures: readonly AttemptFailureJson[];
+  /** Index in the sync chain to go on from (0 on async lanes). */
+  readonly from: number;
+  /** Set when an operator skipped the halted event: why it had halted. */
+  readonly skipped: HaltReason | undefined;
+  /** The serialized event. */
+  readonly payload: string;
+}
+
+/** Why a lane halted. */
+export interface HaltReason {
+  /** The handler that gave up, absent when the payload could not be decoded. */
+  readonly handler?: string;
+  /** Why: a dead-letter reason (`exhausted`, `timeout`, `non-retryable`, `unknown-event-type`, `malformed`). */
+  readonly reason: string;
+  /** The last error message. */
+  readonly error: string;
+}
+
+/** What a worker did with a lane's current event. */
+export type LaneStep =
+  | {
+      /** Finished: the lane moves on and the event goes to these async lanes. */
+      readonly op: 'done';
+      readonly lane: string;
+      readonly position: number;
+      readonly fanOut: readonly string[];
+    }
+  | {
+      /** Run it again in `delayMs`, from chain index `from`. */
+      readonly op: 'later';
+      readonly lane: string;
+      readonly position: number;
+      readonly delayMs: number;
+      readonly attemptsMade: number;
+      readonly failures: readonly AttemptFailureJson[];
+      readonly from: number;
+    }
+  | {
+      /** Halt the lane at this event until an operator resumes it. */
+      readonly op: 'halt';
+      readonly lane: string;
+      readonly position: number;
+      readonly attemptsMade: number;
+      readonly failures: readonly AttemptFailureJson[];
+      readonly from: number;
+      readonly why: HaltReason;
+    }
+  | {
+      /** Let go of the lane (shutdown); another worker resumes it. */
+      readonly op: 'release';
+      readonly lane: string;
+    };
+
+/** Why a lane gave no event: nothing at its next position, another live worker owns it, it is halted, or waits for a retry. */
+export type LaneStatus = 'empty' | 'owned' | 'halted' | 'waiting';
+
+/** The reply to a step: the lane's next event, a status, `ok`, or `lost` (the worker no longer owns the lane). */
+export type StepReply = LaneEvent | LaneStatus | 'ok' | 'lost';
+
+/** A halted lane, as the store keeps it. */
+export interface HaltedLane {
+  /** The lane. */
+  readonly lane: string;
+  /** When it halted. */
+  readonly haltedAt: Date;
+  /** The event it halted at. */
+  readonly event: LaneEvent;
+  /** Why. */
+  readonly why: HaltReason;
+  /** Events of the lane waiting behind it (the halted one included). */
+  readonly waiting: number;
+}
+
+/**
+ * The port of ordered lanes: where ordered events wait per order key, who owns
+ * a lane, and its current event. Every method is atomic. Implemented on Redis
+ * (`bullmq`, shared by every process) and in memory.
+ */
+export interface OrderingStore {
+  /** Takes up to `max` lanes that have work, claims them, and returns their current events. */
+  take(worker: string, max: number): Promise<LaneEvent[]>;
+  /** Waits up to `blockMs` for a lane with work and claims it. */
+  waitAndClaim(worker: string, blockMs: number): Promise<LaneEvent | undefined>;
+  /** Applies steps in one round trip; one reply each (`done` replies with the lane's next event). */
+  steps(worker: string, steps: readonly LaneStep[]): Promise<StepReply[]>;
+  /** Renews the worker's lease, hands dead workers' lanes back, and queues lanes whose retry is due. */
+  maintain(worker: string, leaseMs: number): Promise<void>;
+  /** The worker leaves: its lanes go back at once. */
+  leave(worker: string): Promise<void>;
+  /** Halted lanes, oldest first. */
+  halted(): Promise<HaltedLane[]>;
+  /** Resumes halted lanes: run the event again, or skip its failed handler; resolves to how many resumed. */
+  resume(mode: 'redrive' | 'skip', lanes: readonly string[]): Promise<number>;
+  /** Events waiting in lanes (halted lanes' included). */
+  pending(): Promise<number>;
+  /** Events waiting in halted lanes. */
+  pendingInHalted(): Promise<number>;
+  /** Ends blocking waits (shutdown). */
+  interrupt?(): void;
+}
