@@ -6,18 +6,25 @@ export class RecordEvent extends Event {
   recid!: string;
 }
 
+/**
+ * The events of one record are handled one at a time, in the order their
+ * units of work committed (create before publish before delete), by
+ * whichever worker; other records' events run in parallel.
+ */
+const byRecord = { orderBy: (e: RecordEvent) => `record:${e.recid}` };
+
 /** A record was created. */
-@EventType('RECORD.CREATE')
+@EventType('RECORD.CREATE', byRecord)
 export class RecordCreatedEvent extends RecordEvent {
   title!: string;
 }
 
 /** A record was published. */
-@EventType('RECORD.PUBLISH')
+@EventType('RECORD.PUBLISH', byRecord)
 export class RecordPublishedEvent extends RecordEvent {}
 
 /** A record was deleted. */
-@EventType('RECORD.DELETE')
+@EventType('RECORD.DELETE', byRecord)
 export class RecordDeletedEvent extends RecordEvent {}
 
 /** Every event class of the example, for the bus's registry. */

@@ -29,7 +29,10 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
       .insert({ recid: event.recid, message: `Your record ${event.recid} is published` });
   });
 
-  /** Async: reindexes the record from the database (handlers are idempotent: they read the current state). */
+  /**
+   * Async: reindexes the record from the database. Record events are ordered
+   * per record, so this runs for r1's create before r1's publish, never both at once.
+   */
   const updateSearchIndex = defineHandler('search.index', async (event: RecordEvent) => {
     const record = await dataSource.getRepository(Record).findOneBy({ recid: event.recid });
     const index = dataSource.getRepository(SearchIndexEntry);
