@@ -315,6 +315,63 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
     expect(seen.of('note.add', '')).toEqual([{ handler: 'note.add', key: '', n: 99 }]);
   });
 
+  it('holds a key where it is while its handler is paused, and goes on in order after resume', async () => {
+    const seen = new Seen();
+    const { bus } = await start(
+      { ITEM: [[defineHandler<ItemChanged>('item.paused', (e) => seen.record('item.paused', e)), true]] },
+      { rulesRefreshMs: 30 },
+    );
+    await bus.publish(ItemChanged.create({ item: 9, n: 1 }));
+    await waitFor('first event handled', () => seen.runs.length === 1);
+    await bus.rules.pause({ handler: 'item.paused' });
+    await bus.publish(range(2, 5).map((n) => ItemChanged.create({ item: 9, n })));
+    // Give the worker time to pick the rule up and look at the key more than once.
+    await waitFor('the key to wait behind the pause', async () => (await bus.ordering.pending()) === 4);
+    await pause(150);
+    expect(seen.ns('item.paused', 'item:9')).toEqual([1]);
+    await bus.rules.resume({ handler: 'item.paused' });
+    await bus.whenIdle(10_000);
+    expect(seen.ns('item.paused', 'item:9')).toEqual(range(1, 5));
+  });
+
+  it('hands its keys to another worker on shutdown: the current event finishes, the rest follow in order, none twice', async () => {
+    const seen = new Seen();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handler = defineHandler<ItemChanged>('item.handover', async (e) => {
+      if (e.n === 3) await gate;
+      seen.record('item.handover', e);
+    });
+    const cfg = config();
+    const first = await bed.buses.start({
+      events: EVENTS,
+      handlers: { ITEM: [[handler, true]] },
+      config: cfg,
+    });
+    await first.bus.publish(range(1, 8).map((n) => ItemChanged.create({ item: 4, n })));
+    await waitFor('the first worker to reach event 3', () => seen.runs.length === 2);
+    const closing = first.worker.close();
+    release();
+    await closing;
+    expect(seen.ns('item.handover', 'item:4')).toEqual([1, 2, 3]);
+    if (transport === 'memory') {
+      // One worker per memory bus: a new one on the same transport takes over.
+      await bed.buses.start(
+        { events: EVENTS, handlers: { ITEM: [[handler, true]] }, config: cfg },
+        {},
+        first.bus.transport,
+      );
+    } else {
+      await bed.buses.start({ events: EVENTS, handlers: { ITEM: [[handler, true]] }, config: cfg });
+    }
+    await waitFor('the rest handled', () => seen.runs.length === 8);
+    expect(seen.ns('item.handover', 'item:4')).toEqual(range(1, 8));
+    const runs = seen.of('item.handover', 'item:4');
+    for (let i = 1; i < runs.length; i++) expect(runs[i]?.prev).toBe(runs[i - 1]?.seq);
+  });
+
   it('refuses an invalid order key and a delayed ordered event, with errors that say what to do', async () => {
     const bus = bed.buses.create({ events: EVENTS, config: config() });
     await expect(bus.publish(NoteAdded.create({ item: 1, n: 1 }), { orderKey: '' })).rejects.toThrow(
