@@ -275,7 +275,7 @@ export class MemoryOrderingStore implements OrderingStore {
       this.enqueue(name, lane);
     }
     this.taken.delete(worker);
-    this.leases.delete(worker);
+    this.leases.set(worker, 0);
   }
 
   async halted(): Promise<HaltedLane[]> {

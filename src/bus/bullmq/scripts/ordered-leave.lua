@@ -1,6 +1,9 @@
 --[[
   A worker leaves (on shutdown): lanes it still holds go back to `ready` and
-  its lease ends, so other workers take over at once. See ordered-steps.lua.
+  its lease ends, so other workers take over at once. The lease is expired,
+  not removed: a blocking move still in flight may yet put a lane in its list,
+  and the next sweep (ordered-maintain.lua) hands that back too. See
+  ordered-steps.lua.
 
   ARGV[1]   ordering prefix
   ARGV[2]   worker id
@@ -17,5 +20,5 @@ for _, lane in ipairs(lanes) do
   redis.call('LPUSH', P .. 'ready', lane)
 end
 redis.call('DEL', list)
-redis.call('ZREM', P .. 'workers', W)
+redis.call('ZADD', P .. 'workers', 0, W)
 return #lanes
