@@ -3,7 +3,14 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type EventHandlersConfig, TransportUnavailableError, UnitOfWorkManager } from '../src/index.js';
+import {
+  defineHandler,
+  Event,
+  type EventHandlersConfig,
+  EventType,
+  TransportUnavailableError,
+  UnitOfWorkManager,
+} from '../src/index.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from './helpers/events.js';
 import { closeSchema, openSchema } from './helpers/postgres.js';
@@ -11,6 +18,12 @@ import { Recorder } from './helpers/recorder.js';
 import { committedRecids, createRecord, RecordCreated, RecordRow } from './helpers/records.js';
 import { testPrefix } from './helpers/redis.js';
 import { waitFor } from './helpers/wait-for.js';
+
+@EventType('TICKET.STEP', { orderBy: (e: TicketStep) => `ticket:${e.ticket}` })
+class TicketStep extends Event {
+  ticket!: number;
+  step!: number;
+}
 
 // A Redis server of this file's own, so it can be stopped and started again.
 let port: number;
@@ -139,5 +152,37 @@ describe('Redis going away', () => {
       await closeSchema(dataSource);
       if (!restarted) await startRedis();
     }
+  });
+
+  it('a worker handling ordered events rides out a Redis restart and goes on with later events in order', async () => {
+    const steps: string[] = [];
+    const handlers: EventHandlersConfig = {
+      TICKET: [
+        [defineHandler<TicketStep>('ticket.step', (e) => void steps.push(`${e.ticket}:${e.step}`)), true],
+      ],
+    };
+    const config = fastConfig({
+      transport: 'bullmq',
+      prefix: testPrefix('outage-ordered'),
+      redisUrl: `redis://127.0.0.1:${port}`,
+      delayedPollMs: 50,
+    });
+    const { bus } = await buses.start({ events: [TicketStep], handlers, config });
+    await bus.publish([1, 2, 3].map((step) => TicketStep.create({ ticket: 1, step })));
+    await waitFor('the first steps', () => steps.length === 3);
+
+    await stopRedis();
+    await startRedis();
+    // The server restarted empty: the worker's lease and lanes are rebuilt by its next upkeep.
+    const publisher = buses.create({ events: [TicketStep], config });
+    await waitFor('the publisher to reconnect', () =>
+      publisher.publish(TicketStep.create({ ticket: 2, step: 1 })).then(
+        () => true,
+        () => false,
+      ),
+    );
+    await publisher.publish([2, 3, 4].map((step) => TicketStep.create({ ticket: 2, step: step })));
+    await waitFor('the steps published after the restart', () => steps.length === 7, { timeoutMs: 15_000 });
+    expect(steps).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3', '2:4']);
   });
 });

@@ -137,7 +137,7 @@ export class MemoryOrderingStore implements OrderingStore {
   private claim(worker: string, name: string): LaneEvent | LaneStatus {
     const lane = this.lane(name);
     lane.queued = false;
-    if (lane.owner !== undefined && this.alive(lane.owner)) {
+    if (lane.owner !== undefined && (lane.owner === worker || this.alive(lane.owner))) {
       const list = this.mine(worker);
       const index = list.indexOf(name);
       if (index >= 0) list.splice(index, 1);

@@ -108,8 +108,9 @@ local function claim(lane)
   local L = P .. 'l:' .. lane
   redis.call('HDEL', L, 'q')
   local owner = redis.call('HGET', L, 'owner')
-  -- Owned by a live worker (this one included: another of its slots has it).
-  if owner and alive(owner) then
+  -- Owned by this worker (another of its slots has it, whatever its lease
+  -- says) or by another live one.
+  if owner and (owner == W or alive(owner)) then
     redis.call('LREM', MINE, 1, lane)
     return 'owned'
   end
