@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import { bigintAsNumber } from '../schema/bigint-as-number.js';
 
 /** One row of `commitbus_order_keys`: the last position given to an order key's events. */
 export interface OrderKeyRecord {
@@ -7,11 +8,6 @@ export interface OrderKeyRecord {
   /** The position of the key's last committed event. */
   lastPosition: number;
 }
-
-const bigintAsNumber = {
-  to: (value: number) => value,
-  from: (value: string | number) => Number(value),
-};
 
 /**
  * The `commitbus_order_keys` table: a unit of work that sends ordered events

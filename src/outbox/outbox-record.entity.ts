@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import { bigintAsNumber } from '../schema/bigint-as-number.js';
 
 /** One outbox row: an event committed and not yet known to be published. */
 export interface OutboxRecord {
@@ -15,12 +16,6 @@ export interface OutboxRecord {
   /** Epoch ms before which the event must not be handled, or null. */
   deliverAt: number | null;
 }
-
-/** Reads bigint columns (strings on PostgreSQL) as numbers. */
-const bigintAsNumber = {
-  to: (value: number | null | undefined) => value,
-  from: (value: string | number | null) => (value === null ? null : Number(value)),
-};
 
 /**
  * The `commitbus_outbox` table. Add it to your DataSource with

@@ -1,5 +1,6 @@
 import type { EventLog, LogEntry } from '../event-log.js';
 import type { AppendResult, OutgoingEvent } from '../outgoing-event.js';
+import { Wakeups } from './wakeups.js';
 
 interface Pending {
   readonly entry: LogEntry;
@@ -12,7 +13,7 @@ export class MemoryEventLog implements EventLog {
   private nextId = 1;
   private waiting: LogEntry[] = [];
   private readonly pending = new Map<string, Pending>();
-  private readonly wakeups = new Set<() => void>();
+  private readonly wakeups = new Wakeups();
   /** Accepted ids and when they may be accepted again. */
   private readonly seen = new Map<string, number>();
   /** Delayed events, by delivery time (stable for equal times). */
@@ -97,17 +98,7 @@ export class MemoryEventLog implements EventLog {
   }
 
   async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {
-    if (this.waiting.length === 0) {
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.wakeups.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, blockMs);
-        this.wakeups.add(wake);
-      });
-    }
+    if (this.waiting.length === 0) await this.wakeups.wait(blockMs);
     const taken = this.waiting.splice(0, count);
     const now = Date.now();
     for (const entry of taken) this.pending.set(entry.entryId, { entry, consumer, since: now });
@@ -140,6 +131,6 @@ export class MemoryEventLog implements EventLog {
 
   /** Ends every blocking read now (used on shutdown). */
   wakeAll(): void {
-    for (const wake of [...this.wakeups]) wake();
+    this.wakeups.wakeAll();
   }
 }

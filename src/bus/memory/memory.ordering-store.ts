@@ -7,6 +7,7 @@ import type {
   OrderingStore,
   StepReply,
 } from '../../ordering/ordering-store.js';
+import { Wakeups } from './wakeups.js';
 
 interface Current {
   position: number;
@@ -41,7 +42,7 @@ export class MemoryOrderingStore implements OrderingStore {
   private readonly ready: string[] = [];
   private readonly taken = new Map<string, string[]>();
   private readonly leases = new Map<string, number>();
-  private readonly wakeups = new Set<() => void>();
+  private readonly wakeups = new Wakeups();
   private seq = 0;
   private pendingCount = 0;
 
@@ -86,7 +87,7 @@ export class MemoryOrderingStore implements OrderingStore {
     if (lane.queued) return;
     lane.queued = true;
     this.ready.unshift(name);
-    for (const wake of [...this.wakeups]) wake();
+    this.wakeups.wakeAll();
   }
 
   private alive(worker: string): boolean {
@@ -171,17 +172,7 @@ export class MemoryOrderingStore implements OrderingStore {
   }
 
   async waitAndClaim(worker: string, blockMs: number): Promise<LaneEvent | undefined> {
-    if (this.ready.length === 0) {
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.wakeups.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, blockMs);
-        this.wakeups.add(wake);
-      });
-    }
+    if (this.ready.length === 0) await this.wakeups.wait(blockMs);
     const [event] = await this.take(worker, 1);
     return event;
   }
@@ -222,17 +213,8 @@ export class MemoryOrderingStore implements OrderingStore {
         return this.head(worker, step.lane, lane);
       }
       case 'later':
-        lane.current = {
-          ...cur,
-          attemptsMade: step.attemptsMade,
-          failures: step.failures,
-          from: step.from,
-          skipped: undefined,
-        };
-        lane.retryAt = Date.now() + step.delayMs;
-        this.letGo(worker, step.lane, lane);
-        return 'ok';
       case 'halt':
+        // The current event stays, with its attempts so far, until the retry is due or an operator resumes it.
         lane.current = {
           ...cur,
           attemptsMade: step.attemptsMade,
@@ -240,7 +222,8 @@ export class MemoryOrderingStore implements OrderingStore {
           from: step.from,
           skipped: undefined,
         };
-        lane.halt = { why: step.why, at: Date.now() };
+        if (step.op === 'later') lane.retryAt = Date.now() + step.delayMs;
+        else lane.halt = { why: step.why, at: Date.now() };
         this.letGo(worker, step.lane, lane);
         return 'ok';
     }
@@ -321,6 +304,6 @@ export class MemoryOrderingStore implements OrderingStore {
   }
 
   interrupt(): void {
-    for (const wake of [...this.wakeups]) wake();
+    this.wakeups.wakeAll();
   }
 }

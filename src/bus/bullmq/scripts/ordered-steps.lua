@@ -179,27 +179,23 @@ while i <= #ARGV do
       end
       reply = head(lane, L)
     end
-  elseif op == 'LATER' then
+  elseif op == 'LATER' or op == 'HALT' then
     local lane, pos = ARGV[a], ARGV[a + 1]
     local L = mine(lane, pos)
     if not L then
       reply = 'lost'
     else
-      redis.call('HSET', L, 'ca', ARGV[a + 3], 'cf', ARGV[a + 4], 'ch', ARGV[a + 5])
+      -- The current event stays, with its attempts so far, until the retry
+      -- is due or an operator resumes the lane.
+      local b = op == 'LATER' and a + 3 or a + 2
+      redis.call('HSET', L, 'ca', ARGV[b], 'cf', ARGV[b + 1], 'ch', ARGV[b + 2])
       redis.call('HDEL', L, 'skip')
-      redis.call('ZADD', P .. 'retry', now + tonumber(ARGV[a + 2]), lane)
-      letGo(L, lane)
-      reply = 'ok'
-    end
-  elseif op == 'HALT' then
-    local lane, pos = ARGV[a], ARGV[a + 1]
-    local L = mine(lane, pos)
-    if not L then
-      reply = 'lost'
-    else
-      redis.call('HSET', L, 'ca', ARGV[a + 2], 'cf', ARGV[a + 3], 'ch', ARGV[a + 4], 'halt', ARGV[a + 5])
-      redis.call('HDEL', L, 'skip')
-      redis.call('ZADD', P .. 'halted', now, lane)
+      if op == 'LATER' then
+        redis.call('ZADD', P .. 'retry', now + tonumber(ARGV[a + 2]), lane)
+      else
+        redis.call('HSET', L, 'halt', ARGV[a + 5])
+        redis.call('ZADD', P .. 'halted', now, lane)
+      end
       letGo(L, lane)
       reply = 'ok'
     end
