@@ -253,6 +253,7 @@ export class MemoryOrderingStore implements OrderingStore {
       if (until > now) continue;
       for (const name of this.taken.get(dead) ?? []) {
         const lane = this.lane(name);
+        if (lane.owner === dead) lane.owner = undefined;
         lane.queued = false;
         this.enqueue(name, lane);
       }

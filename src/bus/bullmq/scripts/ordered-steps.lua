@@ -22,10 +22,15 @@
     P e:<lane>     hash: position -> payload ("seq|prev|payload" on async lanes)
 
   Invariants (checked by test/ordering-invariants.test.ts):
-    1. Every lane with an event at `next` is in `ready` (or q is set and it is
-       in some w:<W>), owned by a live worker, waiting in `retry`, or halted.
-    2. A lane is owned by at most one live worker, and only the owner moves
-       `next`; `next` only grows, by one, when the event at it is done.
+    1. Every lane with an event at `next` is in `ready`, in the w:<W> of a
+       worker in `workers` that owns it (or that popped it and is about to
+       claim it: q is set), waiting in `retry`, or halted. A lane with q set
+       is in `ready` or in such a w:<W>.
+    2. A lane's owner is in `workers` and holds the lane in its w:<W> (the
+       seed's "if OBJ:event.worker == W then event.worker:W:object == OBJ"),
+       so when its lease lapses the sweep hands the lane back and ends the
+       ownership. Only the owner moves `next`; `next` only grows, by one,
+       when the event at it is done.
     3. The current event (cp) is never re-assigned: a new owner resumes it
        with the same seq and prev, so no event is skipped.
     4. On a sync lane, seq grows and each event's prev is the seq of the
