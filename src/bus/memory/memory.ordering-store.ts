@@ -160,7 +160,8 @@ export class MemoryOrderingStore implements OrderingStore {
 
   async take(worker: string, max: number): Promise<LaneEvent[]> {
     const out: LaneEvent[] = [];
-    for (let i = 0; i < max; i++) {
+    // Only under a live lease: a lane must never be owned by a worker the lease sweep no longer knows.
+    for (let i = 0; i < max && this.alive(worker); i++) {
       const name = this.ready.pop();
       if (name === undefined) break;
       this.mine(worker).unshift(name);
@@ -171,7 +172,8 @@ export class MemoryOrderingStore implements OrderingStore {
   }
 
   async waitAndClaim(worker: string, blockMs: number): Promise<LaneEvent | undefined> {
-    if (this.ready.length === 0) {
+    // Without a lease it takes nothing: wait as if idle rather than spin until it renews.
+    if (this.ready.length === 0 || !this.alive(worker)) {
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);

@@ -45,6 +45,9 @@
     LATER lane pos ms ca cf ch     run the current event again in `ms`
     HALT lane pos ca cf ch why     halt the lane at its current event
     RELEASE lane                   let go of a lane (on shutdown)
+  A worker takes and claims lanes only under a live lease (else TAKE gets
+  nothing, and CLAIM 'lost' and puts the lane back): a lane must never be
+  owned by a worker the lease sweep no longer knows.
 
   Returns one reply per step: TAKE a list of events; CLAIM and DONE an event
   or a status ('empty', 'owned', 'halted', 'waiting', 'lost'); the others
@@ -150,14 +153,22 @@ while i <= #ARGV do
   local reply
   if op == 'TAKE' then
     reply = {}
-    for _ = 1, tonumber(ARGV[a]) do
+    for _ = 1, alive(W) and tonumber(ARGV[a]) or 0 do
       local lane = redis.call('RPOPLPUSH', READY, MINE)
       if not lane then break end
       local r = claim(lane)
       if type(r) == 'table' then reply[#reply + 1] = r end
     end
   elseif op == 'CLAIM' then
-    reply = claim(ARGV[a])
+    if alive(W) then
+      reply = claim(ARGV[a])
+    else
+      local L = P .. 'l:' .. ARGV[a]
+      redis.call('LREM', MINE, 1, ARGV[a])
+      redis.call('HDEL', L, 'q')
+      enqueue(L, ARGV[a])
+      reply = 'lost'
+    end
   elseif op == 'DONE' then
     local lane, pos = ARGV[a], ARGV[a + 1]
     local L = mine(lane, pos)
