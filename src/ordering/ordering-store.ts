@@ -93,9 +93,12 @@ export interface HaltedLane {
  * (`bullmq`, shared by every process) and in memory.
  */
 export interface OrderingStore {
-  /** Takes up to `max` lanes that have work, claims them, and returns their current events. */
+  /**
+   * Takes up to `max` lanes that have work, claims them, and returns their current events; none while
+   * the worker has no live lease (see `maintain`).
+   */
   take(worker: string, max: number): Promise<LaneEvent[]>;
-  /** Waits up to `blockMs` for a lane with work and claims it. */
+  /** Waits up to `blockMs` for a lane with work and claims it (not without a live lease). */
   waitAndClaim(worker: string, blockMs: number): Promise<LaneEvent | undefined>;
   /** Applies steps in one round trip; one reply each (`done` replies with the lane's next event). */
   steps(worker: string, steps: readonly LaneStep[]): Promise<StepReply[]>;

@@ -161,7 +161,8 @@ export class MemoryOrderingStore implements OrderingStore {
 
   async take(worker: string, max: number): Promise<LaneEvent[]> {
     const out: LaneEvent[] = [];
-    for (let i = 0; i < max; i++) {
+    // Only under a live lease: a lane must never be owned by a worker the lease sweep no longer knows.
+    for (let i = 0; i < max && this.alive(worker); i++) {
       const name = this.ready.pop();
       if (name === undefined) break;
       this.mine(worker).unshift(name);
@@ -172,7 +173,8 @@ export class MemoryOrderingStore implements OrderingStore {
   }
 
   async waitAndClaim(worker: string, blockMs: number): Promise<LaneEvent | undefined> {
-    if (this.ready.length === 0) await this.wakeups.wait(blockMs);
+    // Without a lease it takes nothing: wait as if idle rather than spin until it renews.
+    if (this.ready.length === 0 || !this.alive(worker)) await this.wakeups.wait(blockMs);
     const [event] = await this.take(worker, 1);
     return event;
   }
@@ -236,6 +238,7 @@ export class MemoryOrderingStore implements OrderingStore {
       if (until > now) continue;
       for (const name of this.taken.get(dead) ?? []) {
         const lane = this.lane(name);
+        if (lane.owner === dead) lane.owner = undefined;
         lane.queued = false;
         this.enqueue(name, lane);
       }

@@ -1,7 +1,8 @@
 --[[
   A worker's periodic upkeep of the ordered lanes: renews its lease, hands the
-  lanes of dead workers back to `ready` (their ownerships lapse with their
-  leases, so another worker resumes each lane at its current event), and
+  lanes of dead workers back to `ready` (their ownerships end with their
+  leases, so another worker resumes each lane at its current event, and a
+  worker that was only stalled finds its steps `lost` when it comes back), and
   moves lanes whose retry is due back to `ready`. See ordered-steps.lua for
   the keys.
 
@@ -26,8 +27,11 @@ local recovered = 0
 for _, dead in ipairs(redis.call('ZRANGEBYSCORE', WORKERS, '-inf', now, 'LIMIT', 0, 100)) do
   local list = P .. 'w:' .. dead
   for _, lane in ipairs(redis.call('LRANGE', list, 0, -1)) do
+    local L = P .. 'l:' .. lane
+    -- Its ownership ends here: a lane still owned by it is in no w:<W> list now.
+    if redis.call('HGET', L, 'owner') == dead then redis.call('HDEL', L, 'owner') end
     -- A lane it popped but never claimed still has q set: push it back as is.
-    redis.call('HDEL', P .. 'l:' .. lane, 'q')
+    redis.call('HDEL', L, 'q')
     enqueue(lane)
     recovered = recovered + 1
   end

@@ -22,10 +22,15 @@
     P e:<lane>     hash: position -> payload ("seq|prev|payload" on async lanes)
 
   Invariants (checked by test/ordering-invariants.test.ts):
-    1. Every lane with an event at `next` is in `ready` (or q is set and it is
-       in some w:<W>), owned by a live worker, waiting in `retry`, or halted.
-    2. A lane is owned by at most one live worker, and only the owner moves
-       `next`; `next` only grows, by one, when the event at it is done.
+    1. Every lane with an event at `next` is in `ready`, in the w:<W> of a
+       worker in `workers` that owns it (or that popped it and is about to
+       claim it: q is set), waiting in `retry`, or halted. A lane with q set
+       is in `ready` or in such a w:<W>.
+    2. A lane's owner is in `workers` and holds the lane in its w:<W> (the
+       seed's "if OBJ:event.worker == W then event.worker:W:object == OBJ"),
+       so when its lease lapses the sweep hands the lane back and ends the
+       ownership. Only the owner moves `next`; `next` only grows, by one,
+       when the event at it is done.
     3. The current event (cp) is never re-assigned: a new owner resumes it
        with the same seq and prev, so no event is skipped.
     4. On a sync lane, seq grows and each event's prev is the seq of the
@@ -40,6 +45,9 @@
     LATER lane pos ms ca cf ch     run the current event again in `ms`
     HALT lane pos ca cf ch why     halt the lane at its current event
     RELEASE lane                   let go of a lane (on shutdown)
+  A worker takes and claims lanes only under a live lease (else TAKE gets
+  nothing, and CLAIM 'lost' and puts the lane back): a lane must never be
+  owned by a worker the lease sweep no longer knows.
 
   Returns one reply per step: TAKE a list of events; CLAIM and DONE an event
   or a status ('empty', 'owned', 'halted', 'waiting', 'lost'); the others
@@ -146,14 +154,22 @@ while i <= #ARGV do
   local reply
   if op == 'TAKE' then
     reply = {}
-    for _ = 1, tonumber(ARGV[a]) do
+    for _ = 1, alive(W) and tonumber(ARGV[a]) or 0 do
       local lane = redis.call('RPOPLPUSH', READY, MINE)
       if not lane then break end
       local r = claim(lane)
       if type(r) == 'table' then reply[#reply + 1] = r end
     end
   elseif op == 'CLAIM' then
-    reply = claim(ARGV[a])
+    if alive(W) then
+      reply = claim(ARGV[a])
+    else
+      local L = P .. 'l:' .. ARGV[a]
+      redis.call('LREM', MINE, 1, ARGV[a])
+      redis.call('HDEL', L, 'q')
+      enqueue(L, ARGV[a])
+      reply = 'lost'
+    end
   elseif op == 'DONE' then
     local lane, pos = ARGV[a], ARGV[a + 1]
     local L = mine(lane, pos)
