@@ -47,20 +47,31 @@ export class OrderedConsumer {
   private intakeLoop: Promise<void> | undefined;
   private readonly maintenance: PeriodicTask;
   private readonly lanesDone = new Set<() => void>();
+  private readonly blockMs: number;
+  /** Until when (this process's clock) the last renewal holds the lease. */
+  private leaseUntil = 0;
 
   constructor(private readonly options: OrderedConsumerOptions) {
     this.store = options.store;
+    // A blocking wait must end well within the lease (see intake()).
+    this.blockMs = Math.max(1, Math.min(options.blockMs, Math.floor(options.leaseMs / 3)));
     this.maintenance = new PeriodicTask(
       'ordered lanes upkeep',
       options.maintainEveryMs,
-      () => this.store.maintain(this.worker, options.leaseMs),
+      () => this.renew(),
       options.logger,
     );
   }
 
+  private async renew(): Promise<void> {
+    const startedAt = Date.now();
+    await this.store.maintain(this.worker, this.options.leaseMs);
+    this.leaseUntil = startedAt + this.options.leaseMs;
+  }
+
   /** Takes the lease and starts taking lanes. */
   async start(): Promise<this> {
-    await this.store.maintain(this.worker, this.options.leaseMs);
+    await this.renew();
     this.maintenance.start({ now: false });
     this.intakeLoop = this.intake();
     return this;
@@ -73,10 +84,18 @@ export class OrderedConsumer {
         await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
         continue;
       }
+      // Take lanes only while the lease outlasts a blocking wait: a lane moved
+      // to this worker after the sweep had given it up for dead would be in
+      // a list no sweep reads (the store refuses takes without a lease too).
+      if (Date.now() + this.blockMs >= this.leaseUntil) {
+        this.maintenance.trigger();
+        await sleep(Math.min(this.options.maintainEveryMs, this.blockMs));
+        continue;
+      }
       try {
         let events = await this.store.take(this.worker, this.options.concurrency - this.active);
         if (events.length === 0 && !this.stopping) {
-          const one = await this.store.waitAndClaim(this.worker, this.options.blockMs);
+          const one = await this.store.waitAndClaim(this.worker, this.blockMs);
           events = one === undefined ? [] : [one];
         }
         failures = 0;
