@@ -9,7 +9,7 @@
  *
  * `npm test` runs CHAOS_EVENTS=400; `npm run test:chaos` runs 10,000.
  * Env knobs: CHAOS_EVENTS, CHAOS_KILL_MIN_MS / CHAOS_KILL_MAX_MS (time between
- * kills), CHAOS_KILL_AFTER_COMMIT_EVERY,
+ * kills), CHAOS_MIN_UPTIME_MS (none killed sooner after it is ready), CHAOS_KILL_AFTER_COMMIT_EVERY,
  * CHAOS_PUBLISH_TIMEOUT_MS / CHAOS_SETTLE_TIMEOUT_MS (bounds of the two phases).
  */
 import { describe, expect, it } from 'vitest';
@@ -22,10 +22,14 @@ const EVENTS = Number(process.env.CHAOS_EVENTS ?? 400);
 const LARGE = EVENTS > 1_000;
 const KILL_MIN_MS = Number(process.env.CHAOS_KILL_MIN_MS ?? 100);
 const KILL_MAX_MS = Number(process.env.CHAOS_KILL_MAX_MS ?? 600);
+// A process is killed only once it has been ready this long: on a loaded
+// machine processes take seconds to start, and killed as soon as they are
+// ready the publisher would never get through its units of work.
+const MIN_UPTIME_MS = Number(process.env.CHAOS_MIN_UPTIME_MS ?? 500);
 const KILL_AFTER_COMMIT_EVERY = Number(process.env.CHAOS_KILL_AFTER_COMMIT_EVERY ?? (LARGE ? 250 : 100));
 const WORKERS = 3;
 // Generous bounds: reaching them means something is stuck, not slow.
-const PUBLISH_TIMEOUT_MS = Number(process.env.CHAOS_PUBLISH_TIMEOUT_MS ?? (LARGE ? 900_000 : 30_000));
+const PUBLISH_TIMEOUT_MS = Number(process.env.CHAOS_PUBLISH_TIMEOUT_MS ?? (LARGE ? 900_000 : 120_000));
 const SETTLE_TIMEOUT_MS = Number(process.env.CHAOS_SETTLE_TIMEOUT_MS ?? (LARGE ? 300_000 : 20_000));
 
 const bed = chaosTestBed({ name: 'chaos', entities: CHAOS_ENTITIES });
@@ -37,10 +41,10 @@ describe('crash test: publisher and workers SIGKILLed at random moments', () => 
     async () => {
       const startedAt = Date.now();
       const db = bed.dataSource;
-      const processes = bed.cluster({
-        CHAOS_EVENTS: String(EVENTS),
-        CHAOS_KILL_AFTER_COMMIT_EVERY: String(KILL_AFTER_COMMIT_EVERY),
-      });
+      const processes = bed.cluster(
+        { CHAOS_EVENTS: String(EVENTS), CHAOS_KILL_AFTER_COMMIT_EVERY: String(KILL_AFTER_COMMIT_EVERY) },
+        { minUptimeMs: MIN_UPTIME_MS },
+      );
       await processes.start(WORKERS);
       await processes.killRandomlyUntilPublished(KILL_MIN_MS, KILL_MAX_MS, PUBLISH_TIMEOUT_MS);
 
