@@ -9,66 +9,42 @@
  *
  * `npm test` runs CHAOS_EVENTS=400; `npm run test:chaos` runs 10,000.
  * Env knobs: CHAOS_EVENTS, CHAOS_KILL_MIN_MS / CHAOS_KILL_MAX_MS (time between
- * kills), CHAOS_KILL_AFTER_COMMIT_EVERY,
+ * kills), CHAOS_MIN_UPTIME_MS (none killed sooner after it is ready), CHAOS_KILL_AFTER_COMMIT_EVERY,
  * CHAOS_PUBLISH_TIMEOUT_MS / CHAOS_SETTLE_TIMEOUT_MS (bounds of the two phases).
  */
-import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHAOS_ENTITIES, CHAOS_HANDLERS, killsAfterCommit, rollsBack } from '../fixtures/chaos-app.js';
-import { bundleChaosProcesses, type ChaosBundle } from '../helpers/chaos-build.js';
-import { ChaosCluster } from '../helpers/chaos-cluster.js';
 import { collectReport, formatReport, isEmpty, leftovers } from '../helpers/chaos-report.js';
-import { closeSchema, openSchema } from '../helpers/postgres.js';
-import { deleteKeys, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
+import { chaosTestBed } from '../helpers/chaos-test-bed.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 400);
 const LARGE = EVENTS > 1_000;
 const KILL_MIN_MS = Number(process.env.CHAOS_KILL_MIN_MS ?? 100);
 const KILL_MAX_MS = Number(process.env.CHAOS_KILL_MAX_MS ?? 600);
+// A process is killed only once it has been ready this long: on a loaded
+// machine processes take seconds to start, and killed as soon as they are
+// ready the publisher would never get through its units of work.
+const MIN_UPTIME_MS = Number(process.env.CHAOS_MIN_UPTIME_MS ?? 500);
 const KILL_AFTER_COMMIT_EVERY = Number(process.env.CHAOS_KILL_AFTER_COMMIT_EVERY ?? (LARGE ? 250 : 100));
 const WORKERS = 3;
 // Generous bounds: reaching them means something is stuck, not slow.
-const PUBLISH_TIMEOUT_MS = Number(process.env.CHAOS_PUBLISH_TIMEOUT_MS ?? (LARGE ? 900_000 : 30_000));
+const PUBLISH_TIMEOUT_MS = Number(process.env.CHAOS_PUBLISH_TIMEOUT_MS ?? (LARGE ? 900_000 : 120_000));
 const SETTLE_TIMEOUT_MS = Number(process.env.CHAOS_SETTLE_TIMEOUT_MS ?? (LARGE ? 300_000 : 20_000));
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SCHEMA = `commitbus_chaos_${randomUUID().slice(0, 8)}`;
-const names = { prefix: testPrefix('chaos'), name: 'chaos' };
-const redis = openRedis();
-let dataSource: DataSource | undefined;
-let bundle: ChaosBundle | undefined;
-let cluster: ChaosCluster | undefined;
-
-beforeAll(async () => {
-  dataSource = await openSchema(SCHEMA, CHAOS_ENTITIES);
-  bundle = await bundleChaosProcesses();
-});
-afterAll(async () => {
-  // Every child goes, whatever happened to the test.
-  await cluster?.killAll();
-  await bundle?.remove();
-  if (dataSource !== undefined) await closeSchema(dataSource);
-  await deleteKeys(redis, names.prefix);
-  await redis.quit();
-});
+const bed = chaosTestBed({ name: 'chaos', entities: CHAOS_ENTITIES });
+const { names, redis } = bed;
 
 describe('crash test: publisher and workers SIGKILLed at random moments', () => {
   it(
     `${EVENTS} units of work: each committed event handled by every handler, idempotent ones exactly once, rolled-back ones never, nothing left`,
     async () => {
       const startedAt = Date.now();
-      const db = dataSource!;
-      const processes = new ChaosCluster(bundle!, {
-        DATABASE_URL,
-        CHAOS_SCHEMA: SCHEMA,
-        REDIS_URL,
-        PREFIX: names.prefix,
-        CHAOS_EVENTS: String(EVENTS),
-        CHAOS_KILL_AFTER_COMMIT_EVERY: String(KILL_AFTER_COMMIT_EVERY),
-      });
-      cluster = processes;
+      const db = bed.dataSource;
+      const processes = bed.cluster(
+        { CHAOS_EVENTS: String(EVENTS), CHAOS_KILL_AFTER_COMMIT_EVERY: String(KILL_AFTER_COMMIT_EVERY) },
+        { minUptimeMs: MIN_UPTIME_MS },
+      );
       await processes.start(WORKERS);
       await processes.killRandomlyUntilPublished(KILL_MIN_MS, KILL_MAX_MS, PUBLISH_TIMEOUT_MS);
 

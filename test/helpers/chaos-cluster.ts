@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHAOS_LINES } from '../fixtures/chaos-app.js';
+import { CHAOS_LINES } from '../fixtures/chaos-process.js';
 
 /** The script each role runs (see `bundleChaosProcesses`). */
 export type ChaosScripts = Readonly<Record<'publisher' | 'worker', string>>;
@@ -18,6 +18,8 @@ class ChaosProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<Exit>;
   ready = false;
+  /** When it printed `ready` (ms since the epoch). */
+  readyAt = 0;
   done = false;
   selfKilled = false;
   killedByTest = false;
@@ -27,6 +29,8 @@ class ChaosProcess {
   constructor(
     readonly role: 'publisher' | 'worker',
     readonly label: string,
+    /** A publisher's number, 0 to publishers - 1 (kept across restarts); 0 for workers. */
+    readonly index: number,
     script: string,
     env: Record<string, string>,
     onLine: (process: ChaosProcess, line: string) => void,
@@ -76,11 +80,36 @@ export interface ChaosCounts {
   workersStarted: number;
   /** Events relays published from the outbox (a relay killed before its commit counts again). */
   relayed: number;
+  /** Times a live worker found an ordered lane it was handling taken over (its lease had lapsed). */
+  lanesLost: number;
+}
+
+/** Options of a {@link ChaosCluster}. */
+export interface ChaosClusterOptions {
+  /**
+   * Publisher processes. Each gets its number (0 to n - 1, kept across
+   * restarts) as `CHAOS_PUBLISHER` and the count as `CHAOS_PUBLISHERS`.
+   * @defaultValue 1
+   */
+  readonly publishers?: number;
+  /**
+   * Whether the random kills hit publishers too, or only workers.
+   * @defaultValue true
+   */
+  readonly killPublishers?: boolean;
+  /**
+   * A process is killed only once it has been ready this long, so that it
+   * gets some work done between kills however slowly processes start.
+   * @defaultValue 0
+   */
+  readonly minUptimeMs?: number;
+  /** Called (and awaited) right after the test SIGKILLed a worker, with its pid: to look at what it left. */
+  readonly onWorkerKilled?: (pid: number) => unknown;
 }
 
 /**
- * One publisher and some workers of the crash tests. Every process that dies
- * of SIGKILL is started again (the publisher until it prints `done`); any other
+ * The publishers and workers of a chaos test. Every process that dies of
+ * SIGKILL is started again (a publisher until it prints `done`); any other
  * end is recorded as a problem, which {@link ChaosCluster.check} throws.
  */
 export class ChaosCluster {
@@ -91,21 +120,37 @@ export class ChaosCluster {
     publishersStarted: 0,
     workersStarted: 0,
     relayed: 0,
+    lanesLost: 0,
   };
   private readonly running = new Set<ChaosProcess>();
   private readonly problems: string[] = [];
-  private published = false;
+  private readonly publishers: number;
+  private readonly killPublishers: boolean;
+  private readonly onWorkerKilled: ((pid: number) => unknown) | undefined;
+  private readonly minUptimeMs: number;
+  private publishersDone = 0;
   private stopping = false;
 
   constructor(
     private readonly scripts: ChaosScripts,
     private readonly env: Record<string, string>,
-  ) {}
+    options: ChaosClusterOptions = {},
+  ) {
+    this.publishers = options.publishers ?? 1;
+    this.killPublishers = options.killPublishers ?? true;
+    this.onWorkerKilled = options.onWorkerKilled;
+    this.minUptimeMs = options.minUptimeMs ?? 0;
+  }
 
-  /** Starts the publisher and `workers` workers; resolves once the workers are consuming. */
+  /** Whether every publisher is done. */
+  get published(): boolean {
+    return this.publishersDone === this.publishers;
+  }
+
+  /** Starts the publishers and `workers` workers; resolves once the workers are consuming. */
   async start(workers: number): Promise<void> {
     for (let i = 0; i < workers; i++) this.spawn('worker');
-    this.spawn('publisher');
+    for (let i = 0; i < this.publishers; i++) this.spawn('publisher', i);
     await this.until('every worker to be ready', () =>
       [...this.running].filter((p) => p.role === 'worker').every((p) => p.ready),
     );
@@ -117,8 +162,9 @@ export class ChaosCluster {
   }
 
   /**
-   * Until the publisher is done: every `minMs`-`maxMs` (random), SIGKILLs a
-   * random ready process (it is restarted). Throws after `timeoutMs`.
+   * Until every publisher is done: every `minMs`-`maxMs` (random), SIGKILLs a
+   * random process that has been ready for `minUptimeMs` (only workers unless
+   * `killPublishers`; it is restarted). Throws after `timeoutMs`.
    */
   async killRandomlyUntilPublished(minMs: number, maxMs: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -126,15 +172,25 @@ export class ChaosCluster {
       this.check();
       if (Date.now() > deadline) {
         throw new Error(
-          `the publisher did not finish within ${timeoutMs} ms: ${JSON.stringify(this.counts)}`,
+          `the publishers did not finish within ${timeoutMs} ms: ${JSON.stringify(this.counts)}`,
         );
       }
       await sleep(minMs + Math.random() * (maxMs - minMs));
-      const candidates = [...this.running].filter((p) => p.alive && p.ready && !p.done);
+      const readyBefore = Date.now() - this.minUptimeMs;
+      const candidates = [...this.running].filter(
+        (p) =>
+          p.alive &&
+          p.ready &&
+          p.readyAt <= readyBefore &&
+          !p.done &&
+          (p.role === 'worker' || this.killPublishers),
+      );
       const victim = candidates[Math.floor(Math.random() * candidates.length)];
       if (victim === undefined || this.published) continue;
       victim.killedByTest = true;
       victim.child.kill('SIGKILL');
+      if (victim.role === 'worker' && victim.child.pid !== undefined)
+        await this.onWorkerKilled?.(victim.child.pid);
     }
     this.check();
   }
@@ -175,9 +231,13 @@ export class ChaosCluster {
     return [...this.running].map((p) => `--- ${p.label}\n${p.stderr()}`).join('\n');
   }
 
-  private spawn(role: 'publisher' | 'worker'): void {
+  private spawn(role: 'publisher' | 'worker', index = 0): void {
     const n = role === 'publisher' ? ++this.counts.publishersStarted : ++this.counts.workersStarted;
-    const p = new ChaosProcess(role, `${role}#${n}`, this.scripts[role], this.env, (proc, line) =>
+    const env =
+      role === 'publisher'
+        ? { ...this.env, CHAOS_PUBLISHER: String(index), CHAOS_PUBLISHERS: String(this.publishers) }
+        : this.env;
+    const p = new ChaosProcess(role, `${role}#${n}`, index, this.scripts[role], env, (proc, line) =>
       this.onLine(proc, line),
     );
     this.running.add(p);
@@ -185,23 +245,26 @@ export class ChaosCluster {
   }
 
   private onLine(p: ChaosProcess, line: string): void {
-    if (line === CHAOS_LINES.ready) p.ready = true;
-    else if (line === CHAOS_LINES.selfKill) p.selfKilled = true;
+    if (line === CHAOS_LINES.ready) {
+      p.ready = true;
+      p.readyAt = Date.now();
+    } else if (line === CHAOS_LINES.selfKill) p.selfKilled = true;
     else if (line === CHAOS_LINES.done) p.done = true;
+    else if (line === CHAOS_LINES.laneLost) this.counts.lanesLost++;
     else if (line.startsWith(`${CHAOS_LINES.relayed} `)) this.counts.relayed += Number(line.split(' ')[1]);
   }
 
   private onExit(p: ChaosProcess, exit: Exit): void {
     this.running.delete(p);
     if (p.role === 'publisher' && p.done && exit.code === 0) {
-      this.published = true;
+      this.publishersDone++;
       return;
     }
     if (exit.signal === 'SIGKILL' && (p.killedByTest || p.selfKilled)) {
       if (p.role === 'worker') this.counts.workersKilled++;
       else if (p.selfKilled) this.counts.publisherDiedAfterCommit++;
       else this.counts.publisherKilled++;
-      if (!this.stopping) this.spawn(p.role);
+      if (!this.stopping) this.spawn(p.role, p.index);
       return;
     }
     if (this.stopping && p.role === 'worker') return;

@@ -28,6 +28,18 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<number> 
   return deleted;
 }
 
+/** Every key matching `pattern` (SCAN, never KEYS). */
+export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== '0');
+  return found;
+}
+
 /** What names a bus's keys. */
 type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
 

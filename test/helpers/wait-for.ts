@@ -36,3 +36,47 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** Options of {@link waitForProgress}. */
+export interface WaitForProgressOptions {
+  /** Give up once `remaining` has not gone down for this long: the work is stuck, not slow. */
+  stallMs: number;
+  /** Give up after this long whatever happens. */
+  timeoutMs: number;
+  /** Pause between polls. @defaultValue 100 */
+  intervalMs?: number;
+  /** Describes the state seen last; goes into the error. */
+  describe?: () => unknown;
+}
+
+/**
+ * Polls `remaining` until it is 0 (or `done` says so). A machine shared with
+ * other test runs may be slow, so this waits as long as the work gets on, and
+ * throws a clear error naming `what` only once it has not moved for
+ * `stallMs` (or after `timeoutMs` in all).
+ */
+export async function waitForProgress(
+  what: string,
+  remaining: () => Promise<number>,
+  { stallMs, timeoutMs, intervalMs = 100, describe }: WaitForProgressOptions,
+): Promise<void> {
+  const startedAt = Date.now();
+  let least = Number.POSITIVE_INFINITY;
+  let movedAt = startedAt;
+  for (;;) {
+    const left = await remaining();
+    if (left <= 0) return;
+    const now = Date.now();
+    if (left < least) {
+      least = left;
+      movedAt = now;
+    }
+    const stalled = now - movedAt >= stallMs;
+    if (stalled || now - startedAt >= timeoutMs) {
+      const why = stalled ? `nothing moved for ${stallMs}ms` : `timed out after ${timeoutMs}ms`;
+      const state = describe === undefined ? '' : `; last state: ${JSON.stringify(await describe())}`;
+      throw new Error(`${why} waiting for ${what} (${left} left)${state}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
