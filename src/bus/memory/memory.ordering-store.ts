@@ -142,9 +142,6 @@ export class MemoryOrderingStore implements OrderingStore {
       const list = this.mine(worker);
       const index = list.indexOf(name);
       if (index >= 0) list.splice(index, 1);
-      // Kept in the owner's list, where recovery looks for it (see ordered-steps.lua).
-      const owned = this.mine(lane.owner);
-      if (!owned.includes(name)) owned.push(name);
       return 'owned';
     }
     if (lane.halt !== undefined) {

@@ -120,10 +120,6 @@ local function claim(lane)
   -- says) or by another live one.
   if owner and (owner == W or alive(owner)) then
     redis.call('LREM', MINE, 1, lane)
-    -- Keep it in the owner's list, where recovery looks for it: after a lease
-    -- that lapsed and was renewed, the recovery has emptied that list.
-    local OWNED = P .. 'w:' .. owner
-    if not redis.call('LPOS', OWNED, lane) then redis.call('LPUSH', OWNED, lane) end
     return 'owned'
   end
   if redis.call('HEXISTS', L, 'halt') == 1 then
