@@ -3,6 +3,7 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { CommitbusSide } from './commitbus-side.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
+import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
 import { deleteKeys } from './redis-keys.js';
@@ -19,6 +20,13 @@ const LATENCY_DURATION_MS = 5_000;
 // Latency is measured in alternating rounds and pooled, so a burst of load
 // from elsewhere on the machine does not land on one side only.
 const LATENCY_ROUNDS = 2;
+// Ordering: events per run of the unordered and 1,000-key cases, of the one-key
+// case (one event per round trip), keys, and runs per case (rotating order).
+const ORDERING_EVENTS = Number(process.env.BENCH_ORDERING_EVENTS ?? 20_000);
+const HOT_KEY_EVENTS = Number(process.env.BENCH_HOT_KEY_EVENTS ?? 5_000);
+const ORDERING_KEYS = 1_000;
+const ORDERING_RUNS = Number(process.env.BENCH_ORDERING_RUNS ?? 5);
+const ORDERING_WARMUP = Math.max(1_000, Math.round(ORDERING_EVENTS / 4));
 // Outbox cost: units of work per run and side, in flight at once, runs per side.
 const OUTBOX_UNITS = Number(process.env.BENCH_OUTBOX_UNITS ?? 2_000);
 const OUTBOX_CONCURRENCY = 16;
@@ -126,6 +134,58 @@ async function compareWithRawBullmq(prefix: string): Promise<Record<string, numb
   }
 }
 
+/** Ordered events (1,000 keys, and one hot key) against unordered ones; prints its table and returns the figures. */
+async function compareOrdering(prefix: string): Promise<Record<string, number>> {
+  console.log(
+    `\nordered vs unordered events on ${REDIS_URL}, prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
+      `one bus, a sync no-op handler per class, worker in this process (orderedConcurrency default); ` +
+      `${IN_FLIGHT} bus.publish of 10 events in flight; ${ORDERING_EVENTS} events per run ` +
+      `(unordered; ordered round-robin over ${ORDERING_KEYS} keys), ${HOT_KEY_EVENTS} on one key; ` +
+      `warm-up of ${ORDERING_WARMUP}, ${ORDERING_RUNS} runs per case, rotating order`,
+  );
+  const started = performance.now();
+  const result = await measureOrderingThroughput({
+    redisUrl: REDIS_URL,
+    prefix,
+    events: ORDERING_EVENTS,
+    hotKeyEvents: HOT_KEY_EVENTS,
+    keys: ORDERING_KEYS,
+    inFlight: IN_FLIGHT,
+    runs: ORDERING_RUNS,
+    warmup: ORDERING_WARMUP,
+    onRun: (run, label, perS) =>
+      console.log(
+        `  run ${run} ${label}: ${round(perS)} events/s (load average ${round(loadavg()[0] ?? 0, 2)})`,
+      ),
+  });
+  const figures = {
+    ordered_ratio: round(result.ratio, 2),
+    ordered_per_s: round(result.orderedPerS),
+    unordered_per_s: round(result.unorderedPerS),
+    hot_key_per_s: round(result.hotKeyPerS),
+  };
+  const vs = (perS: number) => `${(perS / result.unorderedPerS).toFixed(2)}x`;
+  console.log();
+  console.log(
+    table([
+      ['ordering throughput (median)', 'events/s', 'vs unordered', 'target', ''],
+      ['unordered', String(figures.unordered_per_s), '1.00x', '', ''],
+      [
+        `ordered, ${ORDERING_KEYS} keys`,
+        String(figures.ordered_per_s),
+        vs(result.orderedPerS),
+        '>= 0.5x',
+        result.ratio >= 0.5 ? 'met' : 'MISSED',
+      ],
+      ['ordered, 1 key', String(figures.hot_key_per_s), vs(result.hotKeyPerS), '', ''],
+    ]),
+  );
+  console.log(
+    `load average ${round(loadavg()[0] ?? 0, 2)} at the end; took ${round((performance.now() - started) / 1000)} s`,
+  );
+  return figures;
+}
+
 /** The outbox's cost per unit of work against a plain transaction + `queue.add`; prints its table. */
 async function compareOutbox(prefix: string): Promise<OutboxCost> {
   console.log(
@@ -176,11 +236,13 @@ async function compareOutbox(prefix: string): Promise<OutboxCost> {
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const figures = await compareWithRawBullmq(prefix);
+  const ordering = await compareOrdering(`${prefix}-ordering`);
   const { outbox, plain, ratio } = await compareOutbox(`${prefix}-outbox`);
   console.log();
   console.log(
     JSON.stringify({
       ...figures,
+      ...ordering,
       outbox_ratio: round(ratio, 2),
       outbox_mean_ms: ms(outbox.meanMs),
       outbox_p50_ms: ms(outbox.p50Ms),

@@ -74,6 +74,13 @@ local function enqueue(L, lane)
   if redis.call('HSETNX', L, 'q', '1') == 1 then redis.call('LPUSH', READY, lane) end
 end
 
+-- An async lane's stored event: "seq|prev|payload".
+local function split(stored)
+  local a = string.find(stored, '|', 1, true)
+  local b = string.find(stored, '|', a + 1, true)
+  return string.sub(stored, 1, a - 1), string.sub(stored, a + 1, b - 1), string.sub(stored, b + 1)
+end
+
 -- The owned lane's current event, taking the next one if there is none;
 -- lets the lane go when it has no event to handle.
 local function head(lane, L)
@@ -84,9 +91,8 @@ local function head(lane, L)
     if stored then
       local payload = stored
       if string.sub(lane, 1, 2) == 'a|' then
-        local a = string.find(stored, '|', 1, true)
-        local b = string.find(stored, '|', a + 1, true)
-        payload = string.sub(stored, b + 1)
+        local _, _, rest = split(stored)
+        payload = rest
       end
       return { lane, cur[1], cur[2], cur[3], cur[4], cur[5], cur[6], cur[7] or '', payload }
     end
@@ -100,9 +106,7 @@ local function head(lane, L)
   end
   local seq, prev, payload
   if string.sub(lane, 1, 2) == 'a|' then
-    local a = string.find(stored, '|', 1, true)
-    local b = string.find(stored, '|', a + 1, true)
-    seq, prev, payload = string.sub(stored, 1, a - 1), string.sub(stored, a + 1, b - 1), string.sub(stored, b + 1)
+    seq, prev, payload = split(stored)
   else
     seq = tostring(redis.call('INCR', P .. 'seq'))
     prev = redis.call('HGET', L, 'last') or ''
@@ -171,29 +175,48 @@ while i <= #ARGV do
       reply = 'lost'
     end
   elseif op == 'DONE' then
+    -- What finishing the event and then head() would do, without reading
+    -- back the fields it has just written (the busiest step: one per event).
     local lane, pos = ARGV[a], ARGV[a + 1]
-    local L = mine(lane, pos)
-    if not L then
+    local L = P .. 'l:' .. lane
+    local f = redis.call('HMGET', L, 'owner', 'cp', 'cs', 'cv', 'skip')
+    if f[1] ~= W or f[2] ~= pos then
       reply = 'lost'
     else
-      local E = P .. 'e:' .. lane
-      local cur = redis.call('HMGET', L, 'cs', 'cv')
-      local stored = redis.call('HGET', E, pos)
-      redis.call('HDEL', E, pos)
-      redis.call('DECR', P .. 'pending')
-      redis.call('HSET', L, 'next', tonumber(pos) + 1, 'last', cur[1])
-      redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip')
-      if n > 2 and stored then
-        local value = cur[1] .. '|' .. cur[2] .. '|' .. stored
-        for k = a + 2, a + n - 1 do
-          local A = P .. 'l:' .. ARGV[k]
-          local p = redis.call('HINCRBY', A, 'tail', 1)
-          redis.call('HSET', P .. 'e:' .. ARGV[k], p, value)
-          redis.call('INCR', P .. 'pending')
-          enqueue(A, ARGV[k])
+      local E, done = P .. 'e:' .. lane, f[3]
+      if n > 2 then
+        local stored = redis.call('HGET', E, pos)
+        if stored then
+          local value = done .. '|' .. f[4] .. '|' .. stored
+          for k = a + 2, a + n - 1 do
+            local A = P .. 'l:' .. ARGV[k]
+            local p = redis.call('HINCRBY', A, 'tail', 1)
+            redis.call('HSET', P .. 'e:' .. ARGV[k], p, value)
+            redis.call('INCR', P .. 'pending')
+            enqueue(A, ARGV[k])
+          end
         end
       end
-      reply = head(lane, L)
+      redis.call('HDEL', E, pos)
+      redis.call('DECR', P .. 'pending')
+      local nextPos = tonumber(pos) + 1
+      local stored = redis.call('HGET', E, nextPos)
+      if not stored then
+        redis.call('HSET', L, 'next', nextPos, 'last', done)
+        redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip', 'owner')
+        redis.call('LREM', MINE, 1, lane)
+        reply = 'empty'
+      else
+        local seq, prev, payload
+        if string.sub(lane, 1, 2) == 'a|' then
+          seq, prev, payload = split(stored)
+        else
+          seq, prev, payload = tostring(redis.call('INCR', P .. 'seq')), done, stored
+        end
+        redis.call('HSET', L, 'next', nextPos, 'last', done, 'cp', nextPos, 'cs', seq, 'cv', prev, 'ca', '0', 'cf', '', 'ch', '0')
+        if f[5] then redis.call('HDEL', L, 'skip') end
+        reply = { lane, tostring(nextPos), seq, prev, '0', '', '0', '', payload }
+      end
     end
   elseif op == 'LATER' or op == 'HALT' then
     local lane, pos = ARGV[a], ARGV[a + 1]
