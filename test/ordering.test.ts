@@ -372,6 +372,23 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
     for (let i = 1; i < runs.length; i++) expect(runs[i]?.prev).toBe(runs[i - 1]?.seq);
   });
 
+  it('gives a waiting key its turn while a busy key holds the only slot', async () => {
+    const order: string[] = [];
+    const { bus } = await start(
+      {
+        ITEM: [[defineHandler<ItemChanged>('item.turns', (e) => void order.push(`${e.item}:${e.n}`)), true]],
+      },
+      { orderedConcurrency: 1 },
+    );
+    await bus.publish(range(1, 300).map((n) => ItemChanged.create({ item: 1, n })));
+    await bus.publish(ItemChanged.create({ item: 2, n: 1 }));
+    await bus.whenIdle(15_000);
+    const busy = order.filter((o) => o.startsWith('1:'));
+    expect(busy).toEqual(range(1, 300).map((n) => `1:${n}`));
+    // Key 2 ran after at most two turns of key 1 (100 events each), not after all 300.
+    expect(order.indexOf('2:1')).toBeLessThanOrEqual(200);
+  });
+
   it('refuses an invalid order key and a delayed ordered event, with errors that say what to do', async () => {
     const bus = bed.buses.create({ events: EVENTS, config: config() });
     await expect(bus.publish(NoteAdded.create({ item: 1, n: 1 }), { orderKey: '' })).rejects.toThrow(

@@ -26,6 +26,9 @@ export interface OrderedConsumerOptions {
 
 const STEP_RETRY_MAX_MS = 5_000;
 
+/** Events a worker handles on one lane before it puts the lane back in the queue (time-slicing). */
+const EVENTS_PER_TURN = 100;
+
 /**
  * Most steps per store call. A tick's steps go out as several calls at once
  * (pipelined on one connection), so the store works on the next call while
@@ -143,8 +146,10 @@ export class OrderedConsumer {
 
   private async runLane(first: LaneEvent): Promise<void> {
     let current: LaneEvent | undefined = first;
-    while (current !== undefined) {
-      if (this.stopping) {
+    for (let turn = 0; current !== undefined; turn++) {
+      // A busy key goes back to the end of the queue now and then, so keys
+      // waiting for a slot get their turn; the lane resumes at this event.
+      if (this.stopping || turn >= EVENTS_PER_TURN) {
         await this.record({ op: 'release', lane: current.lane });
         return;
       }
