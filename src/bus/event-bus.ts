@@ -223,14 +223,14 @@ export class EventBus {
   async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
     if (list.length === 0) return;
-    const deliverAt = deliverAtOf(options);
-    const encoded = list.map((event) => this.encode(event, options));
     const outbox = this.outboxOf;
-    if (outbox !== undefined && encoded.some((e) => e.orderKey !== undefined)) {
-      // Ordered events take their positions in a transaction, like a unit of work's.
+    if (outbox !== undefined && list.some((event) => this.orderKeyOf(event, options) !== undefined)) {
+      // Ordered events take their positions in a transaction, like a unit of work's (which encodes them).
       await this.publishThroughOutbox(outbox, list, options);
       return;
     }
+    const deliverAt = deliverAtOf(options);
+    const encoded = list.map((event) => this.encode(event, options));
     const outgoing = encoded.map(({ id, payload, orderKey }): OutgoingEvent => {
       if (orderKey !== undefined) return { id, payload, lane: syncLane(orderKey) };
       return deliverAt === undefined ? { id, payload } : { id, payload, deliverAt };

@@ -67,30 +67,28 @@ export class PostCommitEvents {
   async beforeCommit(manager: EntityManager): Promise<void> {
     const now = Date.now();
     const next = await this.reservePositions(manager);
-    const entries: (OutboxEntry & OutgoingEvent)[] = this.registered.map(
-      ({ event, payload, delivery, orderKey }) => {
-        if (orderKey !== undefined) {
-          const position = next?.get(orderKey);
-          if (position === undefined)
-            return { id: event.id, handlingKey: event.handlingKey, payload, lane: syncLane(orderKey) };
-          next?.set(orderKey, position + 1);
-          return {
-            id: event.id,
-            handlingKey: event.handlingKey,
-            payload: withOrderPosition(payload, position),
-            lane: syncLane(orderKey),
-            position,
-          };
-        }
-        const deliverAt = deliverAtOf(delivery, now);
+    const entries: OutboxEntry[] = this.registered.map(({ event, payload, delivery, orderKey }) => {
+      if (orderKey !== undefined) {
+        const position = next?.get(orderKey);
+        if (position === undefined)
+          return { id: event.id, handlingKey: event.handlingKey, payload, lane: syncLane(orderKey) };
+        next?.set(orderKey, position + 1);
         return {
           id: event.id,
           handlingKey: event.handlingKey,
-          payload,
-          ...(deliverAt !== undefined ? { deliverAt } : {}),
+          payload: withOrderPosition(payload, position),
+          lane: syncLane(orderKey),
+          position,
         };
-      },
-    );
+      }
+      const deliverAt = deliverAtOf(delivery, now);
+      return {
+        id: event.id,
+        handlingKey: event.handlingKey,
+        payload,
+        ...(deliverAt !== undefined ? { deliverAt } : {}),
+      };
+    });
     this.outgoing = entries.map(({ handlingKey: _, ...outgoing }) => outgoing);
     if (this.outbox !== undefined) await this.outbox.write(manager, entries);
   }
