@@ -96,7 +96,8 @@ export class BullmqTransport implements Transport {
     } catch (error) {
       throw this.unavailable(`publish ${events.length} event(s)`, error);
     }
-    if (result.appended > 0) this.kick();
+    // Ordered events wait in their lanes, which workers take from without a drain.
+    if (result.appended > 0 && events.some((e) => e.lane === undefined)) this.kick();
     return result;
   }
 
