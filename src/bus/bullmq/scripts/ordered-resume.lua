@@ -1,7 +1,8 @@
 --[[
   An operator resumes halted lanes: "redrive" runs the halted event again
-  with fresh attempts; "skip" gives up its failed handler (the caller keeps
-  it as a dead letter) and goes on with the rest. See ordered-steps.lua.
+  with fresh attempts; "skip" marks it so that the worker that takes it next
+  gives up its failed handler (keeping a dead letter) and goes on with the
+  rest. See ordered-steps.lua.
 
   ARGV[1]   ordering prefix
   ARGV[2]   "redrive" or "skip"
