@@ -1,6 +1,6 @@
 import { peekEnvelope } from '../dead-letters/dead-letter.js';
 import type { HaltedKey } from './halted-key.js';
-import { type LaneOf, parseLane, syncLane } from './lane.js';
+import { type LaneOf, parseLane } from './lane.js';
 import type { HaltedLane, OrderingStore } from './ordering-store.js';
 
 /**
@@ -40,7 +40,7 @@ export class OrderedKeys {
 
   private async lanesOf(key: string): Promise<string[]> {
     const lanes = (await this.store.halted()).map((h) => h.lane);
-    return lanes.filter((lane) => lane === syncLane(key) || parseLane(lane).key === key);
+    return lanes.filter((lane) => parseLane(lane).key === key);
   }
 }
 
