@@ -1192,6 +1192,21 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
     fanOut,
   });
 
+  /** Two live workers, two events on one sync lane, and w1 holding the first of them. */
+  async function w1HoldsFirstOfTwo(key: string) {
+    const h = harness(false);
+    const { store } = h;
+    const lane = syncLane(key);
+    await store.maintain('w1', LEASE);
+    await store.maintain('w2', LEASE);
+    await h.publish([
+      { lane, payload: 'e1' },
+      { lane, payload: 'e2' },
+    ]);
+    const [first] = await store.take('w1', 5);
+    return { h, store, lane, first };
+  }
+
   /** Waits until `dead`'s lease lapsed and a maintain by `alive` handed its lanes back. */
   async function sweep(h: Harness, alive: string, dead: string): Promise<void> {
     await waitFor(
@@ -1205,16 +1220,7 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
   }
 
   it('a worker that dies mid-event keeps its lane until its lease lapses; another then resumes that same event, and the late done of the dead one is lost', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-1');
-    await store.maintain('w1', LEASE);
-    await store.maintain('w2', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = await store.take('w1', 5);
+    const { h, store, lane, first } = await w1HoldsFirstOfTwo('order-1');
     expect(first).toMatchObject({ lane, position: 1, prev: undefined, attemptsMade: 0, payload: 'e1' });
 
     // w1 dies now (stops acting and renewing). Another event queues the lane, but w2 cannot claim it yet.
@@ -1246,16 +1252,7 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
   });
 
   it('a worker whose lanes went back after its lease lapsed has lost them, even if it renews its lease before anyone took over', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-2');
-    await store.maintain('w1', LEASE);
-    await store.maintain('w2', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = await store.take('w1', 5);
+    const { h, store, lane, first } = await w1HoldsFirstOfTwo('order-2');
     // w1 stalls (a long pause) past its lease; its lane goes back.
     await sweep(h, 'w2', 'w1');
     // It wakes, renews, and finishes its event late: lost, the lane is no longer its.
