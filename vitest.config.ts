@@ -1,8 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
+/** The cluster `.ci/redis-cluster` starts when `REDIS_CLUSTER_NODES` is not given. */
+const LOCAL_CLUSTER = '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+
+/**
+ * The Redis suites that matter, run a second time on a Redis Cluster: publish
+ * and drain, async jobs and retries, dead letters, pause/block, ordering (and
+ * its invariants), the outbox relay, a crash test, handlers that kill their
+ * worker (deliveries counted), and the cluster's own.
+ */
+const ON_CLUSTER_TOO = [
+  'test/bullmq-dispatch.test.ts',
+  'test/bullmq-drains.test.ts',
+  'test/retries-and-timeouts.test.ts',
+  'test/dead-letters.test.ts',
+  'test/scheduling-rules.test.ts',
+  'test/ordering.test.ts',
+  'test/ordering-invariants.test.ts',
+  'test/outbox.test.ts',
+  'test/outbox-delivery.test.ts',
+  'test/chaos/crash.test.ts',
+  'test/handler-pipeline.test.ts',
+  'test/crash-deliveries.test.ts',
+  'test/poison-input.test.ts',
+  'test/redis-cluster.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Files share one Redis and one PostgreSQL; each uses its own prefix and
     // schema, but running them one at a time keeps timings honest on 2 cores.
     fileParallelism: false,
@@ -10,5 +35,30 @@ export default defineConfig({
     hookTimeout: 30_000,
     setupFiles: ['reflect-metadata'],
     reporters: ['default', './test/helpers/summary-line.reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'redis',
+          include: ['test/**/*.test.ts'],
+          // Needs a cluster: runs in the project below.
+          exclude: ['test/redis-cluster.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'redis-cluster',
+          include: ON_CLUSTER_TOO,
+          // Starts the local cluster unless REDIS_CLUSTER_NODES names one.
+          globalSetup: ['./test/helpers/redis-cluster.global-setup.ts'],
+          env: {
+            REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? LOCAL_CLUSTER,
+            // A smaller crash test: the one on a single Redis is the long one.
+            CHAOS_EVENTS: process.env.CHAOS_EVENTS ?? '200',
+          },
+        },
+      },
+    ],
   },
 });

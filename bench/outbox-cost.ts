@@ -11,6 +11,7 @@ import {
   silentLogger,
   UnitOfWorkManager,
 } from '../src/index.js';
+import { queueNames } from '../src/transports/redis/queue-names.js';
 import { BenchEvent } from './commitbus-side.js';
 import { nowMs } from './load.js';
 import { deleteKeys } from './redis-keys.js';
@@ -196,7 +197,7 @@ export async function measureOutboxCost(options: OutboxCostOptions): Promise<Out
     }
 
     // Every unit of work published exactly one event, and nothing is left in the outbox.
-    const published = await redis.xlen(`${options.prefix}:outbox:stream`);
+    const published = await redis.xlen(queueNames({ prefix: options.prefix, name: 'outbox' }).stream);
     const added = await plainQueue.count();
     const left = await activeBus.outbox?.pending();
     const expected = options.warmup + options.runs * options.units;

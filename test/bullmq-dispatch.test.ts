@@ -5,8 +5,8 @@ import {
   type Event,
   type EventBus,
   type EventHandlersConfig,
-  queueNames,
 } from '../src/index.js';
+import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
 import {
   type RecordCreated,

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CommitbusConfig,
-  type DrainResult,
-  type EventHandlersConfig,
-  queueNames,
-} from '../src/index.js';
+import type { CommitbusConfig, DrainResult, EventHandlersConfig } from '../src/index.js';
+import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
 import { childWorkers, spawnWorker } from './helpers/child-worker.js';
 import { RecordEvent, recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
-import { jobCounts, REDIS_URL, streamLength } from './helpers/redis.js';
+import { jobCounts, redisEnv, streamLength } from './helpers/redis.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -158,14 +154,14 @@ describe('bullmq transport: drains', () => {
 
   it('shares one queue between two worker processes, each event handled exactly once', async () => {
     const name = 'two-procs';
-    const countsKey = `${PREFIX}:${name}:test:counts`;
-    const pidsKey = `${PREFIX}:${name}:test:pids`;
+    const countsKey = `{${PREFIX}:${name}}:test:counts`;
+    const pidsKey = `{${PREFIX}:${name}}:test:pids`;
     const env = {
       PREFIX,
       BUS_NAME: name,
       COUNTS_KEY: countsKey,
       PIDS_KEY: pidsKey,
-      REDIS_URL,
+      ...redisEnv(),
       MAX_EVENTS: '50',
     };
     const workers = [spawnWorker(env), spawnWorker(env)];
@@ -206,13 +202,13 @@ describe('bullmq transport: drains', () => {
 
   it('on SIGTERM a worker finishes its batch in flight and exits; another worker takes the rest, nothing twice', async () => {
     const name = 'sigterm';
-    const countsKey = `${PREFIX}:${name}:test:counts`;
+    const countsKey = `{${PREFIX}:${name}}:test:counts`;
     const env = {
       PREFIX,
       BUS_NAME: name,
       COUNTS_KEY: countsKey,
-      PIDS_KEY: `${PREFIX}:${name}:test:pids`,
-      REDIS_URL,
+      PIDS_KEY: `{${PREFIX}:${name}}:test:pids`,
+      ...redisEnv(),
       MAX_EVENTS: '1000',
       BATCH_SIZE: '10',
       HANDLER_MS: '20',

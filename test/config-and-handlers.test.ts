@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config/resolve-config.js';
+import { EventRegistry } from '../src/events/event-registry.js';
+import { HandlerTable } from '../src/handlers/handler-table.js';
 import {
   type BackoffOptions,
-  backoffDelay,
   type CommitbusConfig,
   ConfigError,
   createEventBus,
@@ -9,15 +11,13 @@ import {
   defineHandler,
   Event,
   type EventHandlersConfig,
-  EventRegistry,
   EventType,
   HandlerConfigError,
-  HandlerTable,
   loadConfigFromEnv,
-  resolveConfig,
   type TransportKind,
   UnknownHandlerError,
 } from '../src/index.js';
+import { backoffDelay } from '../src/support/backoff.js';
 
 @EventType('A.B.C')
 class Deep extends Event {}
@@ -83,6 +83,7 @@ describe('resolveConfig', () => {
     ['zero', { maxEvents: 0 }, 'maxEvents must be a positive integer, got 0'],
     ['fraction', { batchSize: 1.5 }, 'batchSize must be a positive integer, got 1.5'],
     ['NaN', { publishAttempts: Number.NaN }, 'publishAttempts must be a positive integer, got NaN'],
+    ['no deliveries', { maxDeliveries: 0 }, 'maxDeliveries must be a positive integer, got 0'],
     ['negative backoff', { publishBackoffMs: -1 }, 'publishBackoffMs must be an integer >= 0, got -1'],
     ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
     ['negative timeout', { handlerTimeoutMs: -1 }, 'handlerTimeoutMs must be an integer >= 0, got -1'],
@@ -102,6 +103,31 @@ describe('resolveConfig', () => {
       'a backoff type BullMQ does not know',
       { defaultBackoff: { type: 'linear' as 'fixed', delayMs: 10 } },
       "type must be 'fixed' or 'exponential'",
+    ],
+    [
+      'a timer option past 2^31 - 1 ms',
+      { lockDurationMs: 2 ** 31 },
+      'lockDurationMs must be at most 2147483647 ms',
+    ],
+    [
+      'a redisUrl with an unencoded "/" in its password',
+      { transport: 'bullmq', redisUrl: 'redis://app:pa/ss@cache:6379' },
+      'redisUrl "redis://***@cache:6379" is wrong: it is not a URL',
+    ],
+    [
+      'a redisUrl with a stray "%" in its password',
+      { transport: 'bullmq', redisUrl: 'redis://app:pa%zz@cache:6379' },
+      'redisUrl "redis://***@cache:6379" is wrong: its user name or password holds a "%"',
+    ],
+    [
+      'a redisUrl whose password reads as a port and a path',
+      { transport: 'bullmq', redisUrl: 'redis://app:12/ss@cache:6379' },
+      'redisUrl "redis://***@cache:6379" is wrong: what follows the host must be a database number',
+    ],
+    [
+      'a redisUrl with a port that is not a number',
+      { transport: 'bullmq', redisUrl: 'redis://cache:port' },
+      'redisUrl "redis://cache:port" is wrong: it is not a URL',
     ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
     expect(() => resolveConfig(overrides)).toThrow(ConfigError);
@@ -125,10 +151,12 @@ describe('loadConfigFromEnv', () => {
       COMMITBUS_NAME: 'orders',
       COMMITBUS_BATCH_SIZE: '',
       COMMITBUS_HANDLER_TIMEOUT_MS: '0',
+      COMMITBUS_MAX_DELIVERIES: '3',
     });
     expect(config).toMatchObject({
       transport: 'memory',
       handlerTimeoutMs: 0,
+      maxDeliveries: 3,
       maxEvents: 250,
       publishBackoffMs: 0,
       shutdownTimeoutMs: 1000,
@@ -194,6 +222,10 @@ describe('backoffDelay', () => {
     expect(samples({ type: 'exponential', delayMs: 100 }, 4).every((d) => d === 800)).toBe(true);
     expect(samples({ type: 'fixed', delayMs: 70, jitter: 0 }, 4).every((d) => d === 70)).toBe(true);
   });
+
+  it("never passes Node's timer limit, however many attempts an exponential backoff has made", () => {
+    expect(backoffDelay({ type: 'exponential', delayMs: 1_000 }, 40)).toBe(2_147_483_647);
+  });
 });
 
 describe('HandlerTable validation', () => {
@@ -247,6 +279,18 @@ describe('HandlerTable validation', () => {
       'EVENT_HANDLERS["A"][0] (audit): timeoutMs must be an integer >= 0 (0 = no limit), got -1',
     );
     expect(tableError({ A: [{ handler: audit, timeoutMs: 2.5 }] }).message).toContain('got 2.5');
+  });
+
+  it('rejects a timeoutMs or backoff delayMs a Node timer cannot hold (past 2^31 - 1 ms)', () => {
+    expect(tableError({ A: [{ handler: audit, timeoutMs: 2 ** 31 }] }).message).toContain(
+      'EVENT_HANDLERS["A"][0] (audit): timeoutMs must be at most 2147483647',
+    );
+    expect(
+      tableError({ A: [{ handler: audit, backoff: { type: 'fixed', delayMs: 2 ** 31 } }] }).message,
+    ).toContain('delayMs must be at most 2147483647');
+    expect(
+      () => new HandlerTable({ A: [{ handler: audit, timeoutMs: 2 ** 31 - 1 }] }, registry, defaults),
+    ).not.toThrow();
   });
 
   it('rejects a bad backoff on an entry, naming the handler', () => {

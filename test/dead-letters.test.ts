@@ -1,23 +1,22 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Transport } from '../src/bus/transport.js';
+import { resolveConfig } from '../src/config/resolve-config.js';
+import type { DeadLetterStore } from '../src/dead-letters/dead-letter-store.js';
 import {
   type CommitbusConfig,
+  CorruptDeadLetterError,
   type DeadLetter,
   DeadLetterRedriveError,
-  type DeadLetterStore,
   defineHandler,
   Event,
   EventBus,
   type EventBusOptions,
   type EventHandlersConfig,
   EventType,
-  MemoryDeadLetterStore,
-  MemoryTransport,
-  queueNames,
-  RedisDeadLetterStore,
-  resolveConfig,
   silentLogger,
-  type Transport,
 } from '../src/index.js';
+import { MemoryDeadLetterStore, MemoryTransport } from '../src/transports/memory/index.js';
+import { queueNames, RedisDeadLetterStore } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
@@ -93,7 +92,40 @@ describe.each<[string, () => DeadLetterStore]>([
     expect(await store.remove(['e3.h'])).toBe(1);
     expect(await store.list()).toEqual([]);
   });
+
+  it('leaves a letter it cannot read out of list(), reports it by id, and removes it by id', async () => {
+    const store = createStore();
+    await store.remove((await store.list()).map((l) => l.id));
+    await store.add([letter('e1.h', 1_000), letter('e2.h', 3_000)]);
+    await writeRaw(store, 'cut', 2_000, '{"id":"cut","kind":"hand');
+    await writeRaw(store, 'alien', 2_500, '{"id":"alien","note":"another tool"}');
+
+    const corrupt: CorruptDeadLetterError[] = [];
+    expect((await store.list({}, (e) => corrupt.push(e))).map((l) => l.id)).toEqual(['e1.h', 'e2.h']);
+    expect(corrupt.map((e) => [e.id, e.code])).toEqual([
+      ['cut', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
+      ['alien', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
+    ]);
+    expect(corrupt[0]?.message).toContain('bus.deadLetters.purge("cut")');
+    expect((await store.list({ limit: 1 })).map((l) => l.id)).toEqual(['e1.h']);
+    await expect(store.get('cut')).rejects.toBeInstanceOf(CorruptDeadLetterError);
+    expect(await store.remove(['cut', 'alien', 'e1.h', 'e2.h'])).toBe(4);
+    expect(await store.list({}, (e) => corrupt.push(e))).toEqual([]);
+    expect(corrupt).toHaveLength(2);
+  });
 });
+
+/** Stores `json` under `id` as it is, the way a hand edit or another tool would. */
+async function writeRaw(store: DeadLetterStore, id: string, deadAt: number, json: string): Promise<void> {
+  if (store instanceof RedisDeadLetterStore) {
+    const names = queueNames({ prefix: PREFIX, name: 'store' });
+    await redis.hset(names.deadLetters, id, json);
+    await redis.zadd(names.deadLettersByTime, deadAt, id);
+    return;
+  }
+  // The memory store has no outside writer; reach its map to stand in for one.
+  (store as unknown as { letters: Map<string, unknown> }).letters.set(id, { json, deadAt, seq: -1 });
+}
 
 describe.each(['memory', 'bullmq'] as const)('%s transport: dead letters', (transport) => {
   const config = (name: string, overrides: Partial<CommitbusConfig> = {}) =>
@@ -410,5 +442,59 @@ describe('bullmq transport: dead letters across deploys', () => {
     );
     expect(await current.deadLetters.get(`${event.id}.legacy.sync`)).toEqual(letter);
     expect(await failedHandlerJobs(redis, current.config)).toBe(0);
+  });
+});
+
+describe('bullmq transport: a dead letter that cannot be read', () => {
+  it("is logged by list(), named by redrive('all') after the others re-run, and purged by id", async () => {
+    const rec = new Recorder();
+    const errors: { fields: object; message: string }[] = [];
+    const logger = {
+      ...silentLogger,
+      error: (fields: object, message: string) => errors.push({ fields, message }),
+    };
+    let down = true;
+    const b = new EventBus({
+      events: TEST_EVENTS,
+      logger,
+      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'corrupt-letter' }),
+      handlers: {
+        'RECORD.CREATE': [
+          {
+            handler: rec.handler('corrupt.flaky', () => {
+              if (down) throw new Error('down');
+            }),
+            attempts: 1,
+          },
+        ],
+      },
+    });
+    open.push(b);
+    await b.startWorker({ handleSignals: false });
+    const event = recordCreated('c1');
+    await b.publish(event);
+    await b.whenIdle(10_000);
+    const names = queueNames(b.config);
+    await redis.hset(names.deadLetters, 'by-hand', '{"id":"by-hand","kind":"hand');
+    await redis.zadd(names.deadLettersByTime, Date.now(), 'by-hand');
+    errors.length = 0;
+
+    expect((await b.deadLetters.list()).map((l) => l.id)).toEqual([`${event.id}.corrupt.flaky`]);
+    expect(errors.map((e) => [e.message, (e.fields as { deadLetter?: string }).deadLetter])).toEqual([
+      ['a stored dead letter cannot be read; it is left out: purge it by id', 'by-hand'],
+    ]);
+    await expect(b.deadLetters.get('by-hand')).rejects.toThrow('bus.deadLetters.purge("by-hand")');
+
+    down = false;
+    const redriven = await b.deadLetters.redrive('all').catch((error: unknown) => error);
+    expect(redriven).toBeInstanceOf(DeadLetterRedriveError);
+    expect((redriven as DeadLetterRedriveError).redriven).toBe(1);
+    expect((redriven as DeadLetterRedriveError).failed.map((f) => f.id)).toEqual(['by-hand']);
+    await b.whenIdle(10_000);
+    expect(rec.count('corrupt.flaky', event.id)).toBe(2);
+
+    expect(await b.deadLetters.purge('by-hand')).toBe(1);
+    expect(await b.deadLetters.list()).toEqual([]);
+    expect(await deadLetterKeys(redis, b.config)).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fastConfig } from './helpers/buses.js';
 import { childWorkers, spawnWorker } from './helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from './helpers/events.js';
-import { isSettled, REDIS_URL } from './helpers/redis.js';
+import { isSettled, redisEnv } from './helpers/redis.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -12,14 +12,14 @@ const children = childWorkers();
 describe('graceful shutdown under load', () => {
   it('SIGTERM stops intake, gives in-flight handlers shutdownTimeoutMs, exits 0; another worker finishes the rest once the locks expire', async () => {
     const name = 'load';
-    const countsKey = `${PREFIX}:${name}:counts`;
-    const pidsKey = `${PREFIX}:${name}:pids`;
+    const countsKey = `{${PREFIX}:${name}}:counts`;
+    const pidsKey = `{${PREFIX}:${name}}:pids`;
     const env = {
       PREFIX,
       BUS_NAME: name,
       COUNTS_KEY: countsKey,
       PIDS_KEY: pidsKey,
-      REDIS_URL,
+      ...redisEnv(),
       ASYNC: '1',
       ASYNC_CONCURRENCY: '10',
       LOCK_DURATION_MS: '1000',

@@ -1,14 +1,14 @@
 import { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HandledEventEntity } from '../src/idempotency/handled-event.entity.js';
+import { IdempotentRunner } from '../src/idempotency/idempotent-runner.js';
 import {
   COMMITBUS_ENTITIES,
   type CommitbusConfig,
   defineHandler,
   type EventBus,
   type EventHandlersConfig,
-  HandledEventEntity,
   IdempotencyNotConfiguredError,
-  IdempotentRunner,
   SendEventOp,
 } from '../src/index.js';
 import { Buses, fastConfig } from './helpers/buses.js';

@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CommitbusConfig,
-  type DrainResult,
-  type EventHandlersConfig,
-  MemoryTransport,
-} from '../src/index.js';
+import type { CommitbusConfig, DrainResult, EventHandlersConfig } from '../src/index.js';
+import { MemoryTransport } from '../src/transports/memory/index.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import {
   type RecordCreated,

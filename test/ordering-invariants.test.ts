@@ -1,6 +1,7 @@
 /**
- * The invariants of ordered lanes (listed in `src/bus/bullmq/scripts/ordered-steps.lua`), checked on the
+ * The invariants of ordered lanes (listed in `src/transports/redis/scripts/ordered-steps.lua`), checked on the
  * store port itself, against Redis and in memory, with simulated workers (plain ids) instead of handlers.
+ * The state is read through the port too (`OrderingStore.inspect`), the same way on both adapters.
  *
  * A randomized model-based test interleaves publishing (explicit positions out of order and republished,
  * or store-assigned ones), take, waitAndClaim, done (with and without fan-out), later, halt, resume,
@@ -17,12 +18,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { queueNames } from '../src/bus/bullmq/queue-names.js';
-import { RedisOrderingStore } from '../src/bus/bullmq/redis.ordering-store.js';
-import { RedisStreamEventLog } from '../src/bus/bullmq/redis-stream.event-log.js';
-import { MemoryOrderingStore } from '../src/bus/memory/memory.ordering-store.js';
 import type { AttemptFailureJson } from '../src/dead-letters/attempt-failure.js';
+import type { EventLog } from '../src/handlers/event-log.js';
 import { asyncLane, syncLane } from '../src/ordering/lane.js';
+import type { OrderingState } from '../src/ordering/ordering-state.js';
 import type {
   HaltReason,
   LaneEvent,
@@ -30,6 +29,11 @@ import type {
   OrderingStore,
   StepReply,
 } from '../src/ordering/ordering-store.js';
+import { MemoryEventLog } from '../src/transports/memory/memory.event-log.js';
+import { MemoryOrderingStore } from '../src/transports/memory/memory.ordering-store.js';
+import { queueNames } from '../src/transports/redis/queue-names.js';
+import { RedisOrderingStore } from '../src/transports/redis/redis.ordering-store.js';
+import { RedisStreamEventLog } from '../src/transports/redis/redis-stream.event-log.js';
 import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -43,7 +47,7 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The raw state of lanes, read the same way from both adapters.
+// The state of lanes, read through the port (`OrderingStore.inspect`) the same way from both adapters.
 
 /** A lane's current event, as the store keeps it. */
 interface Current {
@@ -56,9 +60,11 @@ interface Current {
   from: number;
   /** The halt reason of a skipped event, as JSON. */
   skip: string | undefined;
+  /** Hand-outs since its last recorded step (invariant 5). */
+  cd: number;
 }
 
-/** One lane (the `l:<lane>` hash and `e:<lane>` hash of the Lua header). */
+/** One lane (on Redis: the `l:<lane>` and `e:<lane>` hashes of the Lua header). */
 interface LaneState {
   tail: number;
   next: number;
@@ -107,7 +113,7 @@ interface Harness {
   readonly store: OrderingStore;
   /** Publishes the way the adapter's transport does; resolves to how many events were dropped. */
   publish(events: readonly Publish[]): Promise<number>;
-  /** The raw state of these lanes and workers, read atomically. */
+  /** The state of these lanes and workers, read atomically through the port. */
   snapshot(lanes: Iterable<string>, workers: Iterable<string>): Promise<Snapshot>;
   /** Lets time pass (the fake clock in memory runs, real time otherwise). */
   pass(ms: number): Promise<void>;
@@ -117,205 +123,95 @@ interface Harness {
 
 let harnesses = 0;
 
-/** Reads the keys of ordered-steps.lua at one instant. ARGV: prefix, number of workers, workers, lanes. */
-const SNAPSHOT_LUA = `
-local P, nw = ARGV[1], tonumber(ARGV[2])
-local out = {
-  redis.call('TIME'),
-  redis.call('LRANGE', P .. 'ready', 0, -1),
-  redis.call('ZRANGE', P .. 'workers', 0, -1, 'WITHSCORES'),
-  redis.call('ZRANGE', P .. 'retry', 0, -1, 'WITHSCORES'),
-  redis.call('ZRANGE', P .. 'halted', 0, -1),
-  redis.call('GET', P .. 'seq') or '0',
-  redis.call('GET', P .. 'pending') or '0',
+/** The port's state in the form the checks compare: failures, halt reasons and async events as strings. */
+function toSnapshot(state: OrderingState): Snapshot {
+  const lanes = new Map<string, LaneState>();
+  for (const [name, lane] of state.lanes) {
+    const cur = lane.current;
+    lanes.set(name, {
+      tail: lane.tail,
+      next: lane.next,
+      last: lane.last,
+      owner: lane.owner,
+      q: lane.queued,
+      cur:
+        cur === undefined
+          ? undefined
+          : {
+              pos: cur.position,
+              seq: cur.seq,
+              prev: cur.prev,
+              ca: cur.attemptsMade,
+              cf: JSON.stringify(cur.failures),
+              from: cur.from,
+              skip: cur.skipped === undefined ? undefined : JSON.stringify(cur.skipped),
+              cd: cur.deliveries,
+            },
+      halt: lane.halt === undefined ? undefined : JSON.stringify(lane.halt),
+      halted: lane.halted,
+      retryAt: lane.retryAt,
+      events: new Map(
+        [...lane.events].map(([pos, e]) => [
+          pos,
+          name.startsWith('a|') ? `${e.seq}|${e.prev ?? ''}|${e.payload}` : e.payload,
+        ]),
+      ),
+    });
+  }
+  return {
+    now: state.now,
+    ready: [...state.ready],
+    leases: new Map(state.leases),
+    taken: new Map([...state.taken].map(([w, lanes]) => [w, [...lanes]])),
+    seq: state.seq,
+    pending: state.pending,
+    lanes,
+  };
 }
-for i = 3, 2 + nw do out[#out + 1] = redis.call('LRANGE', P .. 'w:' .. ARGV[i], 0, -1) end
-for i = 3 + nw, #ARGV do
-  out[#out + 1] = redis.call('HGETALL', P .. 'l:' .. ARGV[i])
-  out[#out + 1] = redis.call('HGETALL', P .. 'e:' .. ARGV[i])
-end
-return out`;
+
+let published = 0;
+
+/** Publishes the way a transport does: through the adapter's event log, which hands ordered events to the lanes. */
+function publishThrough(log: EventLog): Harness['publish'] {
+  return async (events) => {
+    const result = await log.append(
+      events.map((e) => ({
+        id: `ordering-invariants-${++published}`,
+        payload: e.payload,
+        lane: e.lane,
+        position: e.position,
+        skipDedupe: e.republish,
+      })),
+    );
+    return result.dropped;
+  };
+}
 
 function redisHarness(): Harness {
   const names = queueNames({ prefix: PREFIX, name: `h${++harnesses}` });
   const P = names.ordering;
   const store = new RedisOrderingStore(redis, P, blocking);
-  const log = new RedisStreamEventLog(redis, names, 60_000);
-  let ids = 0;
   return {
     store,
-    async publish(events) {
-      const result = await log.append(
-        events.map((e) => ({
-          id: `${names.ordering}${++ids}`,
-          payload: e.payload,
-          lane: e.lane,
-          position: e.position,
-          skipDedupe: e.republish,
-        })),
-      );
-      return result.dropped;
-    },
-    async snapshot(lanes, workers) {
-      const laneList = [...lanes];
-      const workerList = [...workers];
-      const values = (await redis.eval(
-        SNAPSHOT_LUA,
-        0,
-        P,
-        workerList.length,
-        ...workerList,
-        ...laneList,
-      )) as unknown[];
-      let i = 0;
-      const next = <T>() => values[i++] as T;
-      const [sec, micro] = next<[string, string]>();
-      const pairs = (flat: string[]) => {
-        const out = new Map<string, string>();
-        for (let j = 0; j < flat.length; j += 2) out.set(flat[j] as string, flat[j + 1] as string);
-        return out;
-      };
-      const scores = (flat: string[]) => new Map([...pairs(flat)].map(([k, v]) => [k, Number(v)]));
-      const ready = next<string[]>();
-      const leases = scores(next<string[]>());
-      const retry = scores(next<string[]>());
-      const halted = new Set(next<string[]>());
-      const seq = Number(next<string>());
-      const pending = Number(next<string>());
-      const taken = new Map(workerList.map((w) => [w, next<string[]>()]));
-      const states = new Map<string, LaneState>();
-      for (const lane of laneList) {
-        const f = Object.fromEntries(pairs(next<string[]>())) as Record<string, string | undefined>;
-        const e = pairs(next<string[]>());
-        states.set(lane, {
-          tail: Number(f.tail ?? 0),
-          next: Number(f.next ?? 1),
-          last: f.last === undefined || f.last === '' ? undefined : Number(f.last),
-          owner: f.owner,
-          q: f.q !== undefined,
-          cur:
-            f.cp === undefined
-              ? undefined
-              : {
-                  pos: Number(f.cp),
-                  seq: Number(f.cs),
-                  prev: f.cv === undefined || f.cv === '' ? undefined : Number(f.cv),
-                  ca: Number(f.ca ?? 0),
-                  cf: f.cf === undefined || f.cf === '' ? '[]' : f.cf,
-                  from: Number(f.ch ?? 0),
-                  skip: f.skip,
-                },
-          halt: f.halt,
-          halted: halted.has(lane),
-          retryAt: retry.get(lane),
-          events: new Map([...e].map(([pos, stored]) => [Number(pos), stored])),
-        });
-      }
-      return {
-        now: Number(sec) * 1000 + Math.floor(Number(micro) / 1000),
-        ready,
-        leases,
-        taken,
-        seq,
-        pending,
-        lanes: states,
-      };
-    },
+    publish: publishThrough(new RedisStreamEventLog(redis, names, 60_000)),
+    snapshot: async (lanes, workers) => toSnapshot(await store.inspect(lanes, workers)),
     pass: (ms) => sleep(ms),
+    // A worker crashing inside waitAndClaim, between its two Redis calls: not a port operation.
     popOnly: (worker) => blocking.blmove(`${P}ready`, `${P}w:${worker}`, 'RIGHT', 'LEFT', 0.01),
   };
 }
 
-/** The private fields of {@link MemoryOrderingStore} this test reads (nothing is exposed for it). */
-interface MemoryInternals {
-  lanes: Map<
-    string,
-    {
-      tail: number;
-      next: number;
-      last: number | undefined;
-      owner: string | undefined;
-      queued: boolean;
-      current:
-        | {
-            position: number;
-            seq: number;
-            prev: number | undefined;
-            attemptsMade: number;
-            failures: readonly AttemptFailureJson[];
-            from: number;
-            skipped: HaltReason | undefined;
-          }
-        | undefined;
-      halt: { why: HaltReason; at: number } | undefined;
-      retryAt: number | undefined;
-      events: Map<number, { payload: string; seq?: number; prev?: number | undefined }>;
-    }
-  >;
-  ready: string[];
-  taken: Map<string, string[]>;
-  leases: Map<string, number>;
-  seq: number;
-  pendingCount: number;
-}
-
 function memoryHarness(fakeClock: boolean): Harness {
   const store = new MemoryOrderingStore();
-  const m = store as unknown as MemoryInternals;
-  if (
-    !(m.lanes instanceof Map && Array.isArray(m.ready) && m.taken instanceof Map && m.leases instanceof Map)
-  ) {
-    throw new Error('MemoryOrderingStore changed its fields: update MemoryInternals in this test');
-  }
   return {
     store,
-    async publish(events) {
-      return events.filter((e) => !store.append(e.lane, e.payload, e.position)).length;
-    },
-    async snapshot(lanes, workers) {
-      const states = new Map<string, LaneState>();
-      for (const name of lanes) {
-        const lane = m.lanes.get(name);
-        const cur = lane?.current;
-        states.set(name, {
-          tail: lane?.tail ?? 0,
-          next: lane?.next ?? 1,
-          last: lane?.last,
-          owner: lane?.owner,
-          q: lane?.queued ?? false,
-          cur:
-            cur === undefined
-              ? undefined
-              : {
-                  pos: cur.position,
-                  seq: cur.seq,
-                  prev: cur.prev,
-                  ca: cur.attemptsMade,
-                  cf: JSON.stringify(cur.failures),
-                  from: cur.from,
-                  skip: cur.skipped === undefined ? undefined : JSON.stringify(cur.skipped),
-                },
-          halt: lane?.halt === undefined ? undefined : JSON.stringify(lane.halt.why),
-          halted: lane?.halt !== undefined,
-          retryAt: lane?.retryAt,
-          events: new Map(
-            [...(lane?.events ?? [])].map(([pos, e]) => [
-              pos,
-              name.startsWith('a|') ? `${e.seq}|${e.prev ?? ''}|${e.payload}` : e.payload,
-            ]),
-          ),
-        });
-      }
-      return {
-        now: Date.now(),
-        ready: [...m.ready],
-        leases: new Map(m.leases),
-        taken: new Map([...workers].map((w) => [w, [...(m.taken.get(w) ?? [])]])),
-        seq: m.seq,
-        pending: m.pendingCount,
-        lanes: states,
-      };
-    },
+    // Ordered events reach the memory lanes the way the memory transport sends them.
+    publish: publishThrough(
+      new MemoryEventLog(60_000, undefined, (lane, payload, position) =>
+        store.append(lane, payload, position),
+      ),
+    ),
+    snapshot: async (lanes, workers) => toSnapshot(await store.inspect(lanes, workers)),
     pass: async (ms) => {
       if (fakeClock) vi.setSystemTime(Date.now() + ms);
       else await sleep(ms);
@@ -390,6 +286,8 @@ interface Expected {
   cf: string;
   from: number;
   skip: string | undefined;
+  /** Its deliveries when it was last handed out, or after the last step that changed them. */
+  cd: number;
 }
 
 /** What the model knows of one lane. */
@@ -725,6 +623,9 @@ class ModelRun {
         ensure(reply === 'ok', `release answered ${JSON.stringify(reply)}`);
         if (laneState(pre, step.lane).owner === sim.id) {
           ensure(laneState(post, step.lane).owner === undefined, `${step.lane}: released but still owned`);
+          // Invariant 5: handed back unrun, the hand-out does not count.
+          const cur = t.current as Expected;
+          t.current = { ...cur, cd: Math.max(0, cur.cd - 1) };
           // Queued again: q set (in ready, or popped by a worker whose list a sweep hands back).
           ensure(laneState(post, step.lane).q, `${step.lane}: released but not queued`);
         }
@@ -755,6 +656,7 @@ class ModelRun {
           cf: JSON.stringify(step.failures),
           from: step.from,
           skip: undefined,
+          cd: 0,
         };
         const s = laneState(post, step.lane);
         ensure(s.owner === undefined, `${step.lane}: still owned after ${step.op}`);
@@ -818,7 +720,9 @@ class ModelRun {
       const t = this.track(lane);
       const cur = t.current as Expected;
       t.current =
-        mode === 'redrive' ? { ...cur, ca: 0, cf: '[]' } : { ...cur, skip: laneState(pre, lane).halt };
+        mode === 'redrive'
+          ? { ...cur, ca: 0, cf: '[]', cd: 0 }
+          : { ...cur, skip: laneState(pre, lane).halt, cd: 0 };
       const s = laneState(post, lane);
       // Queued again: q set (in ready, or popped by a worker whose list a sweep hands back).
       ensure(!s.halted && s.halt === undefined && s.q, `${lane}: not queued after resume`);
@@ -892,11 +796,13 @@ class ModelRun {
       cf: JSON.stringify(event.failures),
       from: event.from,
       skip: event.skipped === undefined ? undefined : JSON.stringify(event.skipped),
+      cd: event.deliveries,
     };
     if (t.current !== undefined) {
-      // Invariant 3: a current event, whoever gets it next, is the same event at the same seq and prev.
+      // Invariant 3: a current event, whoever gets it next, is the same event at the same seq and prev;
+      // invariant 5: handed out once more.
       ensure(
-        JSON.stringify(got) === JSON.stringify(t.current),
+        JSON.stringify(got) === JSON.stringify({ ...t.current, cd: t.current.cd + 1 }),
         `${event.lane}: current event handed out changed (invariant 3)`,
         () => ({ got, expected: t.current }),
       );
@@ -908,8 +814,8 @@ class ModelRun {
         () => got,
       );
       ensure(
-        got.ca === 0 && got.cf === '[]' && got.from === 0 && got.skip === undefined,
-        'fresh event carries attempts',
+        got.ca === 0 && got.cf === '[]' && got.from === 0 && got.skip === undefined && got.cd === 1,
+        'fresh event carries attempts or deliveries',
       );
     } else {
       // Invariant 4: seq grows, and prev is the seq of the event the lane handled before.
@@ -922,8 +828,8 @@ class ModelRun {
         `${event.lane}: prev ${event.prev} is not the previous event's seq ${t.done.at(-1)?.seq} (invariant 4)`,
       );
       ensure(
-        got.ca === 0 && got.cf === '[]' && got.from === 0 && got.skip === undefined,
-        'fresh event carries attempts',
+        got.ca === 0 && got.cf === '[]' && got.from === 0 && got.skip === undefined && got.cd === 1,
+        'fresh event carries attempts or deliveries',
       );
     }
     if (t.kind !== 'async') this.maxSeq = Math.max(this.maxSeq, event.seq);
@@ -994,6 +900,11 @@ class ModelRun {
         ensure(
           l.cur.pos === l.next && l.events.has(l.cur.pos),
           `${lane}: current event is not the next one`,
+          at,
+        );
+        ensure(
+          l.cur.cd === t.current?.cd,
+          `${lane}: current event delivered ${l.cur.cd} times, expected ${t.current?.cd} (invariant 5)`,
           at,
         );
         ensure(l.cur.seq <= s.seq, `${lane}: current seq beyond the counter`, at);
@@ -1232,7 +1143,8 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
 
     await sweep(h, 'w2', 'w1');
     const [again] = await store.take('w2', 5);
-    expect(again).toEqual(first);
+    // Taken over from a worker that died mid-event: one more delivery.
+    expect(again).toEqual({ ...first, deliveries: 2 });
 
     // The dead worker's late steps are lost and change nothing.
     const before = laneState(await h.snapshot([lane], ['w2']), lane);
@@ -1260,7 +1172,7 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
     expect(await store.steps('w1', [done(lane, 1)])).toEqual(['lost']);
     // w2 resumes the event; then w1 dies for good, and nothing is stuck behind it.
     const [again] = await store.take('w2', 5);
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, deliveries: 2 });
     const [second] = await store.steps('w2', [done(lane, 1)]);
     expect(second).toMatchObject({ position: 2, prev: first?.seq, payload: 'e2' });
     expect(await store.steps('w2', [done(lane, 2)])).toEqual(['empty']);
@@ -1342,7 +1254,7 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
         haltedAt: expect.any(Date),
         why,
         waiting: 3,
-        event: { ...first, attemptsMade: 3, failures, from: 1 },
+        event: { ...first, attemptsMade: 3, failures, from: 1, deliveries: 0 },
       },
     ]);
     expect(await store.pendingInHalted()).toBe(3);
@@ -1430,10 +1342,72 @@ describe.each(ADAPTERS)('%s', (_name, harness) => {
     expect(held).toHaveLength(2);
     await store.leave('w1');
     const taken = await store.take('w2', 5);
+    // Unfinished when their worker left: taken over, with one more delivery.
     expect(taken.sort((x, y) => x.lane.localeCompare(y.lane))).toEqual(
-      held.sort((x, y) => x.lane.localeCompare(y.lane)),
+      held.sort((x, y) => x.lane.localeCompare(y.lane)).map((e) => ({ ...e, deliveries: 2 })),
     );
     expect(await store.steps('w1', [done(a, 1), done(b, 1)])).toEqual(['lost', 'lost']);
     expect(await store.steps('w2', [done(a, 1), done(b, 1)])).toEqual(['empty', 'empty']);
+  });
+
+  it('counts a delivery each time a new owner takes over the current event; a release unrun gives it back, and a retry, a done or a resume starts the count again', async () => {
+    const h = harness(false);
+    const { store } = h;
+    const lane = syncLane('order-10');
+    await store.maintain('w1', LEASE);
+    await store.maintain('w2', LEASE);
+    await h.publish([
+      { lane, payload: 'e1' },
+      { lane, payload: 'e2' },
+    ]);
+    const [first] = (await store.take('w1', 5)) as [LaneEvent];
+    expect(first).toMatchObject({ position: 1, deliveries: 1 });
+
+    // w1 dies mid-event: w2 takes the same event over, delivered twice.
+    await sweep(h, 'w2', 'w1');
+    const [second] = (await store.take('w2', 5)) as [LaneEvent];
+    expect(second).toEqual({ ...first, deliveries: 2 });
+    expect(laneState(await h.snapshot([lane], []), lane).cur?.cd).toBe(2);
+
+    // w2 hands it back unrun (a shutdown, its turn is over): that hand-out does not count.
+    expect(await store.steps('w2', [{ op: 'release', lane }])).toEqual(['ok']);
+    const [third] = (await store.take('w2', 5)) as [LaneEvent];
+    expect(third.deliveries).toBe(2);
+
+    // w2 dies too; w3 takes it over: three deliveries. Its run fails: a retry starts the count again.
+    await store.maintain('w3', LEASE);
+    await sweep(h, 'w3', 'w2');
+    const [fourth] = (await store.take('w3', 5)) as [LaneEvent];
+    expect(fourth.deliveries).toBe(3);
+    const later: LaneStep = {
+      op: 'later',
+      lane,
+      position: 1,
+      delayMs: 0,
+      attemptsMade: 1,
+      failures: [failure(1)],
+      from: 0,
+    };
+    expect(await store.steps('w3', [later])).toEqual(['ok']);
+    let retried: LaneEvent[] = [];
+    await waitFor('the retry to come due', async () => {
+      await store.maintain('w3', LEASE);
+      retried = await store.take('w3', 5);
+      return retried.length > 0;
+    });
+    expect(retried).toMatchObject([{ position: 1, attemptsMade: 1, deliveries: 1 }]);
+
+    // Halted as crashed and re-driven: delivered once more, not refused again.
+    const why: HaltReason = { handler: 'h', reason: 'crashed', error: 'delivered 6 times' };
+    const halt: LaneStep = { op: 'halt', lane, position: 1, attemptsMade: 1, failures: [], from: 0, why };
+    expect(await store.steps('w3', [halt])).toEqual(['ok']);
+    expect(laneState(await h.snapshot([lane], []), lane).cur?.cd).toBe(0);
+    expect(await store.resume('redrive', [lane])).toBe(1);
+    const [redriven] = (await store.take('w3', 5)) as [LaneEvent];
+    expect(redriven).toMatchObject({ position: 1, deliveries: 1 });
+
+    // Done: the next event starts at one delivery.
+    const [next] = (await store.steps('w3', [done(lane, 1)])) as [LaneEvent];
+    expect(next).toMatchObject({ position: 2, payload: 'e2', deliveries: 1 });
   });
 });

@@ -12,11 +12,11 @@ import {
   Event,
   EventType,
   OrderingNotConfiguredError,
-  OrderKeyRecordEntity,
-  OutboxRecordEntity,
   SendEventOp,
   UnitOfWorkManager,
 } from '../src/index.js';
+import { OrderKeyRecordEntity } from '../src/ordering/order-key-record.entity.js';
+import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import { fastConfig } from './helpers/buses.js';
 import { DEAD_PUBLISHER, openSqlite } from './helpers/outbox.js';
 import { closeSchema, connectSchema, openSchema } from './helpers/postgres.js';

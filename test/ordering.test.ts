@@ -338,12 +338,16 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
     const seen = new Seen();
     const byFirst: number[] = [];
     let firstOpen = true;
+    let thirdStarted = false;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
     const handler = defineHandler<ItemChanged>('item.handover', async (e) => {
-      if (e.n === 3) await gate;
+      if (e.n === 3) {
+        thirdStarted = true;
+        await gate;
+      }
       if (e.n > 3) await pause(20);
       if (firstOpen) byFirst.push(e.n);
       seen.record('item.handover', e);
@@ -355,7 +359,8 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
       config: cfg,
     });
     await first.bus.publish(range(1, 12).map((n) => ItemChanged.create({ item: 4, n })));
-    await waitFor('the first worker to reach event 3', () => seen.runs.length === 2);
+    // Event 3 has started (not only 1 and 2 done): closing now must let it finish.
+    await waitFor('the first worker to start event 3', () => thirdStarted);
     const closing = first.worker.close();
     release();
     await closing;

@@ -1,15 +1,16 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EventRegistry } from '../src/events/event-registry.js';
+import { EventSerializer } from '../src/events/event-serializer.js';
 import {
   type DeliveryOptions,
   type EventBus,
-  EventRegistry,
-  EventSerializer,
   EventTooLargeError,
   SendEventOp,
   type TransportKind,
   UnitOfWorkManager,
 } from '../src/index.js';
+import { queueNames } from '../src/transports/redis/queue-names.js';
 import {
   busConfigs,
   clearOutbox,
@@ -44,7 +45,7 @@ beforeEach(async () => {
 afterAll(() => closeSchema(dataSource));
 
 /** Redis key of a bus's delayed set. */
-const delayedKey = (bus: EventBus) => `${PREFIX}:${bus.config.name}:delayed`;
+const delayedKey = (bus: EventBus) => queueNames(bus.config).delayed;
 
 describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
   it('an id published again within dedupeWindowMs is dropped; after the window it is accepted again', async () => {
@@ -63,7 +64,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
     await bus.whenIdle();
     expect(rec.count('dedupe.count', event.id)).toBe(1);
     if (kind === 'bullmq') {
-      const ttl = await redis.pttl(`${PREFIX}:${bus.config.name}:seen:${event.id}`);
+      const ttl = await redis.pttl(`${queueNames(bus.config).seen}${event.id}`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(window);
     }
@@ -139,7 +140,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
       uow.register(new SendEventOp(until, { delayUntil: dueUntil }));
     });
     await bus.publish(published, { delay: 800 });
-    expect(await bus.transport.delayed()).toBe(3);
+    expect(await bus.transport.log.delayed()).toBe(3);
     if (kind === 'bullmq') expect(await redis.zcard(delayedKey(bus))).toBe(3);
 
     const due = new Map(publishes.flatMap((p) => p.ids.map((id, i) => [id, p.deliverAt[i]] as const)));
@@ -156,7 +157,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
     expect(handledAt.get(now.id)).toBeLessThan(due.get(delayed.id) ?? Number.NaN);
     const byDue = [delayed, until, published].sort((a, b) => (due.get(a.id) ?? 0) - (due.get(b.id) ?? 0));
     expect(rec.runs.map((r) => r.eventId)).toEqual([now.id, ...byDue.map((e) => e.id)]);
-    expect(await bus.transport.delayed()).toBe(0);
+    expect(await bus.transport.log.delayed()).toBe(0);
     if (kind === 'bullmq') expect(await redis.exists(delayedKey(bus))).toBe(0);
   });
 });

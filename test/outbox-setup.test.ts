@@ -1,14 +1,14 @@
 import { DataSource } from 'typeorm';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { OutgoingEvent } from '../src/events/outgoing-event.js';
 import {
   COMMITBUS_ENTITIES,
   COMMITBUS_MIGRATIONS,
-  Outbox,
   OutboxNotConfiguredError,
-  type OutgoingEvent,
   SendEventOp,
   silentLogger,
 } from '../src/index.js';
+import { Outbox } from '../src/outbox/outbox.js';
 import { Buses } from './helpers/buses.js';
 import { openSqlite, outboxRows, recordingBus } from './helpers/outbox.js';
 import { closeSchema, connectSchema, resetSchema } from './helpers/postgres.js';
@@ -182,6 +182,52 @@ describe.each([
       for (const _ of COMMITBUS_MIGRATIONS) await ds.undoLastMigration();
       expect(await db.hasOutboxTable(ds)).toBe(false);
       expect(await ds.showMigrations()).toBe(true);
+    } finally {
+      await db.close(ds);
+    }
+  });
+
+  it('the order-columns migration keeps the rows already there and fills in the key and position of ordered rows an earlier version wrote', async () => {
+    const ds = await db.migrated();
+    try {
+      await ds.undoLastMigration(); // back to the table as an earlier version left it
+      const bus = buses.create({ events: [RecordCreated, RecordUpdated] });
+      const envelope = (event: RecordCreated | RecordUpdated) =>
+        JSON.parse(bus.encode(event).payload) as Record<string, unknown>;
+      const plain = RecordCreated.create({ recid: 'plain' });
+      const ordered = RecordUpdated.create({ recid: 'ordered' });
+      const lookalike = RecordCreated.create({ recid: 'lookalike' });
+      const rows = [
+        [plain, JSON.stringify(envelope(plain))],
+        [ordered, JSON.stringify({ ...envelope(ordered), order: { key: 'record:ordered', position: 7 } })],
+        // An event field named `order` is not the envelope's.
+        [
+          lookalike,
+          JSON.stringify({
+            ...envelope(lookalike),
+            event: { ...(envelope(lookalike).event as object), order: { key: 'no' } },
+          }),
+        ],
+      ] as const;
+      const { schema } = ds.options as { schema?: string };
+      const table = schema === undefined ? 'commitbus_outbox' : `${schema}.commitbus_outbox`;
+      const marks = [0, 1, 2, 3, 4].map((i) => ds.driver.createParameter(`p${i}`, i)).join(', ');
+      for (const [i, [event, payload]] of rows.entries()) {
+        await ds.query(
+          `INSERT INTO ${table} (event_id, created_at, position, handling_key, payload) VALUES (${marks})`,
+          [event.id, 1_000, i, event.handlingKey, payload],
+        );
+      }
+
+      await ds.runMigrations();
+      const outbox = new Outbox(ds, { outboxGraceMs: 0, outboxRelayBatchSize: 10 }, silentLogger);
+      const relayed: OutgoingEvent[] = [];
+      expect(await outbox.relayOnce(async (events) => void relayed.push(...events))).toBe(3);
+      expect(relayed).toEqual([
+        { id: plain.id, payload: rows[0][1] },
+        { id: ordered.id, payload: rows[1][1], lane: 's|record:ordered', position: 7 },
+        { id: lookalike.id, payload: rows[2][1] },
+      ]);
     } finally {
       await db.close(ds);
     }

@@ -1,14 +1,9 @@
 import { setTimeout } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  COMMITBUS_ENTITIES,
-  type EventHandlersConfig,
-  Outbox,
-  type OutgoingEvent,
-  SendEventOp,
-  silentLogger,
-} from '../src/index.js';
+import type { OutgoingEvent } from '../src/events/outgoing-event.js';
+import { COMMITBUS_ENTITIES, type EventHandlersConfig, SendEventOp, silentLogger } from '../src/index.js';
+import { Outbox } from '../src/outbox/outbox.js';
 import {
   busConfigs,
   clearOutbox,
@@ -158,7 +153,7 @@ describe('the outbox on PostgreSQL', () => {
     expect(dead.transport.batches).toEqual([]);
     await dead.bus.close();
     const left = await outboxRows(dataSource);
-    expect(left.map((r) => [r.eventId, r.position, r.handlingKey, r.deliverAt])).toEqual([
+    expect(left.map((r) => [r.eventId, r.registrationOrder, r.handlingKey, r.deliverAt])).toEqual([
       [ids[0], 0, 'RECORD.CREATE', null],
       [ids[1], 1, 'RECORD.UPDATE', null],
     ]);
@@ -210,7 +205,7 @@ describe('the outbox on PostgreSQL', () => {
     const left = await outboxRows(dataSource);
     expect(left).toHaveLength(300);
     const ids = left.map((r) => r.eventId);
-    const writeOrder = new Map(left.map((r) => [r.eventId, [r.createdAt, r.position] as const]));
+    const writeOrder = new Map(left.map((r) => [r.eventId, [r.createdAt, r.registrationOrder] as const]));
 
     const sources = await Promise.all([1, 2, 3].map(() => connectSchema(SCHEMA, { entities: ENTITIES })));
     try {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HandlerJob } from '../src/handlers/handler-job.js';
 import {
   defineHandler,
   Event,
@@ -98,6 +99,20 @@ describe('Redis going away', () => {
         `could not publish 1 event\\(s\\) on Redis at redis://127.0.0.1:${port}: .*Is the server running`,
       ),
     );
+    // So a drain tells an outage (its events stay in the stream) from a job Redis refuses (a dead letter).
+    const job: HandlerJob = {
+      kind: 'async',
+      jobId: `${before.id}.outage.count`,
+      payload: publisher.encode(before).payload,
+      handler: 'outage.count',
+      attempts: 1,
+      backoff: { type: 'fixed', delayMs: 0 },
+      delayMs: 0,
+    };
+    await expect(publisher.transport.jobs.enqueue([job])).rejects.toThrow(
+      new RegExp(`could not enqueue 1 handler job\\(s\\) on Redis at redis://127.0.0.1:${port}: `),
+    );
+    await expect(publisher.transport.jobs.enqueue([job])).rejects.toBeInstanceOf(TransportUnavailableError);
 
     await startRedis();
     const after = recordCreated('after');

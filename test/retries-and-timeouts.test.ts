@@ -130,8 +130,19 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts
         openQueue(redis, bus.config, 'retry'),
       ];
       try {
-        expect((await asyncQueue.getJob(`${event.id}.jitter.async`))?.opts.backoff).toEqual(expected);
-        expect((await retryQueue.getJob(`${event.id}.retry.jitter.sync.1`))?.opts.backoff).toEqual(expected);
+        // The drain adds the sync handler's retry job after its first run failed: wait for both jobs.
+        const backoffs = new Map<string, unknown>();
+        await waitFor('the async job and the sync retry job', async () => {
+          for (const [queue, id] of [
+            [asyncQueue, `${event.id}.jitter.async`],
+            [retryQueue, `${event.id}.retry.jitter.sync.1`],
+          ] as const) {
+            const job = backoffs.has(id) ? undefined : await queue.getJob(id);
+            if (job !== undefined) backoffs.set(id, job.opts.backoff);
+          }
+          return backoffs.size === 2;
+        });
+        expect([...backoffs.values()]).toEqual([expected, expected]);
       } finally {
         await Promise.all([asyncQueue.close(), retryQueue.close()]);
       }

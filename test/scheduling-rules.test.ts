@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config/resolve-config.js';
 import {
   type CommitbusConfig,
   createEventBus,
@@ -6,13 +7,12 @@ import {
   EventBus,
   type EventHandlersConfig,
   loadConfigFromEnv,
-  type ParkedWork,
-  queueNames,
   RuleTargetError,
-  resolveConfig,
   silentLogger,
   type TransportKind,
 } from '../src/index.js';
+import type { ParkedWork } from '../src/scheduling/parked-work.js';
+import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
 import {
   type RecordCreated,
@@ -23,6 +23,7 @@ import {
   TEST_EVENTS,
 } from './helpers/events.js';
 import { Recorder } from './helpers/recorder.js';
+import { scanKeys } from './helpers/redis.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -62,12 +63,7 @@ async function schedulingKeys(bus: EventBus): Promise<string[]> {
   const names = queueNames(bus.config);
   const found = (await redis.exists(names.rules)) ? [names.rules] : [];
   for (const key of [names.parkedHandlers, names.dropped]) if (await redis.exists(key)) found.push(key);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${names.parked}:*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== '0');
+  found.push(...(await scanKeys(redis, `${names.parked}:*`)));
   return found.sort();
 }
 

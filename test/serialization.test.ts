@@ -1,12 +1,13 @@
 import { Type } from 'class-transformer';
 import { describe, expect, it } from 'vitest';
+import { EventRegistry } from '../src/events/event-registry.js';
+import { EventSerializer } from '../src/events/event-serializer.js';
 import {
   createEventBus,
   DuplicateEventTypeError,
   Event,
-  EventRegistry,
-  EventSerializer,
   EventType,
+  InvalidEventFieldError,
   InvalidEventIdError,
   InvalidHandlingKeyError,
   MalformedEventError,
@@ -158,13 +159,52 @@ describe('EventSerializer errors', () => {
     ['event is an array', JSON.stringify({ ...valid, event: [] }), /expected \{"v":1/],
     ['key is not a string', JSON.stringify({ ...valid, key: 7 }), /expected \{"v":1/],
     ['a future version', JSON.stringify({ ...valid, v: 2 }), /unsupported envelope version 2/],
-    ['missing id', JSON.stringify({ ...valid, event: { ...valid.event, id: undefined } }), /no string "id"/],
-    ['numeric id', JSON.stringify({ ...valid, event: { ...valid.event, id: 42 } }), /no string "id"/],
-    ['missing createdAt', JSON.stringify({ ...valid, event: { id: 'x' } }), /"createdAt"/],
+    [
+      'missing id',
+      JSON.stringify({ ...valid, event: { ...valid.event, id: undefined } }),
+      /event id undefined is not/,
+    ],
+    ['numeric id', JSON.stringify({ ...valid, event: { ...valid.event, id: 42 } }), /event id 42 is not/],
+    [
+      'an id serialize would refuse',
+      JSON.stringify({ ...valid, event: { ...valid.event, id: 'tenant:42' } }),
+      /event id "tenant:42" is not 1 to 128 letters, digits, "_" or "-"/,
+    ],
+    [
+      'an id of 129 characters',
+      JSON.stringify({ ...valid, event: { ...valid.event, id: 'x'.repeat(129) } }),
+      /event id "x{79}… is not/,
+    ],
+    [
+      'missing createdAt',
+      JSON.stringify({ ...valid, event: { id: 'x' } }),
+      /"createdAt" undefined is not a date string/,
+    ],
     [
       'bad createdAt',
       JSON.stringify({ ...valid, event: { ...valid.event, createdAt: 'soon' } }),
-      /valid date/,
+      /"createdAt" "soon" is not a date string/,
+    ],
+    [
+      'numeric createdAt',
+      JSON.stringify({ ...valid, event: { ...valid.event, createdAt: 0 } }),
+      /"createdAt" 0 is not a date string/,
+    ],
+    [
+      'a key @EventType would refuse',
+      JSON.stringify({ ...valid, key: 'ORDER:LINE' }),
+      /handling key "ORDER:LINE" is not dotted segments/,
+    ],
+    [
+      'an empty order key',
+      JSON.stringify({ ...valid, order: { key: '' } }),
+      /"order" is not \{"key": a string of 1 to 512/,
+    ],
+    ['an order without a key', JSON.stringify({ ...valid, order: 'k' }), /"order" is not/],
+    [
+      'a fractional order position',
+      JSON.stringify({ ...valid, order: { key: 'k', position: 1.5 } }),
+      /"order" is not/,
     ],
   ])('rejects %s with MalformedEventError', (_name, payload, reason) => {
     const caught = thrownBy(() => serializer.deserialize(payload));
@@ -173,8 +213,139 @@ describe('EventSerializer errors', () => {
     expect((caught as Error).message).toMatch(reason);
   });
 
+  it("accepts the order an earlier version wrote into an ordered event's envelope, position included", () => {
+    const event = OrderLineAdded.create({ sku: 'S1' });
+    const { payload } = serializer.serialize(event);
+    const positioned = `${payload.slice(0, -1)},"order":{"key":"order:1","position":7}}`;
+    expect(serializer.deserialize(positioned)).toStrictEqual(event);
+  });
+
   it('keeps the JSON parser error as cause', () => {
     expect((thrownBy(() => serializer.deserialize('{')) as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+});
+
+describe('fields that would not survive the trip', () => {
+  /** What serializing an OrderLineAdded with `props` throws. */
+  function refusal(props: Record<string, unknown>): InvalidEventFieldError {
+    const event = Object.assign(OrderLineAdded.create({ sku: 'S1', id: 'evt-1' }), props);
+    const caught = thrownBy(() => serializer.serialize(event));
+    expect(caught).toBeInstanceOf(InvalidEventFieldError);
+    return caught as InvalidEventFieldError;
+  }
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    [
+      'an invalid createdAt',
+      { createdAt: new Date('x') },
+      'createdAt',
+      /must be a valid Date, got an invalid Date: give a valid Date, or leave it out/,
+    ],
+    [
+      'a createdAt left undefined',
+      { createdAt: undefined },
+      'createdAt',
+      /must be a valid Date, got undefined/,
+    ],
+    ['NaN', { total: Number.NaN }, 'total', /is NaN, which JSON sends as null: give a finite number/],
+    [
+      'Infinity deep down',
+      { lines: [{ price: 1 }, { price: Number.POSITIVE_INFINITY }] },
+      'lines[1].price',
+      /is Infinity, which JSON sends as null/,
+    ],
+    ['-Infinity', { m: { 'unit price': Number.NEGATIVE_INFINITY } }, 'm["unit price"]', /is -Infinity/],
+    [
+      'an invalid Date',
+      { dueAt: [new Date('2024-01-01'), new Date('soon')] },
+      'dueAt[1]',
+      /is an invalid Date .* JSON sends as null: give a valid Date/,
+    ],
+    [
+      'a BigInt',
+      { amount: { cents: 10n } },
+      'amount.cents',
+      /is a BigInt, which JSON cannot encode: send it as a string/,
+    ],
+    [
+      'undefined in an array',
+      { tags: ['a', undefined] },
+      'tags[1]',
+      /is undefined in an array, which JSON sends as null: remove it, or use null/,
+    ],
+    ['a symbol', { meta: { kind: Symbol('k') } }, 'meta.kind', /is a symbol, which JSON drops/],
+    ['a function in an array', { steps: [() => 1] }, 'steps[0]', /is a function, which JSON sends as null/],
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    ['a hole in an array', { meta: { tags: ['a', , 'c'] } }, 'meta.tags[1]', /is a hole in a sparse array/],
+    [
+      'nesting past 1000 levels',
+      { tree: nested(1_001) },
+      'tree',
+      /nests objects or arrays more than 1000 levels deep/,
+    ],
+  ])('refuses %s, naming the event, the field and what to do', (_name, props, path, problem) => {
+    const error = refusal(props);
+    expect(error).toMatchObject({
+      code: 'COMMITBUS_INVALID_EVENT_FIELD',
+      handlingKey: 'ORDER.LINE.ADD',
+      eventId: 'evt-1',
+      path,
+    });
+    expect(error.message).toMatch(
+      new RegExp(
+        `^event ORDER\\.LINE\\.ADD evt-1 cannot be sent: field ${path.replace(/[[\]."]/g, '\\$&')} `,
+      ),
+    );
+    expect(error.message).toMatch(problem);
+  });
+
+  it('carries 1000 levels of nesting, and refuses 20000 with an InvalidEventFieldError', () => {
+    const event = OrderLineAdded.create({ sku: 'S1' });
+    Object.assign(event, { tree: nested(1_000) });
+    expect(() => serializer.deserialize(serializer.serialize(event).payload)).not.toThrow();
+    expect(refusal({ tree: nested(20_000) }).path).toBe('tree');
+  });
+
+  it('refuses a cycle, naming where it closes, with the stack overflow as cause', () => {
+    const node: { name: string; parent?: unknown } = { name: 'root' };
+    const tree = { node, children: [{ name: 'leaf', up: node }] };
+    node.parent = tree;
+    const error = refusal({ tree });
+    expect(error.path).toBe('tree.node.parent');
+    expect(error.message).toMatch(
+      /refers back to tree, a cycle JSON cannot encode: send the id of the object/,
+    );
+    expect(error.cause).toBeInstanceOf(RangeError);
+    const self = OrderLineAdded.create({ sku: 'S1' });
+    Object.assign(self, { me: self });
+    expect(thrownBy(() => serializer.serialize(self))).toMatchObject({
+      path: 'me',
+      message: expect.stringMatching(/field me refers back to the event itself/),
+    });
+  });
+
+  it('lets -0, null, nested Dates, and undefined object fields through, as JSON carries them', () => {
+    const event = OrderPlaced.create({
+      ...order(),
+      total: -0,
+      coupon: null,
+      label: undefined as unknown as string,
+    });
+    const back = serializer.deserialize(serializer.serialize(event).payload) as OrderPlaced;
+    expect(back.total).toBe(0);
+    expect(back.coupon).toBeNull();
+    expect(back.label).toBeUndefined();
+    expect(back.shipTo.since).toEqual(event.shipTo.since);
+  });
+
+  it('refuses at bus.publish, before anything is sent', async () => {
+    const bus = createEventBus({ events: [OrderPlaced, OrderLineAdded] });
+    const bad = OrderLineAdded.create({ sku: 'S1', createdAt: new Date('x') });
+    await expect(bus.publish([OrderLineAdded.create({ sku: 'ok' }), bad])).rejects.toThrow(
+      InvalidEventFieldError,
+    );
+    expect(await bus.backlog()).toBe(0);
+    await bus.close();
   });
 });
 
@@ -220,3 +391,15 @@ describe('event ids', () => {
     }
   });
 });
+
+/** `levels` objects, each the `next` of the one before. */
+function nested(levels: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let node = root;
+  for (let i = 1; i < levels; i++) {
+    const inner: Record<string, unknown> = {};
+    node.next = inner;
+    node = inner;
+  }
+  return root;
+}

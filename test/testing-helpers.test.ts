@@ -11,6 +11,7 @@ import {
 } from '../src/index.js';
 import { createTestBus, type TestEventBus } from '../src/testing/index.js';
 import { RecordCreated, RecordRow, RecordUpdated } from './helpers/records.js';
+import { waitFor } from './helpers/wait-for.js';
 
 /** The kind of service an application writes: it publishes only once its transaction commits. */
 class RecordService {
@@ -65,6 +66,34 @@ describe('createTestBus with a service', () => {
     expect(bus.publishedOf(RecordUpdated)).toEqual([]);
     bus.clear();
     expect(bus.published).toEqual([]);
+  });
+});
+
+describe('createTestBus with an outbox', () => {
+  it('records in `published`, and tells `onPublished`, the events the outbox relay republished', async () => {
+    const told: string[] = [];
+    const handled: string[] = [];
+    const index = defineHandler<RecordCreated>('records.index', (event) => void handled.push(event.recid));
+    const bus = await testBus({
+      events: [RecordCreated],
+      handlers: { 'RECORD.CREATE': [index] },
+      dataSource,
+      config: { outboxGraceMs: 1, outboxRelayEveryMs: 20 },
+      onPublished: (events) => told.push(...events.map((e) => (e as RecordCreated).recid)),
+    });
+    // A row a publisher left behind when it died between commit and publish.
+    const left = RecordCreated.create({ recid: 'left' });
+    const { payload } = bus.encode(left);
+    await bus.outbox?.write(dataSource.manager, [{ id: left.id, handlingKey: left.handlingKey, payload }]);
+
+    await waitFor('the relay to republish the row', async () => (await bus.outbox?.pending()) === 0, {
+      timeoutMs: 5_000,
+    });
+    await bus.settle();
+    expect(handled).toEqual(['left']);
+    expect(bus.published.map((e) => e.id)).toEqual([left.id]);
+    expect(bus.published[0]).toBeInstanceOf(RecordCreated);
+    expect(told).toEqual(['left']);
   });
 });
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -28,6 +27,7 @@ import {
   RecordService,
   RecordUpdated,
 } from './helpers/records.js';
+import { deleteKeys, openRedis } from './helpers/redis.js';
 import { describeUnitOfWorkContract } from './helpers/uow-contract.js';
 
 const SCHEMA = 'commitbus_test_uow_pg';
@@ -229,11 +229,10 @@ describe('publishing after commit fails, without an outbox', () => {
 
 describe('unit of work with the bullmq transport', () => {
   const prefix = `commitbus-test-uow-pg-${randomUUID()}`;
-  const redis = new Redis('redis://127.0.0.1:6379');
+  const redis = openRedis();
 
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await deleteKeys(redis, prefix);
     await redis.quit();
   });
 

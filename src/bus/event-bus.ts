@@ -1,100 +1,45 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
-import { Dispatcher } from '../handlers/dispatcher.js';
-import type { DrainResult } from '../handlers/drain.js';
-import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
+import type { DeliveryOptions } from '../events/delivery-options.js';
+import type { Event } from '../events/event.js';
+import { EventRegistry } from '../events/event-registry.js';
+import { EventSerializer } from '../events/event-serializer.js';
+import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
-import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
-import { syncLane } from '../ordering/lane.js';
-import { LaneRunner } from '../ordering/lane-runner.js';
-import { checkOrderKey } from '../ordering/order-key.js';
-import { OrderedConsumer } from '../ordering/ordered-consumer.js';
+import { redriveJob } from '../handlers/redrive-job.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
+import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
+import type { EncodedEvent } from '../ordering/routing.js';
 import { Outbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
-import { PostCommitEvents } from '../uow/post-commit-events.js';
-import { withTransactionGate } from '../uow/transaction-gate.js';
-import { BullmqTransport } from './bullmq/bullmq.transport.js';
-import { type DeliveryOptions, deliverAtOf } from './delivery-options.js';
-import { EventTooLargeError } from './errors/event-too-large.error.js';
-import type { ConcreteEventClass, Event } from './event.js';
-import { EventRegistry } from './event-registry.js';
-import { EventSerializer } from './event-serializer.js';
-import { type EventClass, orderingPolicyOf } from './event-type.decorator.js';
-import { consoleLogger, type Logger } from './logger.js';
-import { MemoryTransport } from './memory/memory.transport.js';
-import type { OutgoingEvent } from './outgoing-event.js';
-import { PeriodicTask } from './periodic-task.js';
-import type { SerializedEvent } from './serialized-event.js';
-import type { Transport, TransportWorker } from './transport.js';
-
-const IDLE_POLL_MS = 10;
-const RELEASE_BATCH = 1_000;
-
-/** What `createEventBus` takes. */
-export interface EventBusOptions {
-  /** Every event class this bus may publish or handle. */
-  events: Iterable<ConcreteEventClass>;
-  /** `EVENT_HANDLERS`: handling key to ordered handler entries. Validated at construction. */
-  handlers?: EventHandlersConfig;
-  /** Options; anything left out takes its default (see `DEFAULT_CONFIG`). */
-  config?: Partial<CommitbusConfig>;
-  /**
-   * Where commitbus logs (a pino logger fits).
-   * @defaultValue warnings and errors as JSON lines on stderr
-   */
-  logger?: Logger;
-  /**
-   * The TypeORM DataSource your units of work run on. With it (and
-   * `config.outbox`, on by default) events are kept in its `commitbus_outbox`
-   * table in the same transaction, and this process relays any a crashed
-   * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
-   */
-  dataSource?: DataSource;
-  /** Called after events were published (for logging or metrics). */
-  onPublished?: (events: readonly Event[]) => void;
-}
-
-/** Options of {@link EventBus.startWorker}. */
-export interface StartWorkerOptions {
-  /**
-   * On SIGINT/SIGTERM: stop taking work, finish in-flight work (up to
-   * `shutdownTimeoutMs`), close the bus.
-   * @defaultValue `true`
-   */
-  handleSignals?: boolean;
-  /** Called after each drain job with what it did. */
-  onDrain?: (result: DrainResult) => void;
-}
-
-/** A worker running in this process. */
-export interface RunningWorker {
-  /** Stops taking work and waits for in-flight work (up to `shutdownTimeoutMs`). */
-  close(): Promise<void>;
-  /** Resolves once the worker has closed by `close()`, or, after SIGINT/SIGTERM, once the whole bus has closed. */
-  readonly stopped: Promise<void>;
-}
+import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import { createTransport } from './create-transport.js';
+import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
+import { backlogOf, waitUntilIdle } from './idle.js';
+import { Publishing } from './publishing.js';
+import { startBusWorker } from './start-worker.js';
+import type { Transport } from './transport.js';
 
 /**
  * The event bus: publishes events and runs workers that hand them to the
- * handlers in `EVENT_HANDLERS`.
+ * handlers in `EVENT_HANDLERS`. It wires the rooms below to one transport.
  */
-export class EventBus {
+export class EventBus implements UnitOfWorkBus {
   /** The resolved configuration. */
   readonly config: CommitbusConfig;
-  /** The known event classes. */
+  /** @internal The known event classes. */
   readonly registry: EventRegistry;
-  /** Encodes and decodes events. */
+  /** @internal Encodes and decodes events. */
   readonly serializer: EventSerializer;
-  /** The validated handler configuration. */
+  /** @internal The validated handler configuration. */
   readonly handlers: HandlerTable;
-  /** Where events travel. */
+  /** @internal Where events travel: the adapter's ports. */
   readonly transport: Transport;
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
   readonly rules: SchedulingRules;
@@ -104,12 +49,19 @@ export class EventBus {
   readonly ordering: OrderedKeys;
   /** Where the bus logs. */
   readonly logger: Logger;
+  private readonly publishing: Publishing;
+  /** Whether this bus's workers run ordered lanes (`config.ordering`). */
+  private readonly orderedLanes: boolean;
   private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
 
+  /**
+   * @param options - what `createEventBus` takes.
+   * @param transport - the adapter; by default the one `config.transport` names.
+   */
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
     this.logger = options.logger ?? consoleLogger;
@@ -121,19 +73,26 @@ export class EventBus {
       backoff: this.config.defaultBackoff,
       timeoutMs: this.config.handlerTimeoutMs,
     });
-    this.transport =
-      transport ??
-      (this.config.transport === 'bullmq'
-        ? new BullmqTransport(this.config, this.logger)
-        : new MemoryTransport(this.config));
-    this.deadLetters = new DeadLetters({
-      store: this.transport.deadLetters,
-      handlers: this.handlers,
+    this.transport = transport ?? createTransport(this.config, this.logger);
+    this.orderedLanes = orderedLanesEnabled(this.config.ordering, this.registry);
+    this.publishing = new Publishing({
+      config: this.config,
+      orderedLanes: this.orderedLanes,
       serializer: this.serializer,
-      enqueue: (jobs) => this.transport.enqueue(jobs),
+      publisher: this.transport,
+      logger: this.logger,
+      outbox: () => this.outboxOf,
+      afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
+    });
+    this.deadLetters = new DeadLetters<HandlerJob>({
+      store: this.transport.deadLetters,
+      decode: (payload) => this.serializer.deserialize(payload),
+      rerun: (letter, event) => redriveJob(this.handlers, letter, event),
+      logger: this.logger,
+      enqueue: (jobs) => this.transport.jobs.enqueue(jobs),
       // A re-driven payload's id was accepted before: publish it past the dedupe window.
       publish: (events) =>
-        this.publishEncoded(
+        this.publishing.publishEncoded(
           events.map((event) => ({ id: event.id, payload: this.encode(event).payload, skipDedupe: true })),
           events,
         ),
@@ -148,7 +107,7 @@ export class EventBus {
     if (options.dataSource !== undefined) this.useDataSource(options.dataSource);
   }
 
-  /** The transactional outbox, when the bus has a DataSource and `config.outbox` is on. */
+  /** @internal The transactional outbox, when the bus has a DataSource and `config.outbox` is on. */
   get outbox(): Outbox | undefined {
     return this.outboxOf;
   }
@@ -161,55 +120,42 @@ export class EventBus {
   /**
    * Keeps this bus's outbox in `dataSource` and starts relaying rows left
    * there; called for you by `createEventBus({ dataSource })` and by the
-   * first `UnitOfWorkManager` on a bus without one. Returns the outbox, or
-   * `undefined` when `config.outbox` is off. A bus has one outbox: a second,
-   * different DataSource is refused.
+   * first `UnitOfWorkManager` on a bus without one (with `config.outbox` off
+   * it is used for idempotent handlers' records only). A bus has one
+   * DataSource: a second, different one is refused.
    */
-  useDataSource(dataSource: DataSource): Outbox | undefined {
+  useDataSource(dataSource: DataSource): void {
     if (this.dataSourceOf !== undefined && this.dataSourceOf !== dataSource) {
       throw new Error(
         'this bus already uses another DataSource for its outbox and idempotent handlers; create one bus per DataSource',
       );
     }
     this.dataSourceOf = dataSource;
-    if (!this.config.outbox || this.outboxOf !== undefined) return this.outboxOf;
+    if (!this.config.outbox || this.outboxOf !== undefined) return;
     const outbox = new Outbox(dataSource, this.config, this.logger);
     this.outboxOf = outbox;
+    // Relayed rows take the bus's one publishing path too, so `onPublished` sees them.
     this.relay = new OutboxRelay(
       outbox,
-      (events) => this.transport.publish(events),
+      (events) => this.publishing.publishEncoded(events),
       this.config,
       this.logger,
     ).start();
-    return outbox;
+  }
+
+  /** A new, empty set of events for one unit of work, kept in the outbox if the bus has one. */
+  openEvents(): UnitOfWorkEvents {
+    return this.publishing.openEvents();
   }
 
   /**
-   * Serializes an event for the transport, with its order key if it is
-   * ordered, refusing one bigger than `maxEventBytes`
-   * ({@link EventTooLargeError}), of an unregistered class, with an invalid
-   * order key ({@link InvalidOrderKeyError}), or ordered and delayed.
+   * @internal Serializes an event for the transport, with its order key if it is
+   * ordered, refusing one bigger than `maxEventBytes` (`EventTooLargeError`),
+   * of an unregistered class, with an invalid order key
+   * (`InvalidOrderKeyError`), or ordered and delayed.
    */
-  encode(event: Event, delivery?: DeliveryOptions): SerializedEvent {
-    const orderKey = this.orderKeyOf(event, delivery);
-    if (orderKey !== undefined && deliverAtOf(delivery) !== undefined) {
-      throw new TypeError(
-        `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
-      );
-    }
-    const serialized = this.serializer.serialize(event, orderKey);
-    const bytes = Buffer.byteLength(serialized.payload);
-    if (bytes > this.config.maxEventBytes) {
-      throw new EventTooLargeError(serialized.key, serialized.id, bytes, this.config.maxEventBytes);
-    }
-    return serialized;
-  }
-
-  /** The order key of an event: `delivery.orderKey`, else its class's `orderBy`, else none. */
-  private orderKeyOf(event: Event, delivery: DeliveryOptions | undefined): string | undefined {
-    if (delivery?.orderKey !== undefined) return checkOrderKey(delivery.orderKey, event.handlingKey);
-    const policy = orderingPolicyOf(event.constructor as EventClass<Event>);
-    return policy === undefined ? undefined : checkOrderKey(policy.orderBy(event), event.handlingKey);
+  encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
+    return this.publishing.encode(event, delivery);
   }
 
   /**
@@ -220,157 +166,56 @@ export class EventBus {
    * Inside a unit of work use `uow.register(new SendEventOp(event))` instead,
    * which publishes only after commit.
    */
-  async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
-    const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
-    if (list.length === 0) return;
-    const outbox = this.outboxOf;
-    if (outbox !== undefined && list.some((event) => this.orderKeyOf(event, options) !== undefined)) {
-      // Ordered events take their positions in a transaction, like a unit of work's (which encodes them).
-      await this.publishThroughOutbox(outbox, list, options);
-      return;
-    }
-    const deliverAt = deliverAtOf(options);
-    const encoded = list.map((event) => this.encode(event, options));
-    const outgoing = encoded.map(({ id, payload, orderKey }): OutgoingEvent => {
-      if (orderKey !== undefined) return { id, payload, lane: syncLane(orderKey) };
-      return deliverAt === undefined ? { id, payload } : { id, payload, deliverAt };
-    });
-    await this.publishEncoded(outgoing, list);
+  publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+    return this.publishing.publish(events, options);
   }
 
-  private async publishThroughOutbox(
-    outbox: Outbox,
-    events: readonly Event[],
-    options: DeliveryOptions | undefined,
-  ): Promise<void> {
-    const batch = new PostCommitEvents(this, outbox);
-    for (const event of events) batch.add(event, options);
-    const { dataSource } = outbox;
-    await withTransactionGate(dataSource, () =>
-      dataSource.transaction((manager) => batch.beforeCommit(manager)),
-    );
-    await batch.flush();
-  }
-
-  /** @internal Publishes events already encoded with {@link EventBus.encode}. */
-  async publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void> {
-    await this.transport.publish(outgoing);
-    this.onPublished?.(events);
-  }
-
-  /** Starts consuming in this process: drains, async handler jobs, retries. */
-  async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
-    const dataSource = this.dataSourceOf;
-    const idempotent = this.handlers.all().filter((h) => h.idempotent);
-    if (idempotent.length > 0 && dataSource === undefined) {
-      throw new IdempotencyNotConfiguredError(
-        idempotent.map((h) => h.name).join(', '),
-        'the bus has no dataSource',
+  /**
+   * Told of every publish that went through: calls `onPublished`, decoding
+   * relayed rows first (`events` is `undefined` for them). Subclasses that
+   * record what was published override it.
+   */
+  protected afterPublish(outgoing: readonly OutgoingEvent[], events: readonly Event[] | undefined): void {
+    if (this.onPublished === undefined) return;
+    try {
+      this.onPublished(events ?? this.decodeAll(outgoing));
+    } catch (error) {
+      this.logger.error(
+        { error: describeError(error).message },
+        'onPublished threw; the events were published',
       );
     }
-    const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, this);
-    // The worker's copy of the scheduling rules, loaded before it takes any work.
-    const gate = await this.rules.openGate();
-    const dispatcher = new Dispatcher(
-      this.handlers,
-      this.serializer,
-      (events) => this.publish(events),
-      this.logger,
-      gate,
-      idempotency,
-    );
-    const inner: TransportWorker = await this.transport
-      .startWorker({
-        dispatcher,
+  }
+
+  /** Decodes what this process can; a relayed row of a class it does not know is left out. */
+  private decodeAll(outgoing: readonly OutgoingEvent[]): Event[] {
+    return outgoing.flatMap(({ payload }) => {
+      try {
+        return [this.serializer.deserialize(payload)];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /** Starts consuming in this process: drains, async handler jobs, retries, ordered lanes. */
+  async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    const worker = await startBusWorker(
+      {
         config: this.config,
         logger: this.logger,
-        ...(options.onDrain ? { onDrain: options.onDrain } : {}),
-      })
-      .catch(async (error: unknown) => {
-        await gate.close();
-        throw error;
-      });
-    const lanes = this.transport.workerOrdering();
-    const ordered = await new OrderedConsumer({
-      store: lanes.store,
-      runner: new LaneRunner({
-        dispatcher,
-        deadLetters: this.transport.deadLetters,
-        policyOf: (event) =>
-          orderingPolicyOf(event.constructor as EventClass<Event>)?.afterLastAttempt ?? 'halt',
-        pauseRecheckMs: this.config.rulesRefreshMs,
-        logger: this.logger,
-      }),
-      concurrency: this.config.orderedConcurrency,
-      leaseMs: this.config.lockDurationMs,
-      maintainEveryMs: this.config.delayedPollMs,
-      blockMs: this.config.blockMs,
-      logger: this.logger,
-    })
-      .start()
-      .catch(async (error: unknown) => {
-        lanes.close();
-        await inner.close(0);
-        await gate.close();
-        throw error;
-      });
-    const releaser = new PeriodicTask(
-      'delayed-event release',
-      this.config.delayedPollMs,
-      async () => {
-        while ((await this.transport.releaseDue(RELEASE_BATCH)) >= RELEASE_BATCH);
+        handlers: this.handlers,
+        serializer: this.serializer,
+        transport: this.transport,
+        rules: this.rules,
+        dataSource: this.dataSourceOf,
+        orderedLanes: this.orderedLanes,
+        bus: this,
+        publish: (events) => this.publish(events),
       },
-      this.logger,
-    ).start();
-    const retention = this.config.handledRetentionMs;
-    const cleanup =
-      idempotency !== undefined && idempotent.length > 0
-        ? new PeriodicTask(
-            'idempotency record cleanup',
-            Math.min(Math.ceil(retention / 10), 3_600_000),
-            () => idempotency.forgetOlderThan(retention),
-            this.logger,
-          ).start()
-        : undefined;
-    let closing: Promise<void> | undefined;
-    let resolveStopped: () => void = () => {};
-    const stopped = new Promise<void>((resolve) => {
-      resolveStopped = resolve;
-    });
-    let bySignal = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      this.logger.info({ signal }, 'shutting down: finishing in-flight work');
-      bySignal = true;
-      // `stopped` resolves once the whole bus is closed, so the caller may destroy the DataSource then.
-      worker
-        .close()
-        .then(() => this.close())
-        .catch((error: unknown) => this.logger.error({ error: String(error) }, 'shutdown failed'))
-        .finally(resolveStopped);
-    };
-    const worker: RunningWorker = {
-      stopped,
-      close: () => {
-        closing ??= (async () => {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-          await Promise.all([releaser.stop(), cleanup?.stop()]);
-          await Promise.all([
-            inner.close(this.config.shutdownTimeoutMs),
-            ordered.close(this.config.shutdownTimeoutMs),
-          ]);
-          lanes.close();
-          await gate.close();
-          this.workers.delete(worker);
-          if (!bySignal) resolveStopped();
-        })();
-        return closing;
-      },
-    };
-    if (options.handleSignals ?? true) {
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-    }
+      options,
+      { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
+    );
     this.workers.add(worker);
     return worker;
   }
@@ -382,29 +227,13 @@ export class EventBus {
    * `rules.parkedCount()`). Rejects after `timeoutMs`. For demos, tests and
    * scripts; services do not wait.
    */
-  async whenIdle(timeoutMs = 30_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the bus was not idle after ${timeoutMs} ms: is a worker running?`)),
-        timeoutMs,
-      );
-    });
-    let waiting = true;
-    const poll = async () => {
-      while (waiting && !(await this.transport.isIdle())) await sleep(IDLE_POLL_MS);
-    };
-    try {
-      await Promise.race([this.transport.whenIdle?.() ?? poll(), timeout]);
-    } finally {
-      waiting = false;
-      clearTimeout(timer);
-    }
+  whenIdle(timeoutMs = 30_000): Promise<void> {
+    return waitUntilIdle(this.transport, timeoutMs);
   }
 
-  /** Events published and not yet drained. */
+  /** Events published and not yet drained, ordered ones included. */
   backlog(): Promise<number> {
-    return this.transport.backlog();
+    return backlogOf(this.transport);
   }
 
   /**

@@ -1,7 +1,16 @@
-import type { BackoffOptions } from '../handlers/backoff.js';
+import type { Cluster } from 'ioredis';
+import type { BackoffOptions } from '../support/backoff.js';
+import type { RedisClusterNode } from './redis-cluster-node.js';
 
 /** Which transport carries events between publishers and workers. */
 export type TransportKind = 'memory' | 'bullmq';
+
+/**
+ * Whether a bus's workers run ordered lanes: `auto` when a registered event
+ * class has `orderBy`, `on` always (for `publish(e, { orderKey })` without
+ * such a class), `off` never.
+ */
+export type OrderingMode = 'auto' | 'on' | 'off';
 
 /**
  * Every option of commitbus, with its default. Pass a partial object to
@@ -21,7 +30,17 @@ export interface CommitbusConfig {
    */
   redisUrl: string;
   /**
-   * Prefix of every Redis key commitbus and its BullMQ queues write. Give each
+   * Runs the `bullmq` transport on a Redis Cluster instead of the single Redis
+   * at `redisUrl`: a few of its nodes (the rest are discovered), or an ioredis
+   * `Cluster` whose nodes and options commitbus copies for each connection it
+   * opens (it does not use or close that instance itself). One bus keeps all
+   * its keys in one hash slot, so on one master; see the README's "Redis Cluster".
+   * @defaultValue `undefined` (a single Redis at `redisUrl`)
+   */
+  redisCluster?: readonly RedisClusterNode[] | Cluster;
+  /**
+   * Prefix of every Redis key commitbus and its BullMQ queues write: a bus's
+   * keys all start with the hash tag `{<prefix>:<name>}`. Give each
    * application (and each test file) its own.
    * @defaultValue `'commitbus'`
    */
@@ -84,6 +103,18 @@ export interface CommitbusConfig {
    * @defaultValue `3`
    */
   defaultAttempts: number;
+  /**
+   * How many times one piece of handler work (an event in a drain, a handler
+   * job, an ordered event in its lane) may be handed to a worker that then
+   * dies or stalls before finishing it. Work delivered more often is not run
+   * again: each of its handlers becomes a dead letter with reason `crashed`
+   * (an ordered key halts under `afterLastAttempt: 'halt'`), so one event
+   * that kills its process (`process.exit`, out of memory, a native crash)
+   * stops after this many crashes instead of crash-looping every worker.
+   * Failed attempts that throw do not count: `attempts` limits those.
+   * @defaultValue `5`
+   */
+  maxDeliveries: number;
   /**
    * Wait between handler attempts, unless the handler entry says otherwise.
    * Fields left out take their default; `jitter` randomizes that share of each
@@ -195,6 +226,16 @@ export interface CommitbusConfig {
    * @defaultValue `64`
    */
   orderedConcurrency: number;
+  /**
+   * Whether workers run ordered lanes (two more Redis connections per worker
+   * and an upkeep call every `delayedPollMs`). `auto`: when a registered event
+   * class has `orderBy`; `on`: always, for events ordered only by
+   * `publish(e, { orderKey })`; `off`: never, and ordered events are refused.
+   * A bus without lanes refuses `orderKey` with `OrderingDisabledError`
+   * instead of stranding the event. Give every process of a bus the same value.
+   * @defaultValue `'auto'`
+   */
+  ordering: OrderingMode;
 }
 
 /** The defaults, in one place. */
@@ -212,6 +253,7 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   claimStaleAfterMs: 60_000,
   asyncConcurrency: 20,
   defaultAttempts: 3,
+  maxDeliveries: 5,
   defaultBackoff: Object.freeze({ type: 'exponential', delayMs: 1_000, jitter: 0.5 }),
   handlerTimeoutMs: 30_000,
   publishAttempts: 5,
@@ -228,4 +270,5 @@ export const DEFAULT_CONFIG: Readonly<CommitbusConfig> = Object.freeze({
   lockDurationMs: 30_000,
   rulesRefreshMs: 500,
   orderedConcurrency: 64,
+  ordering: 'auto',
 } satisfies CommitbusConfig);

@@ -6,6 +6,7 @@ import { resolveConfig } from './resolve-config.js';
 export const CONFIG_ENV_VARS = {
   transport: 'COMMITBUS_TRANSPORT',
   redisUrl: 'REDIS_URL',
+  redisCluster: 'REDIS_CLUSTER_NODES',
   prefix: 'COMMITBUS_PREFIX',
   name: 'COMMITBUS_NAME',
   maxEvents: 'COMMITBUS_MAX_EVENTS',
@@ -17,6 +18,7 @@ export const CONFIG_ENV_VARS = {
   claimStaleAfterMs: 'COMMITBUS_CLAIM_STALE_AFTER_MS',
   asyncConcurrency: 'COMMITBUS_ASYNC_CONCURRENCY',
   defaultAttempts: 'COMMITBUS_DEFAULT_ATTEMPTS',
+  maxDeliveries: 'COMMITBUS_MAX_DELIVERIES',
   handlerTimeoutMs: 'COMMITBUS_HANDLER_TIMEOUT_MS',
   publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
   publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
@@ -29,6 +31,7 @@ export const CONFIG_ENV_VARS = {
   maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
   delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
   orderedConcurrency: 'COMMITBUS_ORDERED_CONCURRENCY',
+  ordering: 'COMMITBUS_ORDERING',
   handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
   lockDurationMs: 'COMMITBUS_LOCK_DURATION_MS',
   rulesRefreshMs: 'COMMITBUS_RULES_REFRESH_MS',
@@ -36,8 +39,9 @@ export const CONFIG_ENV_VARS = {
 
 /**
  * Reads the options named in {@link CONFIG_ENV_VARS} from the environment, on
- * top of `overrides` and the defaults. When `REDIS_URL` is set and
- * `COMMITBUS_TRANSPORT` is not, the transport is `bullmq`.
+ * top of `overrides` and the defaults. `REDIS_CLUSTER_NODES` lists cluster
+ * nodes separated by commas. When `REDIS_URL` or `REDIS_CLUSTER_NODES` is set
+ * and `COMMITBUS_TRANSPORT` is not, the transport is `bullmq`.
  */
 export function loadConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -47,8 +51,16 @@ export function loadConfigFromEnv(
   for (const [key, variable] of Object.entries(CONFIG_ENV_VARS) as [keyof typeof CONFIG_ENV_VARS, string][]) {
     const raw = env[variable]?.trim();
     if (raw === undefined || raw === '') continue;
-    if (key === 'transport' || key === 'redisUrl' || key === 'prefix' || key === 'name') {
+    if (
+      key === 'transport' ||
+      key === 'redisUrl' ||
+      key === 'prefix' ||
+      key === 'name' ||
+      key === 'ordering'
+    ) {
       fromEnv[key] = raw;
+    } else if (key === 'redisCluster') {
+      fromEnv[key] = raw.split(/[\s,]+/).filter((node) => node !== '');
     } else if (key === 'outbox') {
       if (raw !== 'true' && raw !== 'false') {
         throw new ConfigError(`${variable} must be "true" or "false", got ${JSON.stringify(raw)}`);
@@ -62,7 +74,10 @@ export function loadConfigFromEnv(
       fromEnv[key] = value;
     }
   }
-  if (fromEnv.transport === undefined && fromEnv.redisUrl !== undefined) {
+  if (
+    fromEnv.transport === undefined &&
+    (fromEnv.redisUrl !== undefined || fromEnv.redisCluster !== undefined)
+  ) {
     fromEnv.transport = 'bullmq' satisfies TransportKind;
   }
   return resolveConfig({ ...(fromEnv as Partial<CommitbusConfig>), ...overrides });

@@ -1,4 +1,4 @@
-import { describeError } from '../bus/logger.js';
+import { describeError } from '../support/logger.js';
 
 /** One failed run of a handler, or one failed decode of a payload. */
 export interface AttemptFailure {
@@ -19,16 +19,15 @@ export interface AttemptFailure {
 /** An {@link AttemptFailure} as it travels in job data: `at` as an ISO string. */
 export type AttemptFailureJson = Omit<AttemptFailure, 'at'> & { readonly at: string };
 
-/** Describes a failed attempt from what was thrown. */
+/** Describes a failed attempt from what was thrown; never throws. */
 export function attemptFailure(error: unknown, attempt: number, at: Date = new Date()): AttemptFailure {
-  const { name, message, stack } = describeError(error);
-  const code = (error as { code?: unknown } | null)?.code;
+  const { name, message, stack, code } = describeError(error);
   return {
     attempt,
     at,
     error: message,
     name,
-    ...(typeof code === 'string' ? { code } : {}),
+    ...(code !== undefined ? { code } : {}),
     ...(stack !== undefined ? { stack } : {}),
   };
 }

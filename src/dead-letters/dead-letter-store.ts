@@ -1,3 +1,4 @@
+import type { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
 import type { DeadLetter, DeadLetterKind, DeadLetterReason } from './dead-letter.js';
 
 /** Which dead letters to list, re-drive or purge: all fields given must match. */
@@ -29,9 +30,13 @@ export type DeadLetterVersion = Pick<DeadLetter, 'id' | 'deadAt'>;
 export interface DeadLetterStore {
   /** Stores letters; a letter replaces one with the same id. */
   add(letters: readonly DeadLetter[]): Promise<void>;
-  /** Letters matching `filter`, oldest `deadAt` first. */
-  list(filter?: DeadLetterFilter): Promise<DeadLetter[]>;
-  /** One letter, or `undefined`. */
+  /**
+   * Letters matching `filter`, oldest `deadAt` first. A stored letter that
+   * cannot be read is left out and handed to `onCorrupt` (it matches no
+   * filter and counts toward no `limit`).
+   */
+  list(filter?: DeadLetterFilter, onCorrupt?: (error: CorruptDeadLetterError) => void): Promise<DeadLetter[]>;
+  /** One letter, or `undefined`; throws {@link CorruptDeadLetterError} when it cannot be read. */
   get(id: string): Promise<DeadLetter | undefined>;
   /**
    * Removes letters; returns how many were removed. A {@link DeadLetterVersion}

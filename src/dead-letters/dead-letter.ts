@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { AttemptFailure } from './attempt-failure.js';
+import type { AttemptFailure } from '../dead-letters/attempt-failure.js';
 
-/** `handler`: a handler that was given up. `undecodable`: a payload no event class could be read from. */
-export type DeadLetterKind = 'handler' | 'undecodable';
+/**
+ * `handler`: a handler that was given up. `undecodable`: a payload no event
+ * class could be read from. `event`: an event a drain could not hand on to its
+ * handlers at all (re-driving publishes it again).
+ */
+export type DeadLetterKind = 'handler' | 'undecodable' | 'event';
 
 /**
  * Why work was given up: `exhausted` (its last attempt threw), `timeout` (its
@@ -10,7 +14,11 @@ export type DeadLetterKind = 'handler' | 'undecodable';
  * BullMQ's `UnrecoverableError`), `unknown-handler` (this worker's
  * `EVENT_HANDLERS` has no such handler for the event), `unknown-event-type`
  * (no registered class for its handling key), `malformed` (not a commitbus
- * envelope).
+ * envelope, or one `serialize` would have refused), `undeliverable` (the
+ * transport refused the handler's job, or the drain failed on the event with
+ * an error other than an outage), `crashed` (delivered more than
+ * `maxDeliveries` times: its worker died or stalled each time, so it was not
+ * run again).
  */
 export type DeadLetterReason =
   | 'exhausted'
@@ -18,13 +26,16 @@ export type DeadLetterReason =
   | 'non-retryable'
   | 'unknown-handler'
   | 'unknown-event-type'
-  | 'malformed';
+  | 'malformed'
+  | 'undeliverable'
+  | 'crashed';
 
 /** Work that was given up, kept with every attempt's error until it is re-driven or purged. */
 export interface DeadLetter {
   /**
    * Stable id: `<event id>.<handler>` for a handler, `undecodable.<hash of
-   * the payload>` for a payload; the same failure delivered twice is one letter.
+   * the payload>` or `event.<hash of the payload>` for a payload; the same
+   * failure delivered twice is one letter.
    */
   readonly id: string;
   /** What was given up. */
@@ -72,6 +83,24 @@ export function undecodableDeadLetter(
 ): DeadLetter {
   const id = `undecodable.${payloadHash(payload)}`;
   return letter(id, 'undecodable', peekEnvelope(payload), reason, attempts, deadAt, payload);
+}
+
+/** An event a drain could not hand on to its handlers, with what went wrong as its attempt. */
+export function eventDeadLetter(
+  payload: string,
+  reason: DeadLetterReason,
+  attempts: readonly AttemptFailure[],
+  deadAt: Date = new Date(),
+): DeadLetter {
+  return letter(
+    `event.${payloadHash(payload)}`,
+    'event',
+    peekEnvelope(payload),
+    reason,
+    attempts,
+    deadAt,
+    payload,
+  );
 }
 
 function letter(

@@ -1,8 +1,6 @@
-import type { Event } from '../bus/event.js';
-import type { EventSerializer } from '../bus/event-serializer.js';
-import { describeError } from '../bus/logger.js';
-import type { HandlerJob } from '../handlers/handler-job.js';
-import type { HandlerTable } from '../handlers/handler-table.js';
+import type { Event } from '../events/event.js';
+import { describeError, type Logger } from '../support/logger.js';
+import type { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
 import type { DeadLetter } from './dead-letter.js';
 import { DeadLetterRedriveError, type RedriveFailure } from './dead-letter-redrive.error.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
@@ -10,33 +8,52 @@ import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
 /** Which dead letters to re-drive or purge: one id, a filter, or `'all'`. */
 export type DeadLetterTarget = 'all' | string | DeadLetterFilter;
 
-/** What {@link DeadLetters} needs from its bus. */
-export interface DeadLettersDeps {
+/**
+ * What {@link DeadLetters} needs from its bus. `Job` is the work that runs a
+ * letter's handler again (a handler job of the bus's transport).
+ */
+export interface DeadLettersDeps<Job> {
   /** Where the letters are. */
   readonly store: DeadLetterStore;
-  /** This process's `EVENT_HANDLERS`, for each re-driven handler's attempts and backoff. */
-  readonly handlers: HandlerTable;
-  /** Decodes payloads, as a worker would. */
-  readonly serializer: EventSerializer;
-  /** Adds handler jobs to the transport. */
-  readonly enqueue: (jobs: readonly HandlerJob[]) => Promise<void>;
-  /** Publishes events (re-driven undecodable payloads). */
+  /** Decodes a payload, as a worker would (throws the serializer's typed errors). */
+  readonly decode: (payload: string) => Event;
+  /**
+   * The work that runs a `handler` letter's handler once more, with that
+   * handler's attempts and backoff; throws when this process does not know
+   * the handler.
+   */
+  rerun(letter: DeadLetter, event: Event): Job;
+  /** Adds that work to the transport. */
+  enqueue(jobs: readonly Job[]): Promise<void>;
+  /** Publishes events (re-driven `undecodable` and `event` letters). */
   readonly publish: (events: readonly Event[]) => Promise<void>;
+  /** Where letters that cannot be read are reported. */
+  readonly logger: Logger;
+}
+
+/** The letters a target selects, and the stored letters that could not be read on the way. */
+interface Selection {
+  readonly letters: DeadLetter[];
+  readonly corrupt: CorruptDeadLetterError[];
 }
 
 /**
  * The dead letters of a bus (`bus.deadLetters`): work given up after its last
  * attempt, kept until it is re-driven or purged.
  */
-export class DeadLetters {
-  constructor(private readonly deps: DeadLettersDeps) {}
+export class DeadLetters<Job = unknown> {
+  constructor(private readonly deps: DeadLettersDeps<Job>) {}
 
-  /** Letters matching `filter` (all when left out), oldest first. */
-  list(filter?: DeadLetterFilter): Promise<DeadLetter[]> {
-    return this.deps.store.list(filter);
+  /**
+   * Letters matching `filter` (all when left out), oldest first. A stored
+   * letter that cannot be read is left out and logged as an error
+   * (`CorruptDeadLetterError`, naming its id): purge it by id.
+   */
+  async list(filter?: DeadLetterFilter): Promise<DeadLetter[]> {
+    return (await this.read(filter)).letters;
   }
 
-  /** One letter by id, or `undefined`. */
+  /** One letter by id, or `undefined`; throws `CorruptDeadLetterError` when it cannot be read. */
   get(id: string): Promise<DeadLetter | undefined> {
     return this.deps.store.get(id);
   }
@@ -46,24 +63,25 @@ export class DeadLetters {
    * letter runs only its handler (a sync one too, without the rest of its
    * chain or the event's other handlers), as a fresh job with that handler's
    * attempts and backoff; if those fail, it comes back as a new letter. An
-   * `undecodable` letter is published again as an event (e.g. once its class
-   * is deployed). Letters that still cannot be decoded, or whose handler this
-   * process does not know, stay, and a {@link DeadLetterRedriveError} names them.
+   * `undecodable` or `event` letter is published again as an event (e.g. once
+   * its class is deployed). Letters that still cannot be decoded, whose handler this
+   * process does not know, or that cannot be read from the store, stay, and a
+   * {@link DeadLetterRedriveError} names them once the others are re-driven.
    */
   async redrive(target: DeadLetterTarget): Promise<number> {
-    const letters = await this.select(target);
-    const jobs: HandlerJob[] = [];
+    const { letters, corrupt } = await this.select(target);
+    const jobs: Job[] = [];
     const events: Event[] = [];
     const redriven: DeadLetter[] = [];
-    const failed: RedriveFailure[] = [];
-    const errors: unknown[] = [];
+    const failed: RedriveFailure[] = corrupt.map((error) => ({ id: error.id, error: error.message }));
+    const errors: unknown[] = [...corrupt];
     for (const letter of letters) {
       try {
-        const event = this.deps.serializer.deserialize(letter.payload);
-        if (letter.kind === 'undecodable') {
-          events.push(event);
+        const event = this.deps.decode(letter.payload);
+        if (letter.kind === 'handler') {
+          jobs.push(this.deps.rerun(letter, event));
         } else {
-          jobs.push(this.redriveJob(letter, event));
+          events.push(event);
         }
         redriven.push(letter);
       } catch (error) {
@@ -84,36 +102,39 @@ export class DeadLetters {
     return redriven.length;
   }
 
-  /** Deletes letters without running anything; returns how many. */
+  /**
+   * Deletes letters without running anything; returns how many. An id or
+   * `'all'` removes letters that cannot be read too; a filter cannot match them.
+   */
   async purge(target: DeadLetterTarget): Promise<number> {
     if (typeof target === 'string' && target !== 'all') return this.deps.store.remove([target]);
-    const letters = await this.select(target);
-    return this.deps.store.remove(letters.map((l) => l.id));
+    const { letters, corrupt } = await this.select(target);
+    const unreadable = target === 'all' ? corrupt.map((error) => error.id) : [];
+    return this.deps.store.remove([...letters.map((l) => l.id), ...unreadable]);
   }
 
-  private async select(target: DeadLetterTarget): Promise<DeadLetter[]> {
-    if (target === 'all') return this.deps.store.list();
+  private async select(target: DeadLetterTarget): Promise<Selection> {
+    if (target === 'all') return this.read();
     if (typeof target === 'string') {
       const letter = await this.deps.store.get(target);
-      return letter === undefined ? [] : [letter];
+      return { letters: letter === undefined ? [] : [letter], corrupt: [] };
     }
     if (Object.keys(target).length === 0) {
       throw new TypeError("an empty filter would select every dead letter: pass 'all' to mean that");
     }
-    return this.deps.store.list(target);
+    return this.read(target);
   }
 
-  private redriveJob(letter: DeadLetter, event: Event): HandlerJob {
-    const handler = this.deps.handlers.find(event.handlingKey, letter.handler ?? '');
-    return {
-      kind: 'async',
-      // One job per version of the letter: re-driving it twice at once adds one job.
-      jobId: `${letter.id}.redrive.${letter.deadAt.getTime()}`,
-      payload: letter.payload,
-      handler: handler.name,
-      attempts: handler.attempts,
-      backoff: handler.backoff,
-      delayMs: 0,
-    };
+  // One bad letter must not hide the others from the operator: it is logged and left out.
+  private async read(filter?: DeadLetterFilter): Promise<Selection> {
+    const corrupt: CorruptDeadLetterError[] = [];
+    const letters = await this.deps.store.list(filter, (error) => {
+      corrupt.push(error);
+      this.deps.logger.error(
+        { deadLetter: error.id, code: error.code, error: error.message },
+        'a stored dead letter cannot be read; it is left out: purge it by id',
+      );
+    });
+    return { letters, corrupt };
   }
 }

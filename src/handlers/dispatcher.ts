@@ -1,241 +1,138 @@
-import type { Event } from '../bus/event.js';
-import type { EventSerializer } from '../bus/event-serializer.js';
-import type { Logger } from '../bus/logger.js';
-import {
-  type AttemptFailure,
-  attemptFailure,
-  attemptFailureToJson,
-} from '../dead-letters/attempt-failure.js';
-import { type DeadLetter, handlerDeadLetter, undecodableDeadLetter } from '../dead-letters/dead-letter.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
-import { type HandlerGate, OPEN_GATE } from '../scheduling/handler-gate.js';
-import type { RuleKind, RuleVerdict } from '../scheduling/scheduling-rule.js';
-import type { UnitOfWork } from '../uow/unit-of-work.js';
-import { backoffDelay } from './backoff.js';
-import type { HandlerContext } from './handler.js';
-import { giveUpReason, undecodableReason } from './handler-failure.js';
+import { attemptFailureToJson } from '../dead-letters/attempt-failure.js';
+import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import { type HandlerGate, OPEN_GATE } from './handler-gate.js';
 import type { HandlerJob } from './handler-job.js';
-import type { HandlerPlan, HandlerTable, ResolvedHandler } from './handler-table.js';
-import { HandlerTimeoutError } from './handler-timeout.error.js';
-import { runWithTimeout } from './run-with-timeout.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
+import type { HandlerPipeline } from './handler-pipeline.js';
+import type { ResolvedHandler } from './handler-table.js';
+import type { PipelineOutcome, RetryStep } from './pipeline-step.js';
 
-/** Runs an idempotent handler's work once per (event, handler); see `IdempotentRunner`. */
-export interface IdempotencyGuard {
-  /** Runs `fn` in a unit of work recording the completion, unless one committed already. */
-  run(eventId: string, handler: string, fn: (uow: UnitOfWork) => Promise<void>): Promise<'ran' | 'skipped'>;
-}
-
-/** What handling one event (or part of its sync chain) produced. */
+/** What handling one event (or part of its sync chain) left to store. */
 export interface DrainedEvent {
-  /** Async handler jobs and, if a sync handler failed with attempts left, its retry job. */
+  /** Async handler jobs and the retry jobs of sync handlers that failed with attempts left. */
   readonly jobs: HandlerJob[];
-  /** Work given up: a handler out of attempts, or a payload that cannot be decoded. */
+  /** Work given up: handlers out of attempts, a payload that cannot be decoded. */
   readonly deadLetters: DeadLetter[];
 }
 
-/**
- * Runs handlers: the sync chain of an event inline, one handler for a job.
- * Transport-independent; transports decide where jobs and dead letters go.
- */
-export class Dispatcher {
-  constructor(
-    private readonly table: HandlerTable,
-    private readonly serializer: EventSerializer,
-    private readonly publish: (events: readonly Event[]) => Promise<void>,
-    /** Where handler failures are logged. */
-    readonly logger: Logger,
-    private readonly rules: HandlerGate = OPEN_GATE,
-    private readonly idempotency?: IdempotencyGuard,
-  ) {}
-
-  /**
-   * Handles one payload read by a drain: decodes it, runs its sync handlers in
-   * order, and returns the jobs to enqueue (its async handlers, plus a retry
-   * job if a sync handler failed with attempts left) and the dead letters to
-   * keep (a payload that cannot be decoded, sync handlers given up).
-   */
-  async drainOne(payload: string): Promise<DrainedEvent> {
-    let event: Event;
-    try {
-      event = this.serializer.deserialize(payload);
-    } catch (error) {
-      const letter = undecodableDeadLetter(payload, undecodableReason(error), [attemptFailure(error, 1)]);
-      this.logger.error(
-        { deadLetter: letter.id, reason: letter.reason, error: letter.error },
-        'undecodable event kept as a dead letter; the drain goes on',
-      );
-      return { jobs: [], deadLetters: [letter] };
-    }
-    const jobs: HandlerJob[] = this.table.plan(event.handlingKey).async.map((h) => ({
-      kind: 'async',
-      jobId: `${event.id}.${h.name}`,
-      payload,
-      handler: h.name,
-      attempts: h.attempts,
-      backoff: h.backoff,
-      delayMs: 0,
-    }));
-    const chain = await this.runSyncChain(event, payload, 0);
-    return { jobs: [...jobs, ...chain.jobs], deadLetters: chain.deadLetters };
-  }
-
-  /**
-   * Runs the sync handlers of `event` in order from position `from`, each as
-   * its first attempt. A handler that fails with attempts left stops the chain:
-   * its retry job runs it again and then goes on with the chain. A handler
-   * with no attempt left is given up as a dead letter, and the chain goes on.
-   * A paused handler parks the chain from there; a blocked one is skipped.
-   */
-  async runSyncChain(event: Event, payload: string, from: number): Promise<DrainedEvent> {
-    const sync = this.table.plan(event.handlingKey).sync;
-    const deadLetters: DeadLetter[] = [];
-    for (let i = from; i < sync.length; i++) {
-      const handler = sync[i] as ResolvedHandler;
-      const verdict = this.verdict(handler, event);
-      if (verdict !== 'run') {
-        await this.hold(verdict, 'retry', event, payload, handler, 1);
-        if (verdict === 'pause') return { jobs: [], deadLetters }; // the chain from here is parked
-        continue; // blocked: dropped, the chain goes on
-      }
-      try {
-        await this.run(handler, event, 1);
-      } catch (error) {
-        const failures = [attemptFailure(error, 1)];
-        const reason = giveUpReason(error, handler.attempts <= 1);
-        if (reason === undefined) {
-          this.logger.warn(
-            { eventId: event.id, key: event.handlingKey, handler: handler.name, error: failures[0]?.error },
-            'sync handler failed; retried as a job, the rest of its chain waits for it',
-          );
-          return { jobs: [retryJob(event.id, payload, handler, failures)], deadLetters };
-        }
-        deadLetters.push(this.giveUp(payload, handler.name, reason, failures));
-      }
-    }
-    return { jobs: [], deadLetters };
-  }
-
-  /** Position of a sync handler in its event's chain, or {@link UnknownHandlerError}. */
-  syncIndex(event: Event, handlerName: string): number {
-    const index = this.table.plan(event.handlingKey).sync.findIndex((h) => h.name === handlerName);
-    // The handler is gone, or no longer sync: EVENT_HANDLERS changed since the retry was queued.
-    if (index < 0) throw new UnknownHandlerError(handlerName, event.handlingKey);
-    return index;
-  }
-
-  /** The handlers of `event`'s handling key, sync and async, in order. */
-  planOf(event: Event): HandlerPlan {
-    return this.table.plan(event.handlingKey);
-  }
-
-  /** The handler named `name` for `event`, or {@link UnknownHandlerError}. */
-  find(event: Event, name: string): ResolvedHandler {
-    return this.table.find(event.handlingKey, name);
-  }
-
-  /**
-   * Runs one handler for one event within its `timeoutMs`: throws what the
-   * handler throws, or {@link HandlerTimeoutError} when it does not settle in
-   * time. An idempotent handler runs in its completion-recording unit of work.
-   */
-  run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
-    return runWithTimeout(
-      (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal)),
-      handler.timeoutMs,
-      () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
-    );
-  }
-
-  /** What the scheduling rules say about running `handler` for `event` now (no I/O). */
-  verdict(handler: ResolvedHandler, event: Event): RuleVerdict {
-    return this.rules.verdict(handler.name, event.handlingKey);
-  }
-
-  /**
-   * Holds back a run the rules stop: parks it (`pause`; a `retry` parks the
-   * sync chain from this handler on) or drops and counts it (`block`).
-   */
-  hold(
-    verdict: RuleKind,
-    kind: HandlerJob['kind'],
-    event: Event,
-    payload: string,
-    handler: ResolvedHandler,
-    attempt: number,
-  ): Promise<void> {
-    return this.rules.hold(verdict, { kind, event, payload, handler, attempt });
-  }
-
-  private async invoke(handler: ResolvedHandler, event: Event, ctx: HandlerContext): Promise<void> {
-    if (!handler.idempotent) {
-      await handler.handler.handle(event, ctx);
-      return;
-    }
-    if (this.idempotency === undefined) {
-      throw new IdempotencyNotConfiguredError(handler.name, 'the bus has no dataSource');
-    }
-    const outcome = await this.idempotency.run(event.id, handler.name, async (uow) => {
-      await handler.handler.handle(event, { ...ctx, uow });
-    });
-    if (outcome === 'skipped') {
-      this.logger.info(
-        { eventId: event.id, handler: handler.name },
-        'idempotent handler already ran for this event; skipped',
-      );
-    }
-  }
-
-  /** A handler given up: its dead letter, logged. */
-  giveUp(
-    payload: string,
-    handler: string,
-    reason: DeadLetter['reason'],
-    failures: readonly AttemptFailure[],
-  ): DeadLetter {
-    const letter = handlerDeadLetter(payload, handler, reason, failures);
-    this.logger.error(
-      { deadLetter: letter.id, handler, reason, attempts: failures.length, error: letter.error },
-      'handler given up; kept as a dead letter',
-    );
-    return letter;
-  }
-
-  /** Decodes a payload (throws the serializer's typed errors). */
-  decode(payload: string): Event {
-    return this.serializer.deserialize(payload);
-  }
-
-  private context(handlerName: string, attempt: number, signal: AbortSignal): HandlerContext {
-    return {
-      handlerName,
-      attempt,
-      signal,
-      publish: (events) => this.publish(Array.isArray(events) ? events : [events as Event]),
-    };
-  }
+/** An unordered run's steps as its transport stores them. */
+export interface StoredSteps extends DrainedEvent {
+  /** The retry of the job's own handler: the transport runs the job again after its backoff. */
+  readonly again?: RetryStep;
 }
 
 /**
- * The job that runs a failed sync handler again and then the rest of its
- * chain. `failures` are the handler's failed attempts so far.
+ * The unordered side of the handler pipeline: hands a drain's events and
+ * handler jobs to the {@link HandlerPipeline} and turns its steps into what
+ * the transport stores (jobs, dead letters) and the scheduling rules keep
+ * (parked and dropped runs).
  */
-export function retryJob(
-  eventId: string,
-  payload: string,
-  handler: ResolvedHandler,
-  failures: readonly AttemptFailure[],
-): HandlerJob {
-  const runsDone = failures.length;
+export class Dispatcher {
+  constructor(
+    /** The one decision of every handler run. */
+    readonly pipeline: HandlerPipeline,
+    private readonly rules: HandlerGate = OPEN_GATE,
+  ) {}
+
+  /**
+   * Handles one event read by a drain, delivered `deliveries` times so far
+   * (this one included): runs its sync chain and returns the jobs to enqueue
+   * (its async handlers, and a retry job if a sync handler failed with
+   * attempts left) and the dead letters to keep.
+   */
+  async drainOne(payload: string, deliveries = 1): Promise<DrainedEvent> {
+    const outcome = await this.pipeline.run({
+      payload,
+      target: { kind: 'event', from: 0 },
+      attempt: 1,
+      failures: [],
+      deliveries,
+    });
+    const { event } = outcome;
+    const fanOut = event === undefined ? [] : outcome.fanOut.map((h) => asyncJob(event.id, payload, h));
+    const stored = await this.store(outcome, payload, 'retry');
+    return { jobs: [...fanOut, ...stored.jobs], deadLetters: stored.deadLetters };
+  }
+
+  /**
+   * Stores an unordered run's steps. Parked and dropped runs go to the
+   * scheduling rules now (`kind`: what a parked run is released as, one
+   * handler or a sync chain from it on); a retry becomes a retry job, unless
+   * it is the retry of `own`, the handler of the job being run, which comes
+   * back as `again`.
+   */
+  async store(
+    outcome: PipelineOutcome,
+    payload: string,
+    kind: HandlerJob['kind'],
+    own?: string,
+  ): Promise<StoredSteps> {
+    if (outcome.event === undefined) {
+      if (outcome.next.op === 'halt') throw unorderedHalt();
+      return { jobs: [], deadLetters: outcome.settled.map((step) => step.letter) };
+    }
+    const { event, next } = outcome;
+    const deadLetters: DeadLetter[] = [];
+    const jobs: HandlerJob[] = [];
+    for (const step of outcome.settled) {
+      if (step.op === 'dead-letter') deadLetters.push(step.letter);
+      else await this.rules.drop(step.handler.name);
+    }
+    switch (next.op) {
+      case 'done':
+        return { jobs, deadLetters };
+      case 'park':
+        await this.rules.park({
+          kind,
+          event,
+          payload,
+          handler: next.handler,
+          attempt: next.attempt,
+          failures: next.failures,
+        });
+        return { jobs, deadLetters };
+      case 'retry':
+        if (next.handler.name === own) return { jobs, deadLetters, again: next };
+        jobs.push(retryJob(event.id, payload, next));
+        return { jobs, deadLetters };
+      case 'halt':
+        throw unorderedHalt();
+    }
+  }
+}
+
+/** The job of one async handler of an event: its id is stable, so a redelivery adds it once. */
+export function asyncJob(eventId: string, payload: string, handler: ResolvedHandler): HandlerJob {
   return {
-    kind: 'retry',
-    jobId: `${eventId}.retry.${handler.name}.${runsDone}`,
+    kind: 'async',
+    jobId: `${eventId}.${handler.name}`,
     payload,
     handler: handler.name,
-    attempts: handler.attempts - runsDone,
+    attempts: handler.attempts,
     backoff: handler.backoff,
-    delayMs: backoffDelay(handler.backoff, runsDone),
-    firstAttempt: runsDone + 1,
-    failures: failures.map(attemptFailureToJson),
+    delayMs: 0,
   };
+}
+
+/**
+ * The job that runs a failed sync handler again after its backoff and then
+ * the rest of its chain, with the failures so far.
+ */
+export function retryJob(eventId: string, payload: string, step: RetryStep): HandlerJob {
+  const { handler, attempt } = step;
+  return {
+    kind: 'retry',
+    jobId: `${eventId}.retry.${handler.name}.${attempt}`,
+    payload,
+    handler: handler.name,
+    attempts: handler.attempts - attempt,
+    backoff: handler.backoff,
+    delayMs: step.delayMs,
+    firstAttempt: attempt + 1,
+    failures: step.failures.map(attemptFailureToJson),
+  };
+}
+
+// Only work that passes `ordered` can halt: reaching this is a bug in commitbus.
+function unorderedHalt(): Error {
+  return new Error('commitbus bug: an unordered handler run decided to halt; only ordered work can halt');
 }

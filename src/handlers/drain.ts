@@ -1,7 +1,7 @@
-import type { EventLog, LogEntry } from '../bus/event-log.js';
-import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from './dispatcher.js';
+import { drainBatch } from './drain-batch.js';
+import type { EventLog, LogEntry } from './event-log.js';
 import type { HandlerJob } from './handler-job.js';
 
 /** Limits of one drain: the RFC's `max_events` and `ttl`, plus batching. */
@@ -39,7 +39,11 @@ export interface DrainDeps {
   readonly log: EventLog;
   /** Runs handlers. */
   readonly dispatcher: Dispatcher;
-  /** Enqueues async handler and retry jobs in one round trip. */
+  /**
+   * Enqueues async handler and retry jobs in one round trip. Rejects with
+   * `TransportUnavailableError` when the transport cannot take work now; any
+   * other rejection refuses the jobs.
+   */
   readonly enqueue: (jobs: HandlerJob[]) => Promise<void>;
   /** Keeps what was given up: undecodable payloads, sync handlers out of attempts. */
   readonly deadLetters: DeadLetterStore;
@@ -57,10 +61,28 @@ export interface DrainDeps {
  * Each batch's jobs and dead letters are stored before the batch is
  * acknowledged, so a crash in between redelivers events rather than losing
  * them (dead-letter ids are stable, so a redelivery replaces its letters).
+ * One event cannot fail the rest of its batch (see {@link drainBatch}).
+ *
+ * Entries a dead drain left pending are taken over one at a time, each
+ * handled and acknowledged on its own before the next is claimed: a claim
+ * counts a delivery, so only the entry being handled when a drain dies gains
+ * one. A process-killing event thus reaches `maxDeliveries` and is given up
+ * as `crashed`, while the healthy events of its batch are acknowledged at
+ * their second delivery.
  */
 export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
   const { log, limits, consumer } = deps;
   const deadline = Date.now() + limits.ttlMs;
+  const batch = async (entries: readonly LogEntry[]): Promise<number> => {
+    const done = await drainBatch(entries, {
+      drainOne: (entry) => deps.dispatcher.drainOne(entry.payload, entry.deliveries),
+      enqueue: deps.enqueue,
+      deadLetters: deps.deadLetters,
+      logger: deps.dispatcher.pipeline.logger,
+    });
+    await log.ack(done);
+    return done.length;
+  };
   let handled = 0;
   let nextClaimAt = 0;
   let reason: DrainStopReason = 'ttl';
@@ -75,29 +97,18 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
     }
     const now = Date.now();
     if (now >= deadline) break;
-    const count = Math.min(limits.batchSize, limits.maxEvents - handled);
-    let entries: LogEntry[] = [];
     if (now >= nextClaimAt) {
-      entries = await log.claimStale(consumer, limits.claimStaleAfterMs, count);
+      const stale = await log.claimStale(consumer, limits.claimStaleAfterMs);
+      if (stale !== undefined) {
+        // Claim again at once: a dead drain's batch comes back one entry after the other.
+        handled += await batch([stale]);
+        continue;
+      }
       nextClaimAt = now + Math.max(1, Math.floor(limits.claimStaleAfterMs / 2));
     }
-    if (entries.length === 0) {
-      entries = await log.read(consumer, count, Math.max(1, Math.min(limits.blockMs, deadline - now)));
-    }
-    if (entries.length === 0) continue;
-    const jobs: HandlerJob[] = [];
-    const deadLetters: DeadLetter[] = [];
-    for (const entry of entries) {
-      const drained = await deps.dispatcher.drainOne(entry.payload);
-      jobs.push(...drained.jobs);
-      deadLetters.push(...drained.deadLetters);
-    }
-    await Promise.all([
-      jobs.length > 0 ? deps.enqueue(jobs) : undefined,
-      deadLetters.length > 0 ? deps.deadLetters.add(deadLetters) : undefined,
-    ]);
-    await log.ack(entries.map((e) => e.entryId));
-    handled += entries.length;
+    const count = Math.min(limits.batchSize, limits.maxEvents - handled);
+    const entries = await log.read(consumer, count, Math.max(1, Math.min(limits.blockMs, deadline - now)));
+    if (entries.length > 0) handled += await batch(entries);
   }
   const backlog = await log.backlog();
   await log.removeConsumer(consumer);

@@ -1,5 +1,5 @@
-import type { Event } from '../bus/event.js';
-import type { BackoffOptions } from './backoff.js';
+import type { Event } from '../events/event.js';
+import type { BackoffOptions } from '../support/backoff.js';
 import type { Handler } from './handler.js';
 
 /** A handler entry with options. */

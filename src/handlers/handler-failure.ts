@@ -1,15 +1,24 @@
-import { UnknownEventTypeError } from '../bus/errors/unknown-event-type.error.js';
 import type { DeadLetterReason } from '../dead-letters/dead-letter.js';
+import { UnknownEventTypeError } from '../events/errors/unknown-event-type.error.js';
 import { HandlerTimeoutError } from './handler-timeout.error.js';
 import { NonRetryableError } from './non-retryable.error.js';
+import { ThrownValueError } from './thrown-value.error.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /**
  * Whether an error ends a handler's attempts at once: {@link NonRetryableError},
  * or BullMQ's `UnrecoverableError` (recognized by name, so the handler's copy
- * of bullmq need not be ours).
+ * of bullmq need not be ours), also when it was wrapped in {@link ThrownValueError}
+ * because one of its fields cannot be read.
  */
 export function isNonRetryable(error: unknown): boolean {
+  if (error instanceof ThrownValueError) {
+    try {
+      return error.thrown instanceof NonRetryableError;
+    } catch {
+      return false; // A Proxy whose getPrototypeOf trap throws.
+    }
+  }
   return (
     error instanceof NonRetryableError || (error instanceof Error && error.name === 'UnrecoverableError')
   );

@@ -1,5 +1,6 @@
-import type { EventRegistry } from '../bus/event-registry.js';
-import { type BackoffOptions, backoffProblem } from './backoff.js';
+import type { EventRegistry } from '../events/event-registry.js';
+import { type BackoffOptions, backoffProblem } from '../support/backoff.js';
+import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
@@ -166,6 +167,11 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 0) {
     throw new HandlerConfigError(
       `${where} (${handler.name}): timeoutMs must be an integer >= 0 (0 = no limit), got ${String(timeoutMs)}`,
+    );
+  }
+  if (timeoutMs > MAX_TIMER_MS) {
+    throw new HandlerConfigError(
+      `${where} (${handler.name}): timeoutMs must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest a Node timer waits), got ${timeoutMs}`,
     );
   }
   const backoffIssue = backoffProblem(backoff);

@@ -1,4 +1,4 @@
-import type { Event } from '../bus/event.js';
+import type { Event } from '../events/event.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 
 /** What a handler gets besides the event. */
@@ -38,7 +38,7 @@ export interface Handler<E extends Event = Event> {
   readonly [HANDLER]: true;
 }
 
-// No ":": the name is part of BullMQ job ids, which must not contain it.
+// Names go into job ids, Redis keys and rule fields: a small alphabet is safe in all of them.
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /**

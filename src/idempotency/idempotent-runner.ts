@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { LessThan } from 'typeorm';
-import type { EventBus } from '../bus/event-bus.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
+import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { UnitOfWorkManager } from '../uow/unit-of-work-manager.js';
 import { HandledEventEntity } from './handled-event.entity.js';
 import { IdempotencyNotConfiguredError } from './idempotency-not-configured.error.js';
@@ -22,7 +22,7 @@ export class IdempotentRunner {
 
   constructor(
     private readonly dataSource: DataSource,
-    bus: EventBus,
+    bus: UnitOfWorkBus,
   ) {
     this.uows = new UnitOfWorkManager({ dataSource, bus });
   }

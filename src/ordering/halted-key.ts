@@ -12,7 +12,7 @@ export interface HaltedKey {
   readonly handlingKey?: string;
   /** The event's `seq`. */
   readonly seq: number;
-  /** Why: `exhausted`, `timeout`, `non-retryable`, `unknown-event-type`, `malformed`. */
+  /** Why: `exhausted`, `timeout`, `non-retryable`, `crashed`, `unknown-event-type`, `malformed`. */
   readonly reason: string;
   /** The last error message. */
   readonly error: string;

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { describeError } from '../bus/logger.js';
+import { describeError } from '../support/logger.js';
 import { OrderKeyRecordEntity } from './order-key-record.entity.js';
 import { OrderingNotConfiguredError } from './ordering-not-configured.error.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError, type Logger } from '../bus/logger.js';
-import { PeriodicTask } from '../bus/periodic-task.js';
+import { describeError, type Logger } from '../support/logger.js';
+import { PeriodicTask } from '../support/periodic-task.js';
 import type { LaneRunner } from './lane-runner.js';
 import type { LaneEvent, LaneStep, OrderingStore, StepReply } from './ordering-store.js';
 
@@ -54,6 +54,10 @@ interface PendingStep {
  * renewed every `maintainEveryMs`, keeps the lanes this worker owns; when it
  * dies the lease lapses and any worker resumes them at the event they
  * stopped on.
+ *
+ * An event handed out again (`deliveries > 1`: its worker died or stalled
+ * while holding it) runs alone, see {@link OrderedConsumer.runAlone}, so a
+ * process-killing event only counts deliveries against itself.
  */
 export class OrderedConsumer {
   /** This worker's id in the lanes' ownership records. */
@@ -69,6 +73,10 @@ export class OrderedConsumer {
   private readonly blockMs: number;
   /** Until when (this process's clock) the last renewal holds the lease. */
   private leaseUntil = 0;
+  /** The lane whose redelivered event runs alone (see {@link runAlone}), while it waits or runs. */
+  private soloLane: string | undefined;
+  /** Called whenever a lane stops running on this worker. */
+  private readonly laneEnded = new Set<() => void>();
 
   constructor(private readonly options: OrderedConsumerOptions) {
     this.store = options.store;
@@ -99,7 +107,7 @@ export class OrderedConsumer {
   private async intake(): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
-      if (this.active >= this.options.concurrency) {
+      if (this.active >= this.options.concurrency || this.soloLane !== undefined) {
         await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
         continue;
       }
@@ -140,6 +148,10 @@ export class OrderedConsumer {
         this.slotWaiters.delete(wake);
         wake();
       }
+      for (const ended of [...this.laneEnded]) {
+        this.laneEnded.delete(ended);
+        ended();
+      }
       if (this.active === 0) for (const done of [...this.lanesDone]) done();
     });
   }
@@ -149,47 +161,95 @@ export class OrderedConsumer {
     for (let turn = 0; current !== undefined; turn++) {
       // A busy key goes back to the end of the queue now and then, so keys
       // waiting for a slot get their turn; the lane resumes at this event.
-      if (this.stopping || turn >= EVENTS_PER_TURN) {
+      // While another lane's event runs alone, the others step aside the same way.
+      if (this.stopping || turn >= EVENTS_PER_TURN || this.soloLane !== undefined) {
         await this.record({ op: 'release', lane: current.lane });
         return;
       }
-      let step: LaneStep;
-      try {
-        step = await this.options.runner.run(current);
-      } catch (error) {
-        // Only the store can fail here (a dead letter not written): try the event again soon.
-        this.options.logger.error(
-          { lane: current.lane, error: describeError(error).message },
-          'an ordered event could not be finished; it runs again shortly',
-        );
-        step = {
-          op: 'later',
-          lane: current.lane,
-          position: current.position,
-          delayMs: 1_000,
-          attemptsMade: current.attemptsMade,
-          failures: current.failures,
-          from: current.from,
-        };
-      }
-      const reply = await this.record(step);
-      if (reply === 'lost') {
-        this.options.logger.warn(
-          { worker: this.worker, lane: current.lane, position: current.position },
-          'this worker no longer holds an ordered key (its lease lapsed and another worker took over, or a reply was lost); the event may run twice',
-        );
-        // If the reply was lost but the lane is still this worker's, hand it back so it is not stuck.
-        await this.record({ op: 'release', lane: current.lane });
-      }
+      const reply: StepReply | undefined =
+        current.deliveries > 1 ? await this.runAlone(current) : await this.runOne(current);
+      if (reply === undefined) return;
       current = typeof reply === 'object' ? reply : undefined;
     }
   }
 
-  /** Records a step, batched with the other lanes' steps of this tick; retried while the store is unreachable. */
-  private async record(step: LaneStep): Promise<StepReply> {
+  /**
+   * Runs an event handed out again (its last worker died or stalled while
+   * holding it, maybe because of another lane's event) with no other lane
+   * held by this worker: the other lanes finish their current event, record
+   * it and hand their lane back first, none is taken while it runs, and its
+   * step is recorded at once. If this worker dies now, only this event counts
+   * a delivery; an innocent one completes and its count starts again, so only
+   * a process-killing event reaches `maxDeliveries`. The stream's drains take
+   * over a dead drain's entries one at a time for the same reason. Resolves
+   * to the step's reply, or `undefined` when the lane was handed back unrun
+   * (shutdown).
+   */
+  private async runAlone(event: LaneEvent): Promise<StepReply | undefined> {
+    this.soloLane = event.lane;
+    try {
+      while (this.active > 1 && !this.stopping) {
+        await new Promise<void>((resolve) => this.laneEnded.add(resolve));
+      }
+      if (this.stopping) {
+        await this.record({ op: 'release', lane: event.lane });
+        return undefined;
+      }
+      return await this.runOne(event, { now: true });
+    } finally {
+      this.soloLane = undefined;
+      for (const wake of [...this.slotWaiters]) {
+        this.slotWaiters.delete(wake);
+        wake();
+      }
+    }
+  }
+
+  /** Runs one lane event and records its step; `now` sends the step without waiting for other lanes' steps. */
+  private async runOne(current: LaneEvent, { now = false } = {}): Promise<StepReply> {
+    let step: LaneStep;
+    try {
+      step = await this.options.runner.run(current);
+    } catch (error) {
+      // Only the store can fail here (a dead letter not written): try the event again soon.
+      this.options.logger.error(
+        { lane: current.lane, error: describeError(error).message },
+        'an ordered event could not be finished; it runs again shortly',
+      );
+      step = {
+        op: 'later',
+        lane: current.lane,
+        position: current.position,
+        delayMs: 1_000,
+        attemptsMade: current.attemptsMade,
+        failures: current.failures,
+        from: current.from,
+      };
+    }
+    const reply = await this.record(step, { now });
+    if (reply === 'lost') {
+      this.options.logger.warn(
+        { worker: this.worker, lane: current.lane, position: current.position },
+        'this worker no longer holds an ordered key (its lease lapsed and another worker took over, or a reply was lost); the event may run twice',
+      );
+      // If the reply was lost but the lane is still this worker's, hand it back so it is not stuck.
+      await this.record({ op: 'release', lane: current.lane });
+    }
+    return reply;
+  }
+
+  /**
+   * Records a step, batched with the other lanes' steps of this tick (or sent
+   * on its own at once with `now`); retried while the store is unreachable.
+   */
+  private async record(step: LaneStep, { now = false } = {}): Promise<StepReply> {
     for (let failures = 0; ; failures++) {
       try {
         return await new Promise<StepReply>((resolve, reject) => {
+          if (now) {
+            this.send([{ step, resolve, reject }]);
+            return;
+          }
           this.batch.push({ step, resolve, reject });
           if (this.batch.length === 1) setImmediate(() => this.flush());
         });

@@ -1,32 +1,30 @@
 import type { AttemptFailureJson } from '../dead-letters/attempt-failure.js';
+import type { CurrentEventState, OrderingState } from './ordering-state.js';
 
-/** A lane's current event, as a worker that owns the lane gets it. */
-export interface LaneEvent {
+/**
+ * A lane's current event, as a worker that owns the lane gets it: the state
+ * the store keeps (`from` is 0 on async lanes), its lane and its payload.
+ */
+export interface LaneEvent extends CurrentEventState {
   /** The lane (see `lane.ts`). */
   readonly lane: string;
-  /** The event's position in the lane. */
-  readonly position: number;
-  /** The event's `seq`. */
-  readonly seq: number;
-  /** The `seq` of the key's previous event, if any. */
-  readonly prev: number | undefined;
-  /** Attempts already made of the handler at `from`. */
-  readonly attemptsMade: number;
-  /** Their failures. */
-  readonly failures: readonly AttemptFailureJson[];
-  /** Index in the sync chain to go on from (0 on async lanes). */
-  readonly from: number;
-  /** Set when an operator skipped the halted event: why it had halted. */
-  readonly skipped: HaltReason | undefined;
   /** The serialized event. */
   readonly payload: string;
+  /**
+   * How many times the event, where it stands (`from`, `attemptsMade`), has
+   * been handed to a worker, this time included: 1, plus one for each time a
+   * new owner took the lane over from a worker that died or stalled before it
+   * recorded a step. A retry or an operator's resume starts it again. Past
+   * `maxDeliveries` its handlers are not run.
+   */
+  readonly deliveries: number;
 }
 
 /** Why a lane halted. */
 export interface HaltReason {
   /** The handler that gave up, absent when the payload could not be decoded. */
   readonly handler?: string;
-  /** Why: a dead-letter reason (`exhausted`, `timeout`, `non-retryable`, `unknown-event-type`, `malformed`). */
+  /** Why: a dead-letter reason (`exhausted`, `timeout`, `non-retryable`, `crashed`, `unknown-event-type`, `malformed`). */
   readonly reason: string;
   /** The last error message. */
   readonly error: string;
@@ -114,6 +112,12 @@ export interface OrderingStore {
   pending(): Promise<number>;
   /** Events waiting in halted lanes. */
   pendingInHalted(): Promise<number>;
+  /**
+   * Reads the state of `lanes` and `workers` at one instant, changing
+   * nothing: for checks of the invariants (`test/ordering-invariants.test.ts`
+   * runs both adapters through it) and for debugging a key.
+   */
+  inspect(lanes: Iterable<string>, workers: Iterable<string>): Promise<OrderingState>;
   /** Ends blocking waits (shutdown). */
   interrupt?(): void;
 }

@@ -1,6 +1,6 @@
-import type { Logger } from '../bus/logger.js';
-import type { OutgoingEvent } from '../bus/outgoing-event.js';
-import { PeriodicTask } from '../bus/periodic-task.js';
+import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { Logger } from '../support/logger.js';
+import { PeriodicTask } from '../support/periodic-task.js';
 import type { Outbox } from './outbox.js';
 
 /** What the relay needs from the bus configuration. */

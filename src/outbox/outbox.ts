@@ -1,17 +1,20 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { orderOfPayload } from '../bus/event-serializer.js';
-import { describeError, type Logger } from '../bus/logger.js';
-import type { OutgoingEvent } from '../bus/outgoing-event.js';
-import { syncLane } from '../ordering/lane.js';
+import type { OutgoingEvent } from '../events/outgoing-event.js';
 import { OrderPositions } from '../ordering/order-positions.js';
+import { type Routing, toOutgoing } from '../ordering/routing.js';
+import { describeError, type Logger } from '../support/logger.js';
 import { hasSingleConnection, withTransactionGate } from '../uow/transaction-gate.js';
 import { OutboxNotConfiguredError } from './outbox-not-configured.error.js';
 import { type OutboxRecord, OutboxRecordEntity } from './outbox-record.entity.js';
 
-/** An event to keep in the outbox. */
-export interface OutboxEntry extends OutgoingEvent {
+/** An event to keep in the outbox, with where it goes. */
+export interface OutboxEntry extends Routing {
+  /** The event's id. */
+  readonly id: string;
   /** The event's handling key. */
   readonly handlingKey: string;
+  /** The serialized event. */
+  readonly payload: string;
 }
 
 /** What the outbox needs from the bus configuration. */
@@ -59,10 +62,19 @@ export class Outbox {
     }
     const createdAt = Date.now();
     const params: unknown[] = [];
-    const tuples = entries.map((entry, position) => {
+    const tuples = entries.map((entry, registrationOrder) => {
       const first = params.length;
-      params.push(entry.id, createdAt, position, entry.handlingKey, entry.payload, entry.deliverAt ?? null);
-      const marks = [0, 1, 2, 3, 4, 5].map((i) =>
+      params.push(
+        entry.id,
+        createdAt,
+        registrationOrder,
+        entry.handlingKey,
+        entry.payload,
+        entry.deliverAt ?? null,
+        entry.orderKey ?? null,
+        entry.orderPosition ?? null,
+      );
+      const marks = [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
         this.dataSource.driver.createParameter(`p${first + i}`, first + i),
       );
       return `(${marks.join(', ')})`;
@@ -89,8 +101,17 @@ export class Outbox {
         .split('.')
         .map((part) => driver.escape(part))
         .join('.');
-      const columns = ['eventId', 'createdAt', 'position', 'handlingKey', 'payload', 'deliverAt'].map(
-        (property) => driver.escape(metadata.findColumnWithPropertyName(property)?.databaseName ?? property),
+      const columns = [
+        'eventId',
+        'createdAt',
+        'registrationOrder',
+        'handlingKey',
+        'payload',
+        'deliverAt',
+        'orderKey',
+        'orderPosition',
+      ].map((property) =>
+        driver.escape(metadata.findColumnWithPropertyName(property)?.databaseName ?? property),
       );
       this.insertSqlOf = `INSERT INTO ${table} (${columns.join(', ')})`;
     }
@@ -187,14 +208,14 @@ export class Outbox {
           .createQueryBuilder(OutboxRecordEntity, 'o')
           .where('o.createdAt <= :cutoff', { cutoff })
           .orderBy('o.createdAt', 'ASC')
-          .addOrderBy('o.position', 'ASC')
+          .addOrderBy('o.registrationOrder', 'ASC')
           .limit(this.settings.outboxRelayBatchSize);
         if (!hasSingleConnection(this.dataSource)) {
           query.setLock('pessimistic_write').setOnLocked('skip_locked');
         }
         const rows = await query.getMany();
         if (rows.length === 0) return 0;
-        await publish(rows.map(toOutgoing));
+        await publish(rows.map(toOutgoingRow));
         await this.deleteRows(
           manager,
           rows.map((row) => row.eventId),
@@ -214,20 +235,13 @@ export class Outbox {
   }
 }
 
-/** An outbox row as the transport takes it; an ordered event to its lane at its position. */
-function toOutgoing(row: OutboxRecord): OutgoingEvent {
-  const order = orderOfPayload(row.payload);
-  if (order !== undefined) {
-    const lane = syncLane(order.key);
-    return order.position === undefined
-      ? { id: row.eventId, payload: row.payload, lane }
-      : { id: row.eventId, payload: row.payload, lane, position: order.position };
-  }
-  return {
-    id: row.eventId,
-    payload: row.payload,
-    ...(row.deliverAt !== null ? { deliverAt: row.deliverAt } : {}),
-  };
+/** An outbox row as the transport takes it. */
+function toOutgoingRow(row: OutboxRecord): OutgoingEvent {
+  return toOutgoing(row.eventId, row.payload, {
+    orderKey: row.orderKey ?? undefined,
+    orderPosition: row.orderPosition ?? undefined,
+    deliverAt: row.deliverAt ?? undefined,
+  });
 }
 
 function isMissingTable(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import type { EventRegistry } from '../bus/event-registry.js';
+import type { EventRegistry } from '../events/event-registry.js';
 import { type HandlerTable, prefixesOf } from '../handlers/handler-table.js';
 import { RuleTargetError } from './rule-target.error.js';
 import type { RuleTarget } from './scheduling-rule.js';

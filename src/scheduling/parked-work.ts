@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Event } from '../bus/event.js';
+import { attemptFailureToJson } from '../dead-letters/attempt-failure.js';
+import type { HeldRun } from '../handlers/handler-gate.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
-import type { ResolvedHandler } from '../handlers/handler-table.js';
+
+export type { HeldRun };
 
 /** Work of a paused handler, waiting to be enqueued again when it is resumed. */
 export interface ParkedWork {
@@ -17,24 +19,10 @@ export interface ParkedWork {
   readonly parkedAt: number;
 }
 
-/** One handler run held back by a rule. */
-export interface HeldRun {
-  /** `async`: one async handler; `retry`: the sync chain from this handler on. */
-  readonly kind: HandlerJob['kind'];
-  /** The decoded event. */
-  readonly event: Event;
-  /** The payload it was decoded from. */
-  readonly payload: string;
-  /** The handler held back. */
-  readonly handler: ResolvedHandler;
-  /** The attempt this run would have been (1 for a first run). */
-  readonly attempt: number;
-}
-
 /**
  * The parked form of a held run. It keeps the handler's attempt count: when
  * released, its first run is attempt `run.attempt`, with the attempts that
- * were left.
+ * were left, and the failures of the attempts before it.
  */
 export function parkedWork(run: HeldRun): ParkedWork {
   const { kind, event, handler, attempt } = run;
@@ -49,6 +37,9 @@ export function parkedWork(run: HeldRun): ParkedWork {
       backoff: handler.backoff,
       delayMs: 0,
       firstAttempt: attempt,
+      ...(run.failures !== undefined && run.failures.length > 0
+        ? { failures: run.failures.map(attemptFailureToJson) }
+        : {}),
     },
     handlingKey: event.handlingKey,
     parkedAt: Date.now(),

@@ -1,10 +1,10 @@
-import type { Logger } from '../bus/logger.js';
-import { PeriodicTask } from '../bus/periodic-task.js';
-import type { HandlerGate } from './handler-gate.js';
+import type { HandlerGate } from '../handlers/handler-gate.js';
+import type { Logger } from '../support/logger.js';
+import { PeriodicTask } from '../support/periodic-task.js';
 import { type HeldRun, parkedWork } from './parked-work.js';
 import { releaseParkedWork } from './release-parked-work.js';
 import { RuleSnapshot } from './rule-snapshot.js';
-import type { RuleKind, RuleVerdict } from './scheduling-rule.js';
+import type { RuleVerdict } from './scheduling-rule.js';
 import type { SchedulingRuleStore } from './scheduling-rule-store.js';
 
 /**
@@ -31,10 +31,14 @@ export class SchedulingGate implements HandlerGate {
     return this.rules.verdict(handler, handlingKey);
   }
 
-  /** Holds back a run the rules stop: parks it (`pause`) or counts it dropped (`block`). */
-  async hold(verdict: RuleKind, run: HeldRun): Promise<void> {
-    if (verdict === 'block') await this.store.countDropped(run.handler.name);
-    else await this.store.park(parkedWork(run));
+  /** Keeps a run a pause stopped as parked work, released on resume. */
+  park(run: HeldRun): Promise<void> {
+    return this.store.park(parkedWork(run));
+  }
+
+  /** Counts a run of `handler` a block dropped. */
+  drop(handler: string): Promise<void> {
+    return this.store.countDropped(handler);
   }
 
   /** Loads the rules (rejecting if the store cannot be read), then reloads them every `rulesRefreshMs`. */

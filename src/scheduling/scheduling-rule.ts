@@ -1,8 +1,6 @@
-/**
- * What a rule does to the work it matches: `pause` parks it until resumed,
- * `block` drops it (counted, never run).
- */
-export type RuleKind = 'pause' | 'block';
+import type { RuleKind, RuleVerdict } from '../handlers/handler-gate.js';
+
+export type { RuleKind, RuleVerdict };
 
 /**
  * What a rule matches: every run of one handler, or every handler run for
@@ -20,6 +18,3 @@ export interface SchedulingRule {
   /** When it was set. */
   readonly since: Date;
 }
-
-/** What the rules say about one handler run: run it, park it, or drop it. */
-export type RuleVerdict = 'run' | RuleKind;

@@ -1,4 +1,4 @@
-import type { Logger } from '../bus/logger.js';
+import type { Logger } from '../support/logger.js';
 import type { KnownTargets } from './known-targets.js';
 import { SchedulingGate } from './scheduling-gate.js';
 import type { RuleKind, RuleTarget, SchedulingRule } from './scheduling-rule.js';

@@ -1,11 +1,15 @@
-import type { Event } from '../bus/event.js';
-import { EventBus, type EventBusOptions, type RunningWorker } from '../bus/event-bus.js';
-import { silentLogger } from '../bus/logger.js';
-import { MemoryTransport } from '../bus/memory/memory.transport.js';
-import type { OutgoingEvent } from '../bus/outgoing-event.js';
+import { EventBus } from '../bus/event-bus.js';
+import type { EventBusOptions, RunningWorker } from '../bus/event-bus-options.js';
 import type { CommitbusConfig } from '../config/config.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import type { Event } from '../events/event.js';
+import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Handler } from '../handlers/handler.js';
+import { silentLogger } from '../support/logger.js';
+import { MemoryTransport } from '../transports/memory/memory.transport.js';
+
+// Longer than any test runner's timeout: a test that never settles fails there, naming the test.
+const SETTLE_TIMEOUT_MS = 3_600_000;
 
 /** Options of {@link createTestBus}. */
 export interface TestBusOptions extends EventBusOptions {
@@ -25,7 +29,6 @@ export class TestEventBus extends EventBus {
   /** Every event published, in order, decoded as a worker would see it. */
   readonly published: Event[] = [];
   private worker: RunningWorker | undefined;
-  private readonly memory: MemoryTransport;
 
   constructor(options: TestBusOptions) {
     const config: Partial<CommitbusConfig> = {
@@ -35,9 +38,7 @@ export class TestEventBus extends EventBus {
       transport: 'memory',
     };
     const resolved = { ...options, config, logger: options.logger ?? silentLogger };
-    const memory = new MemoryTransport(resolveConfig(config));
-    super(resolved, memory);
-    this.memory = memory;
+    super(resolved, new MemoryTransport(resolveConfig(config)));
   }
 
   /** Starts the in-process worker (done by {@link createTestBus} unless `runHandlers` is false). */
@@ -45,10 +46,13 @@ export class TestEventBus extends EventBus {
     this.worker ??= await this.startWorker({ handleSignals: false });
   }
 
-  /** @internal Every publish (direct, after commit, relayed) ends here: record it. */
-  override async publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void> {
-    await super.publishEncoded(outgoing, events);
+  /** Every publish (direct, after commit, re-driven, relayed) ends here: record it. */
+  protected override afterPublish(
+    outgoing: readonly OutgoingEvent[],
+    events: readonly Event[] | undefined,
+  ): void {
     for (const { payload } of outgoing) this.published.push(this.serializer.deserialize(payload));
+    super.afterPublish(outgoing, events);
   }
 
   /** The published events of one class, in order. */
@@ -61,7 +65,7 @@ export class TestEventBus extends EventBus {
     if (this.worker === undefined) {
       throw new Error('this test bus runs no handlers (runHandlers: false); call start() first');
     }
-    await this.memory.whenIdle();
+    await this.whenIdle(SETTLE_TIMEOUT_MS);
   }
 
   /**

@@ -1,5 +1,4 @@
 export type { Operation } from './operation.js';
-export { PostCommitEvents } from './post-commit-events.js';
 export { PublishAfterCommitError } from './publish-after-commit.error.js';
 export { SendEventOp } from './send-event.op.js';
 export {
@@ -8,5 +7,6 @@ export {
   unitOfWork,
 } from './unit-of-work.decorator.js';
 export { UnitOfWork } from './unit-of-work.js';
+export type { UnitOfWorkBus } from './unit-of-work-bus.js';
 export { currentUnitOfWork } from './unit-of-work-context.js';
 export { UnitOfWorkManager, type UnitOfWorkOptions, withUnitOfWork } from './unit-of-work-manager.js';

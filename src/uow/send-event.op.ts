@@ -1,5 +1,5 @@
-import type { DeliveryOptions } from '../bus/delivery-options.js';
-import type { Event } from '../bus/event.js';
+import type { DeliveryOptions } from '../events/delivery-options.js';
+import type { Event } from '../events/event.js';
 import type { Operation } from './operation.js';
 import type { UnitOfWork } from './unit-of-work.js';
 

@@ -1,9 +1,8 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
-import type { EventBus } from '../bus/event-bus.js';
-import type { Outbox } from '../outbox/outbox.js';
 import { withTransactionGate } from './transaction-gate.js';
 import { UnitOfWork } from './unit-of-work.js';
+import type { UnitOfWorkBus } from './unit-of-work-bus.js';
 import { currentUnitOfWork, runInUnitOfWork } from './unit-of-work-context.js';
 
 /** What a unit of work needs. */
@@ -14,7 +13,7 @@ export interface UnitOfWorkOptions {
    */
   dataSource?: DataSource;
   /** Where events registered with `SendEventOp` are published. */
-  bus: EventBus;
+  bus: UnitOfWorkBus;
   /** Transaction isolation level; the database's default when absent. */
   isolation?: IsolationLevel;
 }
@@ -29,7 +28,6 @@ export interface UnitOfWorkOptions {
 export class UnitOfWorkManager {
   /** The DataSource units of work run on. */
   readonly dataSource: DataSource;
-  private readonly outbox: Outbox | undefined;
 
   constructor(readonly options: UnitOfWorkOptions) {
     const dataSource = options.dataSource ?? options.bus.dataSource;
@@ -39,7 +37,7 @@ export class UnitOfWorkManager {
       );
     }
     this.dataSource = dataSource;
-    this.outbox = options.bus.useDataSource(dataSource);
+    options.bus.useDataSource(dataSource);
   }
 
   /**
@@ -78,7 +76,7 @@ export class UnitOfWorkManager {
     try {
       await runner.connect();
       await runner.startTransaction(this.options.isolation);
-      const current = new UnitOfWork(runner.manager, this.options.bus, this.outbox);
+      const current = new UnitOfWork(runner.manager, this.options.bus);
       uow = current;
       const result = await runInUnitOfWork(current, () => fn(current));
       await current.beforeCommit();

@@ -1,8 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { EventBus } from '../bus/event-bus.js';
-import type { Outbox } from '../outbox/outbox.js';
 import type { Operation } from './operation.js';
-import { PostCommitEvents } from './post-commit-events.js';
+import type { UnitOfWorkBus, UnitOfWorkEvents } from './unit-of-work-bus.js';
 
 type Phase = 'open' | 'committed' | 'rolledBack';
 
@@ -12,21 +10,19 @@ type Phase = 'open' | 'committed' | 'rolledBack';
  */
 export class UnitOfWork {
   /** Events registered with `SendEventOp`, published after commit. */
-  readonly events: PostCommitEvents;
+  readonly events: UnitOfWorkEvents;
   private readonly operations: Operation[] = [];
   private phase: Phase = 'open';
 
   /**
    * @param manager - the transaction's EntityManager: do all writes through it.
-   * @param bus - where this unit of work publishes its events.
-   * @param outbox - where its events are kept in the transaction; none: published after commit only.
+   * @param bus - where this unit of work publishes its events (and keeps them in its outbox).
    */
   constructor(
     readonly manager: EntityManager,
-    readonly bus: EventBus,
-    outbox?: Outbox,
+    readonly bus: UnitOfWorkBus,
   ) {
-    this.events = new PostCommitEvents(bus, outbox);
+    this.events = bus.openEvents();
   }
 
   /** Registers an operation and runs its `onRegister` at once. */

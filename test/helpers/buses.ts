@@ -1,3 +1,4 @@
+import type { Transport } from '../../src/bus/transport.js';
 import {
   type CommitbusConfig,
   EventBus,
@@ -5,14 +6,13 @@ import {
   type RunningWorker,
   type StartWorkerOptions,
   silentLogger,
-  type Transport,
 } from '../../src/index.js';
-import { REDIS_URL } from './redis.js';
+import { redisConfig } from './redis.js';
 
 /** Config for a fast test bus: small backoffs and blocking reads, no scheduler. */
 export function fastConfig(overrides: Partial<CommitbusConfig>): Partial<CommitbusConfig> {
   return {
-    redisUrl: REDIS_URL,
+    ...redisConfig(),
     scheduleEveryMs: 0,
     blockMs: 50,
     defaultBackoff: { type: 'fixed', delayMs: 10 },

@@ -1,6 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { type CommitbusConfig, HandledEventEntity, OutboxRecordEntity, queueNames } from '../../src/index.js';
+import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
+import type { CommitbusConfig } from '../../src/index.js';
+import { OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
+import { queueNames } from '../../src/transports/redis/index.js';
 import {
   CHAOS_HANDLERS,
   ChaosEffect,
@@ -10,7 +12,7 @@ import {
   runKeys,
 } from '../fixtures/chaos-app.js';
 import type { ChaosCounts } from './chaos-cluster.js';
-import { jobCounts, openQueue, unfinishedJobs } from './redis.js';
+import { jobCounts, openQueue, type RedisClient, unfinishedJobs } from './redis.js';
 
 type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
 
@@ -24,7 +26,11 @@ export interface Leftovers {
 }
 
 /** Reads {@link Leftovers}. */
-export async function leftovers(dataSource: DataSource, redis: Redis, names: BusNames): Promise<Leftovers> {
+export async function leftovers(
+  dataSource: DataSource,
+  redis: RedisClient,
+  names: BusNames,
+): Promise<Leftovers> {
   const q = queueNames(names);
   const [pending] = (await redis.xpending(q.stream, q.group)) as [number];
   return {
@@ -78,7 +84,7 @@ export interface ChaosReport {
 /** Counts what the handlers did, from PostgreSQL and the run log in Redis. */
 export async function collectReport(
   dataSource: DataSource,
-  redis: Redis,
+  redis: RedisClient,
   names: BusNames,
   events: number,
 ): Promise<ChaosReport> {
@@ -119,7 +125,7 @@ export async function collectReport(
 async function tally(
   spec: ChaosHandlerSpec,
   dataSource: DataSource,
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   committed: ReadonlySet<string>,
   rolledBack: ReadonlySet<string>,

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll } from 'vitest';
 import { bundleChaosProcesses, type ChaosBundle } from './chaos-build.js';
 import { ChaosCluster, type ChaosClusterOptions, type ChaosScripts } from './chaos-cluster.js';
 import { closeSchema, openSchema } from './postgres.js';
-import { deleteKeys, openRedis, REDIS_URL, testPrefix } from './redis.js';
+import { deleteKeys, openRedis, type RedisClient, redisEnv, testPrefix } from './redis.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -14,7 +13,7 @@ export interface ChaosTestBed {
   /** The bus's names: a prefix of the file's own (`cb-test-<name>-<8 hex>`) and the bus name. */
   readonly names: { readonly prefix: string; readonly name: string };
   /** A plain connection for looking at what the processes left. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The file's DataSource on its own schema (from `beforeAll` on). */
   readonly dataSource: DataSource;
   /**
@@ -64,7 +63,7 @@ export function chaosTestBed(options: {
     },
     cluster(env, clusterOptions) {
       if (bundle === undefined) throw new Error('the chaos test bed bundles its processes in beforeAll');
-      const base = { DATABASE_URL, CHAOS_SCHEMA: schema, REDIS_URL, PREFIX: names.prefix };
+      const base = { DATABASE_URL, CHAOS_SCHEMA: schema, ...redisEnv(), PREFIX: names.prefix };
       cluster = new ChaosCluster(bundle, { ...base, ...env }, clusterOptions);
       return cluster;
     },

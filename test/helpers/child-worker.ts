@@ -17,9 +17,12 @@ export interface ChildWorker {
   stderr(): string;
 }
 
-/** Spawns the worker fixture with `node --import tsx` and the given environment. */
-export function spawnWorker(env: Record<string, string>): ChildWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+/**
+ * Spawns the worker fixture (or `fixture`, a path under test/fixtures) with
+ * `node --import tsx` and the given environment.
+ */
+export function spawnWorker(env: Record<string, string>, fixture = FIXTURE): ChildWorker {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +46,7 @@ export function spawnWorker(env: Record<string, string>): ChildWorker {
       ),
     );
   });
-  if (child.pid === undefined) throw new Error(`could not spawn ${FIXTURE}`);
+  if (child.pid === undefined) throw new Error(`could not spawn ${fixture}`);
   return { process: child, pid: child.pid, ready, exited, stderr: () => stderr };
 }
 

@@ -58,3 +58,18 @@ export function recordCreated(recid: string): RecordCreated {
 export function recordPublished(recid: string): RecordPublished {
   return RecordPublished.create({ recid, publishedAt: new Date('2024-05-01T10:00:00Z') });
 }
+
+/**
+ * An ordered event (order key `flow:<flow>`), kept out of {@link TEST_EVENTS}
+ * so the buses built from those run no ordered lanes.
+ */
+@EventType('FLOW.STEP', { orderBy: (e: FlowStep) => `flow:${e.flow}` })
+export class FlowStep extends Event {
+  flow!: string;
+  recid!: string;
+}
+
+/** A `FLOW.STEP` event of flow `flow`, with `recid` naming it in the handlers' counts. */
+export function flowStep(flow: string, recid: string): FlowStep {
+  return FlowStep.create({ flow, recid });
+}

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { type CommitbusConfig, queueNames } from '../../src/index.js';
+import type { CommitbusConfig } from '../../src/index.js';
+import { queueNames } from '../../src/transports/redis/index.js';
 import {
   ORDERING_HANDLERS,
   OrdCommit,
@@ -10,7 +10,7 @@ import {
   type OrdRun,
 } from '../fixtures/ordering-app.js';
 import type { ChaosCounts } from './chaos-cluster.js';
-import { scanKeys } from './redis.js';
+import { type RedisClient, scanKeys } from './redis.js';
 
 type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
 
@@ -27,7 +27,7 @@ export interface OrderingLeftovers {
 }
 
 /** Reads {@link OrderingLeftovers}. */
-export async function orderingLeftovers(redis: Redis, names: BusNames): Promise<OrderingLeftovers> {
+export async function orderingLeftovers(redis: RedisClient, names: BusNames): Promise<OrderingLeftovers> {
   const P = queueNames(names).ordering;
   return {
     orderedPending: Number((await redis.get(`${P}pending`)) ?? 0),
@@ -52,7 +52,7 @@ export interface LaneState {
 }
 
 /** Up to `max` lanes that still have events, with what decides who runs them next. */
-export async function lanesWithEvents(redis: Redis, names: BusNames, max = 5): Promise<LaneState[]> {
+export async function lanesWithEvents(redis: RedisClient, names: BusNames, max = 5): Promise<LaneState[]> {
   const P = queueNames(names).ordering;
   const [seconds, micros] = (await redis.time()) as [number | string, number | string];
   const now = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
@@ -81,7 +81,7 @@ export async function lanesWithEvents(redis: Redis, names: BusNames, max = 5): P
  * after the worker was SIGKILLed, the lanes other workers will take over
  * once its lease lapses.
  */
-export async function lanesOfWorker(redis: Redis, names: BusNames, pid: number): Promise<string[]> {
+export async function lanesOfWorker(redis: RedisClient, names: BusNames, pid: number): Promise<string[]> {
   const lanes: string[] = [];
   for (const key of await scanKeys(redis, `${queueNames(names).ordering}w:*:${pid}:*`)) {
     lanes.push(...(await redis.lrange(key, 0, -1)));

@@ -1,15 +1,14 @@
 import { DataSource, type EntitySchema } from 'typeorm';
+import type { Transport } from '../../src/bus/transport.js';
+import type { AppendResult } from '../../src/events/outgoing-event.js';
 import {
-  type AppendResult,
   COMMITBUS_ENTITIES,
   type CommitbusConfig,
   type EventHandlersConfig,
-  type OutboxRecord,
-  OutboxRecordEntity,
-  type Transport,
   type TransportKind,
   UnitOfWorkManager,
 } from '../../src/index.js';
+import { type OutboxRecord, OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
 import { type Buses, fastConfig } from './buses.js';
 import type { Recorder } from './recorder.js';
 import { RecordCreated, RecordingTransport, RecordUpdated } from './records.js';
@@ -46,9 +45,11 @@ export function tapPublishes(transport: Transport): TappedPublish[] {
   return publishes;
 }
 
-/** The rows of `commitbus_outbox`, in relay order: `(createdAt, position)`. */
+/** The rows of `commitbus_outbox`, in relay order: `(createdAt, registrationOrder)`. */
 export function outboxRows(dataSource: DataSource): Promise<OutboxRecord[]> {
-  return dataSource.getRepository(OutboxRecordEntity).find({ order: { createdAt: 'ASC', position: 'ASC' } });
+  return dataSource
+    .getRepository(OutboxRecordEntity)
+    .find({ order: { createdAt: 'ASC', registrationOrder: 'ASC' } });
 }
 
 /** Deletes every outbox row. */

@@ -2,8 +2,13 @@ import pg from 'pg';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { COMMITBUS_ENTITIES } from '../../src/index.js';
 
-/** The test database: trust auth, database `test`. */
-export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
+/** The test database: trust auth, database `test` (or `TEST_PG_DATABASE`). */
+export const PG = {
+  host: '127.0.0.1',
+  port: 5432,
+  user: 'postgres',
+  database: process.env.TEST_PG_DATABASE ?? 'test',
+};
 
 // biome-ignore lint/complexity/noBannedTypes: TypeORM takes entity classes as Function
 type Entities = (Function | EntitySchema)[];

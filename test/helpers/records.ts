@@ -1,17 +1,16 @@
 import { Column, type DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { resolveConfig } from '../../src/config/resolve-config.js';
+import type { AppendResult, OutgoingEvent } from '../../src/events/outgoing-event.js';
 import {
-  type AppendResult,
   Event,
   EventType,
-  MemoryTransport,
   type Operation,
-  type OutgoingEvent,
-  resolveConfig,
   SendEventOp,
   type UnitOfWork,
   type UnitOfWorkManager,
   unitOfWork,
 } from '../../src/index.js';
+import { MemoryTransport } from '../../src/transports/memory/index.js';
 
 /** The table the record services of the tests write. */
 @Entity('records')

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach } from 'vitest';
 import { Buses } from './buses.js';
+import type { RedisClient } from './redis.js';
 import { deleteKeys, openRedis, testPrefix } from './redis.js';
 
 /** What a test file on Redis shares: its own prefix, a connection to inspect with, its buses. */
@@ -8,7 +8,7 @@ export interface RedisTestBed {
   /** The file's key prefix: `cb-test-<name>-<8 hex>`. */
   readonly prefix: string;
   /** A plain connection for looking at what the buses left. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Buses created by the file's tests, closed after each test. */
   readonly buses: Buses;
 }

@@ -1,42 +1,79 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { type CommitbusConfig, queueNames } from '../../src/index.js';
+import { Cluster, Redis } from 'ioredis';
+import type { CommitbusConfig } from '../../src/config/config.js';
+import { queueNames } from '../../src/transports/redis/queue-names.js';
+import type { RedisClient } from '../../src/transports/redis/redis-client.js';
+
+export type { RedisClient };
 
 /** The Redis the integration tests use. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * The Redis Cluster the tests run on instead, when `REDIS_CLUSTER_NODES`
+ * (`host:port,...`) is set: `npm test`'s cluster project sets it.
+ */
+export const CLUSTER_NODES: readonly string[] | undefined = process.env.REDIS_CLUSTER_NODES?.split(',')
+  .map((node) => node.trim())
+  .filter((node) => node !== '');
+
+/** Whether this run is on a Redis Cluster. */
+export const ON_CLUSTER = CLUSTER_NODES !== undefined && CLUSTER_NODES.length > 0;
+
+/** The Redis options of a test bus: the cluster's nodes on a cluster, else `REDIS_URL`. */
+export function redisConfig(): Partial<Pick<CommitbusConfig, 'redisUrl' | 'redisCluster'>> {
+  return ON_CLUSTER ? { redisCluster: CLUSTER_NODES } : { redisUrl: REDIS_URL };
+}
+
+/** What child processes need to reach the same Redis (`REDIS_URL`, and `REDIS_CLUSTER_NODES` on a cluster). */
+export function redisEnv(): Record<string, string> {
+  return ON_CLUSTER ? { REDIS_URL, REDIS_CLUSTER_NODES: (CLUSTER_NODES ?? []).join(',') } : { REDIS_URL };
+}
 
 /** A fresh key prefix for one test file: `cb-test-<name>-<8 hex>`. */
 export function testPrefix(name: string): string {
   return `cb-test-${name}-${randomUUID().slice(0, 8)}`;
 }
 
-/** A plain Redis connection for inspecting what a bus left behind. */
-export function openRedis(): Redis {
-  return new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+/** A plain connection (to the cluster, on one) for inspecting what a bus left behind. */
+export function openRedis(): RedisClient {
+  return ON_CLUSTER
+    ? new Cluster([...(CLUSTER_NODES ?? [])], { redisOptions: { maxRetriesPerRequest: 2 } })
+    : new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
 }
 
-/** Deletes every key under `prefix:` (SCAN, never KEYS); returns how many. */
-export async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
+/** The servers holding keys: every master of a cluster, or the one Redis. */
+function servers(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/**
+ * Every key under `prefix:`, the bus's `{prefix:...}` keys included (SCAN on
+ * every master, never KEYS); returns how many were deleted.
+ */
+export async function deleteKeys(redis: RedisClient, prefix: string): Promise<number> {
+  const keys = [...(await scanKeys(redis, `${prefix}:*`)), ...(await scanKeys(redis, `{${prefix}:*`))];
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  // One key per command: on a cluster, keys of different slots may not share one.
+  for (let i = 0; i < keys.length; i += 1_000) {
+    const replies = await Promise.all(keys.slice(i, i + 1_000).map((key) => redis.unlink(key)));
+    deleted += replies.reduce((sum, n) => sum + n, 0);
+  }
   return deleted;
 }
 
-/** Every key matching `pattern` (SCAN, never KEYS). */
-export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+/** Every key matching `pattern` (SCAN on every master, never KEYS). */
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
   const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== '0');
+  for (const server of servers(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
   return found;
 }
 
@@ -44,18 +81,19 @@ export async function scanKeys(redis: Redis, pattern: string): Promise<string[]>
 type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
 
 /** Length of a bus's event stream: events published and not yet handled. */
-export function streamLength(redis: Redis, config: BusNames): Promise<number> {
+export function streamLength(redis: RedisClient, config: BusNames): Promise<number> {
   return redis.xlen(queueNames(config).stream);
 }
 
 /** One of a bus's BullMQ queues, to inspect on `redis` (close it; `redis` stays open). */
-export function openQueue(redis: Redis, config: BusNames, queue: 'drain' | 'async' | 'retry'): Queue {
-  return new Queue(queueNames(config)[queue], { connection: redis, prefix: config.prefix });
+export function openQueue(redis: RedisClient, config: BusNames, queue: 'drain' | 'async' | 'retry'): Queue {
+  const names = queueNames(config);
+  return new Queue(names[queue], { connection: redis, prefix: names.bullmqPrefix });
 }
 
 /** Job counts of one of a bus's BullMQ queues, read through BullMQ. */
 export async function jobCounts(
-  redis: Redis,
+  redis: RedisClient,
   config: BusNames,
   queue: 'drain' | 'async' | 'retry',
 ): Promise<Record<string, number>> {
@@ -69,7 +107,7 @@ export async function jobCounts(
 
 /** Jobs of a queue not finished yet (waiting, active, delayed or prioritized). */
 export async function unfinishedJobs(
-  redis: Redis,
+  redis: RedisClient,
   config: BusNames,
   queue: 'drain' | 'async' | 'retry',
 ): Promise<number> {
@@ -78,7 +116,7 @@ export async function unfinishedJobs(
 }
 
 /** True once the stream is empty and no async or retry job is left to run. */
-export async function isSettled(redis: Redis, config: BusNames): Promise<boolean> {
+export async function isSettled(redis: RedisClient, config: BusNames): Promise<boolean> {
   return (
     (await streamLength(redis, config)) === 0 &&
     (await unfinishedJobs(redis, config, 'async')) === 0 &&
@@ -87,7 +125,7 @@ export async function isSettled(redis: Redis, config: BusNames): Promise<boolean
 }
 
 /** Jobs in the failed sets of a bus's async and retry queues (work given up must not pile up there). */
-export async function failedHandlerJobs(redis: Redis, config: BusNames): Promise<number> {
+export async function failedHandlerJobs(redis: RedisClient, config: BusNames): Promise<number> {
   const [async, retry] = await Promise.all([
     jobCounts(redis, config, 'async'),
     jobCounts(redis, config, 'retry'),
@@ -96,7 +134,7 @@ export async function failedHandlerJobs(redis: Redis, config: BusNames): Promise
 }
 
 /** How many of a bus's two dead-letter keys exist (0 once every letter is gone). */
-export function deadLetterKeys(redis: Redis, config: BusNames): Promise<number> {
+export function deadLetterKeys(redis: RedisClient, config: BusNames): Promise<number> {
   const names = queueNames(config);
   return redis.exists(names.deadLetters, names.deadLettersByTime);
 }

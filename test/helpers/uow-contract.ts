@@ -1,6 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EventBus, SendEventOp, silentLogger, UnitOfWorkManager, withUnitOfWork } from '../../src/index.js';
+import {
+  EventBus,
+  InvalidEventFieldError,
+  SendEventOp,
+  silentLogger,
+  UnitOfWorkManager,
+  withUnitOfWork,
+} from '../../src/index.js';
 import {
   committedRecids,
   createRecord,
@@ -81,6 +88,27 @@ export function describeUnitOfWorkContract(name: string, db: ContractDatabase): 
       ).rejects.toThrow(db.uniqueViolation);
       expect(transport.sent()).toEqual(['RECORD.CREATE:dup']);
       expect(await rows()).toEqual(['dup']);
+    });
+
+    it('refuses at registration an event JSON would change (invalid createdAt, NaN): rolled back, nothing published', async () => {
+      for (const bad of [
+        RecordUpdated.create({ recid: 'a', createdAt: new Date('x') }),
+        RecordUpdated.create({ recid: Number.NaN as unknown as string }),
+      ]) {
+        const refused = await uows
+          .run(async (uow) => {
+            await createRecord(uow, 'a');
+            uow.register(new SendEventOp(bad));
+          })
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(InvalidEventFieldError);
+        expect(refused).toMatchObject({ code: 'COMMITBUS_INVALID_EVENT_FIELD', eventId: bad.id });
+        expect((refused as Error).message).toMatch(
+          /^event RECORD\.UPDATE \S+ cannot be sent: field (createdAt|recid) /,
+        );
+      }
+      expect(transport.attempts).toBe(0);
+      expect(await rows()).toEqual([]);
     });
 
     it('nested units of work join the outermost and publish once, after it commits', async () => {

@@ -1,0 +1,54 @@
+import type { DataSource } from 'typeorm';
+import type { CommitbusConfig } from '../config/config.js';
+import type { ConcreteEventClass, Event } from '../events/event.js';
+import type { DrainResult } from '../handlers/drain.js';
+import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
+import type { Logger } from '../support/logger.js';
+
+/** What `createEventBus` takes. */
+export interface EventBusOptions {
+  /** Every event class this bus may publish or handle. */
+  events: Iterable<ConcreteEventClass>;
+  /** `EVENT_HANDLERS`: handling key to ordered handler entries. Validated at construction. */
+  handlers?: EventHandlersConfig;
+  /** Options; anything left out takes its default (see `DEFAULT_CONFIG`). */
+  config?: Partial<CommitbusConfig>;
+  /**
+   * Where commitbus logs (a pino logger fits).
+   * @defaultValue warnings and errors as JSON lines on stderr
+   */
+  logger?: Logger;
+  /**
+   * The TypeORM DataSource your units of work run on. With it (and
+   * `config.outbox`, on by default) events are kept in its `commitbus_outbox`
+   * table in the same transaction, and this process relays any a crashed
+   * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
+   */
+  dataSource?: DataSource;
+  /**
+   * Called after events were published (for logging or metrics): directly,
+   * after a unit of work's commit, re-driven, or republished by the outbox
+   * relay. An error it throws is logged; the events stay published.
+   */
+  onPublished?: (events: readonly Event[]) => void;
+}
+
+/** Options of `EventBus.startWorker`. */
+export interface StartWorkerOptions {
+  /**
+   * On SIGINT/SIGTERM: stop taking work, finish in-flight work (up to
+   * `shutdownTimeoutMs`), close the bus.
+   * @defaultValue `true`
+   */
+  handleSignals?: boolean;
+  /** Called after each drain job with what it did. */
+  onDrain?: (result: DrainResult) => void;
+}
+
+/** A worker running in this process. */
+export interface RunningWorker {
+  /** Stops taking work and waits for in-flight work (up to `shutdownTimeoutMs`). */
+  close(): Promise<void>;
+  /** Resolves once the worker has closed by `close()`, or, after SIGINT/SIGTERM, once the whole bus has closed. */
+  readonly stopped: Promise<void>;
+}

@@ -1,0 +1,214 @@
+import type { DataSource } from 'typeorm';
+import type { CommitbusConfig } from '../config/config.js';
+import type { Event } from '../events/event.js';
+import type { EventSerializer } from '../events/event-serializer.js';
+import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
+import { Dispatcher } from '../handlers/dispatcher.js';
+import type { HandlerGate } from '../handlers/handler-gate.js';
+import { HandlerPipeline } from '../handlers/handler-pipeline.js';
+import { HandlerRunner } from '../handlers/handler-runner.js';
+import type { HandlerTable } from '../handlers/handler-table.js';
+import type { TransportWorker } from '../handlers/handler-worker.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
+import { LaneRunner } from '../ordering/lane-runner.js';
+import { OrderedConsumer } from '../ordering/ordered-consumer.js';
+import type { SchedulingRules } from '../scheduling/scheduling-rules.js';
+import type { Logger } from '../support/logger.js';
+import { PeriodicTask } from '../support/periodic-task.js';
+import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import type { RunningWorker, StartWorkerOptions } from './event-bus-options.js';
+import type { Transport } from './transport.js';
+
+const RELEASE_BATCH = 1_000;
+
+/** What a worker is built from: the bus's parts. */
+export interface WorkerParts {
+  /** The bus's configuration. */
+  readonly config: CommitbusConfig;
+  /** Where the worker logs. */
+  readonly logger: Logger;
+  /** The handlers to run. */
+  readonly handlers: HandlerTable;
+  /** Decodes events. */
+  readonly serializer: EventSerializer;
+  /** The adapter's ports. */
+  readonly transport: Transport;
+  /** The scheduling rules, of which the worker keeps a copy. */
+  readonly rules: SchedulingRules;
+  /** The bus's DataSource, for idempotent handlers. */
+  readonly dataSource: DataSource | undefined;
+  /** Whether to run the ordered lanes' consumer (`config.ordering`). */
+  readonly orderedLanes: boolean;
+  /** The bus, as idempotent runs' units of work see it. */
+  readonly bus: UnitOfWorkBus;
+  /** What `ctx.publish` of a handler does. */
+  readonly publish: (events: readonly Event[]) => Promise<void>;
+}
+
+/** A started worker's closing steps, in order. */
+interface Started {
+  readonly inner: TransportWorker;
+  readonly stopTasks: () => Promise<void>;
+  readonly stopLanes: (timeoutMs: number) => Promise<void>;
+  readonly closeGate: () => Promise<void>;
+}
+
+/**
+ * Starts a worker in this process: the transport's drains, handler jobs and
+ * retries, the ordered lanes' consumer, the delayed-event release and the
+ * idempotency cleanup. `onClosed` runs when it has closed; `closeBus` on
+ * SIGINT/SIGTERM (with `handleSignals`).
+ */
+export async function startBusWorker(
+  parts: WorkerParts,
+  options: StartWorkerOptions,
+  hooks: { readonly onClosed: (worker: RunningWorker) => void; readonly closeBus: () => Promise<void> },
+): Promise<RunningWorker> {
+  const started = await startParts(parts, options);
+  const { config, logger } = parts;
+  let closing: Promise<void> | undefined;
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+  let bySignal = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down: finishing in-flight work');
+    bySignal = true;
+    // `stopped` resolves once the whole bus is closed, so the caller may destroy the DataSource then.
+    worker
+      .close()
+      .then(hooks.closeBus)
+      .catch((error: unknown) => logger.error({ error: String(error) }, 'shutdown failed'))
+      .finally(resolveStopped);
+  };
+  const worker: RunningWorker = {
+    stopped,
+    close: () => {
+      closing ??= (async () => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await started.stopTasks();
+        await Promise.all([
+          started.inner.close(config.shutdownTimeoutMs),
+          started.stopLanes(config.shutdownTimeoutMs),
+        ]);
+        await started.closeGate();
+        hooks.onClosed(worker);
+        if (!bySignal) resolveStopped();
+      })();
+      return closing;
+    },
+  };
+  if (options.handleSignals ?? true) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  return worker;
+}
+
+async function startParts(parts: WorkerParts, options: StartWorkerOptions): Promise<Started> {
+  const { config, logger, transport, dataSource } = parts;
+  const idempotent = parts.handlers.all().filter((h) => h.idempotent);
+  if (idempotent.length > 0 && dataSource === undefined) {
+    throw new IdempotencyNotConfiguredError(
+      idempotent.map((h) => h.name).join(', '),
+      'the bus has no dataSource',
+    );
+  }
+  const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, parts.bus);
+  // The worker's copy of the scheduling rules, loaded before it takes any work.
+  const gate = await parts.rules.openGate();
+  const pipeline = new HandlerPipeline({
+    plans: parts.handlers,
+    decode: (payload) => parts.serializer.deserialize(payload),
+    runner: new HandlerRunner(parts.publish, logger, idempotency),
+    rules: gate,
+    settings: config,
+    logger,
+  });
+  const dispatcher = new Dispatcher(pipeline, gate);
+  const inner = await transport
+    .startWorker({
+      dispatcher,
+      config,
+      logger,
+      ...(options.onDrain ? { onDrain: options.onDrain } : {}),
+    })
+    .catch(async (error: unknown) => {
+      await gate.close();
+      throw error;
+    });
+  const stopLanes = parts.orderedLanes
+    ? await startLanes(parts, pipeline, gate).catch(async (error: unknown) => {
+        await inner.close(0);
+        await gate.close();
+        throw error;
+      })
+    : async () => {};
+  const releaser = new PeriodicTask(
+    'delayed-event release',
+    config.delayedPollMs,
+    async () => {
+      while ((await transport.releaseDue(RELEASE_BATCH)) >= RELEASE_BATCH);
+    },
+    logger,
+  ).start();
+  const retention = config.handledRetentionMs;
+  const cleanup =
+    idempotency !== undefined && idempotent.length > 0
+      ? new PeriodicTask(
+          'idempotency record cleanup',
+          Math.min(Math.ceil(retention / 10), 3_600_000),
+          () => idempotency.forgetOlderThan(retention),
+          logger,
+        ).start()
+      : undefined;
+  return {
+    inner,
+    stopTasks: async () => {
+      await Promise.all([releaser.stop(), cleanup?.stop()]);
+    },
+    stopLanes,
+    closeGate: () => gate.close(),
+  };
+}
+
+/**
+ * Starts the consumer of ordered lanes on a handle of its own (on Redis, two
+ * connections and an upkeep call every `delayedPollMs`); resolves to its stop.
+ */
+async function startLanes(
+  parts: WorkerParts,
+  pipeline: HandlerPipeline,
+  gate: HandlerGate,
+): Promise<(timeoutMs: number) => Promise<void>> {
+  const { config, logger, transport } = parts;
+  const lanes = transport.workerOrdering();
+  const ordered = await new OrderedConsumer({
+    store: lanes.store,
+    runner: new LaneRunner({
+      pipeline,
+      rules: gate,
+      deadLetters: transport.deadLetters,
+      policyOf: (event) =>
+        orderingPolicyOf(event.constructor as EventClass<Event>)?.afterLastAttempt ?? 'halt',
+      pauseRecheckMs: config.rulesRefreshMs,
+    }),
+    concurrency: config.orderedConcurrency,
+    leaseMs: config.lockDurationMs,
+    maintainEveryMs: config.delayedPollMs,
+    blockMs: config.blockMs,
+    logger,
+  })
+    .start()
+    .catch((error: unknown) => {
+      lanes.close();
+      throw error;
+    });
+  return async (timeoutMs) => {
+    await ordered.close(timeoutMs);
+    lanes.close();
+  };
+}

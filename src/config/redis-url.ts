@@ -1,0 +1,33 @@
+/**
+ * A Redis URL or cluster node as logs and errors show it: everything between
+ * `//` (or the start, without a scheme) and the last `@` is masked, so a user
+ * name or password holding `/`, `@` or `:` never shows, even in part.
+ */
+export function redactRedisUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+}
+
+/**
+ * What stops ioredis from reading `url` as a single Redis, or `undefined`
+ * when it can. Never quotes the URL.
+ */
+export function redisUrlProblem(url: string): string | undefined {
+  if (!/^rediss?:\/\//.test(url)) return 'it must start with redis:// or rediss:// (in lower case)';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'it is not a URL: a user name or password holding "/", "@", ":", "%", "#" or "?" must be percent-encoded (encodeURIComponent), and the port must be a number';
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return 'its user name or password holds a "%" that does not start a percent-escape: write it %25';
+  }
+  if (parsed.hostname === '') return 'it names no host';
+  if (!/^\/?\d*$/.test(parsed.pathname)) {
+    return 'what follows the host must be a database number such as /0: a password holding "/" must write it %2F';
+  }
+  return undefined;
+}

@@ -1,0 +1,15 @@
+export type { DeliveryOptions } from './delivery-options.js';
+export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
+export { EventTooLargeError } from './errors/event-too-large.error.js';
+export { InvalidEventFieldError } from './errors/invalid-event-field.error.js';
+export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
+export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
+export { InvalidOrderKeyError } from './errors/invalid-order-key.error.js';
+export { MalformedEventError } from './errors/malformed-event.error.js';
+export { MissingEventTypeError } from './errors/missing-event-type.error.js';
+export { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
+export { type ConcreteEventClass, Event, type EventProps } from './event.js';
+export type { EventContext } from './event-context.js';
+export type { EventOrdering } from './event-ordering.js';
+export { EventType, type EventTypeOptions } from './event-type.decorator.js';
+export type { AfterLastAttempt, OrderingPolicy } from './ordering-policy.js';

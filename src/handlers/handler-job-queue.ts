@@ -1,0 +1,12 @@
+import type { HandlerJob } from './handler-job.js';
+
+/**
+ * The port of handler jobs: async handler runs, sync-chain retries and
+ * re-driven dead letters wait here until a worker (of any process) runs them.
+ */
+export interface HandlerJobQueue {
+  /** Adds jobs in one round trip. */
+  enqueue(jobs: readonly HandlerJob[]): Promise<void>;
+  /** Whether any job is waiting, delayed or running. */
+  hasUnfinished(): Promise<boolean>;
+}

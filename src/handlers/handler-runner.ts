@@ -1,0 +1,67 @@
+import type { Event } from '../events/event.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import type { Logger } from '../support/logger.js';
+import type { HandlerContext } from './handler.js';
+import type { ResolvedHandler } from './handler-table.js';
+import { HandlerTimeoutError } from './handler-timeout.error.js';
+import type { IdempotencyGuard } from './idempotency-guard.js';
+import { runWithTimeout } from './run-with-timeout.js';
+import { asError } from './thrown-value.error.js';
+
+/**
+ * Runs one handler for one event: within its timeout, in its
+ * completion-recording unit of work when it is idempotent, with the context
+ * handlers get. What it rejects with is always an `Error`.
+ */
+export class HandlerRunner {
+  constructor(
+    private readonly publish: (events: readonly Event[]) => Promise<void>,
+    private readonly logger: Logger,
+    private readonly idempotency?: IdempotencyGuard,
+  ) {}
+
+  /**
+   * Runs `handler` for `event` as its attempt `attempt`. Rejects with what the
+   * handler threw (a value that is not an `Error` wrapped in
+   * `ThrownValueError`), or {@link HandlerTimeoutError} when it does not
+   * settle within its `timeoutMs`.
+   */
+  run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
+    return runWithTimeout(
+      (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal)),
+      handler.timeoutMs,
+      () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
+    );
+  }
+
+  private async invoke(handler: ResolvedHandler, event: Event, ctx: HandlerContext): Promise<void> {
+    // Wrapped at the call, so the unit of work, the timeout and the transport only ever see Errors.
+    const call = async (context: HandlerContext) => {
+      try {
+        await handler.handler.handle(event, context);
+      } catch (thrown) {
+        throw asError(thrown, handler.name);
+      }
+    };
+    if (!handler.idempotent) return call(ctx);
+    if (this.idempotency === undefined) {
+      throw new IdempotencyNotConfiguredError(handler.name, 'the bus has no dataSource');
+    }
+    const outcome = await this.idempotency.run(event.id, handler.name, (uow) => call({ ...ctx, uow }));
+    if (outcome === 'skipped') {
+      this.logger.info(
+        { eventId: event.id, handler: handler.name },
+        'idempotent handler already ran for this event; skipped',
+      );
+    }
+  }
+
+  private context(handlerName: string, attempt: number, signal: AbortSignal): HandlerContext {
+    return {
+      handlerName,
+      attempt,
+      signal,
+      publish: (events) => this.publish(Array.isArray(events) ? events : [events as Event]),
+    };
+  }
+}

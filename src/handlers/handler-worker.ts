@@ -1,0 +1,22 @@
+import type { CommitbusConfig } from '../config/config.js';
+import type { Logger } from '../support/logger.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { DrainResult } from './drain.js';
+
+/** What a transport's worker needs from the bus to run handlers. */
+export interface WorkerRuntime {
+  /** Runs handlers. */
+  readonly dispatcher: Dispatcher;
+  /** The bus configuration. */
+  readonly config: CommitbusConfig;
+  /** Where to log. */
+  readonly logger: Logger;
+  /** Called after each drain job with what it did. */
+  readonly onDrain?: (result: DrainResult) => void;
+}
+
+/** A running worker of a transport: drains and handler jobs in this process. */
+export interface TransportWorker {
+  /** Stops taking work, waits for in-flight work up to `timeoutMs`, then closes. */
+  close(timeoutMs: number): Promise<void>;
+}

@@ -1,0 +1,158 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EntityManager } from 'typeorm';
+import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
+import type { Event } from '../events/event.js';
+import type { OutgoingEvent } from '../events/outgoing-event.js';
+import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
+import type { Logger } from '../support/logger.js';
+import { describeError } from '../support/logger.js';
+import { PublishAfterCommitError } from '../uow/publish-after-commit.error.js';
+import type { UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import type { Outbox, OutboxEntry } from './outbox.js';
+
+/** What a unit of work's events need from the bus. */
+export interface PostCommitPublisher {
+  /** Serializes an event for the transport, with its order key if it is ordered (see `EventBus.encode`). */
+  encode(event: Event, delivery?: DeliveryOptions): EncodedEvent;
+  /** Publishes encoded events; `events` are the same, decoded, for `onPublished`. */
+  publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void>;
+  /** Where failures are logged. */
+  readonly logger: Logger;
+  /** Publish attempts and first backoff without an outbox. */
+  readonly config: { readonly publishAttempts: number; readonly publishBackoffMs: number };
+}
+
+interface Registered {
+  readonly event: Event;
+  readonly payload: string;
+  readonly delivery: DeliveryOptions | undefined;
+  readonly orderKey: string | undefined;
+}
+
+/**
+ * The events registered in one unit of work. With an outbox they are written
+ * to it just before commit, in the same transaction; the first `flush` after
+ * commit publishes all of them, in registration order, in one round trip, and
+ * later calls share its outcome.
+ */
+export class PostCommitEvents implements UnitOfWorkEvents {
+  private readonly registered: Registered[] = [];
+  private readonly ids = new Set<string>();
+  private outgoing: OutgoingEvent[] | undefined;
+  private flushing: Promise<void> | undefined;
+
+  /**
+   * @param bus - where the events are published.
+   * @param outbox - where they are kept until published; none: publish with retries, no safety net.
+   */
+  constructor(
+    private readonly bus: PostCommitPublisher,
+    private readonly outbox?: Outbox,
+  ) {}
+
+  /**
+   * Adds an event. It is serialized now, so an unregistered class or an event
+   * over `maxEventBytes` fails at registration; bad delivery options too. An
+   * event whose id is already registered is ignored.
+   */
+  add(event: Event, delivery?: DeliveryOptions): void {
+    if (this.outgoing !== undefined) {
+      throw new Error('events cannot be registered after the unit of work has committed');
+    }
+    deliverAtOf(delivery);
+    // The same event registered twice (say, by nested service calls) goes out once.
+    if (this.ids.has(event.id)) return;
+    const { payload, orderKey } = this.bus.encode(event, delivery);
+    this.ids.add(event.id);
+    this.registered.push({ event, payload, delivery, orderKey });
+  }
+
+  /** The events registered so far. */
+  list(): readonly Event[] {
+    return this.registered.map((r) => r.event);
+  }
+
+  /**
+   * @internal Fixes delivery times, gives ordered events their positions (with
+   * an outbox) and writes the events to the outbox, in `manager`'s transaction.
+   */
+  async beforeCommit(manager: EntityManager): Promise<void> {
+    const now = Date.now();
+    const next = await this.reservePositions(manager);
+    const entries: OutboxEntry[] = this.registered.map(({ event, payload, delivery, orderKey }) => {
+      const entry = { id: event.id, handlingKey: event.handlingKey, payload };
+      if (orderKey === undefined) return { ...entry, deliverAt: deliverAtOf(delivery, now) };
+      const orderPosition = next?.get(orderKey);
+      if (orderPosition !== undefined) next?.set(orderKey, orderPosition + 1);
+      return { ...entry, orderKey, orderPosition };
+    });
+    this.outgoing = entries.map((entry) => toOutgoing(entry.id, entry.payload, entry));
+    if (this.outbox !== undefined) await this.outbox.write(manager, entries);
+  }
+
+  /**
+   * With an outbox, ordered events take their positions in this transaction
+   * (commit order, never lost); without one, the transport gives them the
+   * next position when they are published.
+   */
+  private async reservePositions(manager: EntityManager): Promise<Map<string, number> | undefined> {
+    if (this.outbox === undefined) return undefined;
+    const counts = new Map<string, number>();
+    for (const { orderKey } of this.registered) {
+      if (orderKey !== undefined) counts.set(orderKey, (counts.get(orderKey) ?? 0) + 1);
+    }
+    if (counts.size === 0) return undefined;
+    return this.outbox.positions.reserve(manager, counts);
+  }
+
+  /**
+   * Publishes every event once. With an outbox, one attempt: if it fails the
+   * events stay in the outbox for a relay, and this resolves. Without, it
+   * retries with backoff and throws {@link PublishAfterCommitError}.
+   */
+  flush(): Promise<void> {
+    this.flushing ??=
+      this.outbox === undefined ? this.publishWithRetry() : this.publishFromOutbox(this.outbox);
+    return this.flushing;
+  }
+
+  private events(): readonly Event[] {
+    return this.registered.map((r) => r.event);
+  }
+
+  private async publishFromOutbox(outbox: Outbox): Promise<void> {
+    const outgoing = this.outgoing ?? [];
+    if (outgoing.length === 0) return;
+    try {
+      await this.bus.publishEncoded(outgoing, this.events());
+    } catch (error) {
+      this.bus.logger.warn(
+        { events: outgoing.map((e) => e.id), error: describeError(error).message },
+        `publishing ${outgoing.length} committed event(s) failed; they stay in the outbox and a relay publishes them once the transport is back`,
+      );
+      return;
+    }
+    outbox.forget(outgoing.map((e) => e.id));
+  }
+
+  private async publishWithRetry(): Promise<void> {
+    const outgoing = this.outgoing ?? [];
+    if (outgoing.length === 0) return;
+    const { publishAttempts, publishBackoffMs } = this.bus.config;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= publishAttempts; attempt++) {
+      try {
+        await this.bus.publishEncoded(outgoing, this.events());
+        return;
+      } catch (error) {
+        lastError = error;
+        if (attempt < publishAttempts) await sleep(publishBackoffMs * 2 ** (attempt - 1));
+      }
+    }
+    throw new PublishAfterCommitError(
+      this.registered.map(({ event }) => ({ id: event.id, key: event.handlingKey })),
+      publishAttempts,
+      { cause: lastError },
+    );
+  }
+}

@@ -1,0 +1,2 @@
+export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { TransportUnavailableError } from './transport-unavailable.error.js';

@@ -1,0 +1,99 @@
+import type { HandlerJob } from '../../handlers/handler-job.js';
+import { backoffDelay } from '../../support/backoff.js';
+
+interface Ready {
+  readonly job: HandlerJob;
+  readonly attemptsMade: number;
+}
+
+/** Runs one job; `save` replaces the job (its data) before the job is run again. */
+export type MemoryJobProcessor = (
+  job: HandlerJob,
+  attemptsMade: number,
+  save: (job: HandlerJob) => void,
+) => Promise<void>;
+
+/** Runs {@link HandlerJob}s in this process with BullMQ's semantics: ids, delays, attempts, backoff. */
+export class MemoryJobRunner {
+  private readonly live = new Set<string>();
+  private readonly ready: Ready[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private running = 0;
+  private closed = false;
+
+  /**
+   * @param process - runs a job; throws to have it run again after its backoff.
+   * @param onGiveUp - a job that threw on its last run (its processor could not keep it).
+   */
+  constructor(
+    private readonly concurrency: number,
+    private readonly process: MemoryJobProcessor,
+    private readonly onChange: () => void,
+    private readonly onGiveUp: (job: HandlerJob, error: unknown) => void,
+  ) {}
+
+  /** Adds jobs; a job whose id is already waiting or running is ignored, as in BullMQ. */
+  add(jobs: readonly HandlerJob[]): void {
+    for (const job of jobs) {
+      if (this.live.has(job.jobId)) continue;
+      this.live.add(job.jobId);
+      this.schedule({ job, attemptsMade: 0 }, job.delayMs);
+    }
+  }
+
+  /** No job waiting, delayed or running. */
+  isIdle(): boolean {
+    return this.live.size === 0;
+  }
+
+  /** Drops delayed and waiting jobs and lets running ones finish. */
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private schedule(item: Ready, delayMs: number): void {
+    if (this.closed) return;
+    if (delayMs <= 0) {
+      this.ready.push(item);
+      this.pump();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.ready.push(item);
+      this.pump();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running < this.concurrency && this.ready.length > 0) {
+      void this.run(this.ready.shift() as Ready);
+    }
+  }
+
+  private async run({ job, attemptsMade }: Ready): Promise<void> {
+    this.running++;
+    let current = job;
+    try {
+      await this.process(job, attemptsMade, (saved) => {
+        current = saved;
+      });
+      this.live.delete(job.jobId);
+    } catch (error) {
+      const made = attemptsMade + 1;
+      if (made < job.attempts && !this.closed) {
+        this.schedule({ job: current, attemptsMade: made }, backoffDelay(job.backoff, made));
+      } else {
+        this.live.delete(job.jobId);
+        if (made >= job.attempts) this.onGiveUp(current, error);
+      }
+    } finally {
+      this.running--;
+      this.pump();
+      this.onChange();
+    }
+  }
+}

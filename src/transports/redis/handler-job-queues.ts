@@ -1,0 +1,93 @@
+import { Queue } from 'bullmq';
+import type { HandlerJob } from '../../handlers/handler-job.js';
+import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
+import type { HandlerJobData } from '../../handlers/process-handler-job.js';
+import { bullmqJobId } from './bullmq-job-id.js';
+import type { QueueNames } from './queue-names.js';
+import type { RedisClient } from './redis-client.js';
+import { isRedisOutage } from './redis-outage.js';
+
+const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * The two BullMQ queues of handler work: `<name>-async` (one job per async
+ * handler and event, and re-driven dead letters) and `<name>-retry` (sync
+ * chains to run again). Work given up goes to the dead-letter store and its
+ * job completes; a failed set fills only if the store could not be written.
+ * Job ids are mapped to ones BullMQ accepts ({@link bullmqJobId}).
+ */
+export class HandlerJobQueues implements HandlerJobQueue {
+  /** Async handler jobs. */
+  readonly async: Queue;
+  /** Sync-chain retries. */
+  readonly retry: Queue;
+
+  /**
+   * @param unavailable - the error to throw when Redis cannot take the jobs
+   *   now (a `TransportUnavailableError`), from what ioredis threw.
+   */
+  constructor(
+    connection: RedisClient,
+    names: QueueNames,
+    prefix: string,
+    onError: (error: Error) => void,
+    private readonly unavailable: (action: string, error: unknown) => Error,
+  ) {
+    this.async = new Queue(names.async, { connection, prefix });
+    this.retry = new Queue(names.retry, { connection, prefix });
+    this.async.on('error', onError);
+    this.retry.on('error', onError);
+  }
+
+  /**
+   * Adds jobs; each queue's share in one round trip, both at once. Rejects
+   * with the `unavailable` error when Redis cannot be reached or take commands
+   * now; with what BullMQ or Redis said when they refuse the jobs themselves.
+   */
+  async enqueue(jobs: readonly HandlerJob[]): Promise<void> {
+    const toBulk = (kind: HandlerJob['kind']) =>
+      jobs
+        .filter((j) => j.kind === kind)
+        .map((j) => ({
+          name: j.handler,
+          data: {
+            payload: j.payload,
+            handler: j.handler,
+            ...(j.firstAttempt !== undefined ? { firstAttempt: j.firstAttempt } : {}),
+            ...(j.failures !== undefined ? { failures: j.failures } : {}),
+          } satisfies HandlerJobData,
+          opts: {
+            jobId: bullmqJobId(j.jobId),
+            attempts: j.attempts,
+            backoff: { type: j.backoff.type, delay: j.backoff.delayMs, jitter: j.backoff.jitter ?? 0 },
+            delay: j.delayMs,
+            removeOnComplete: true,
+            removeOnFail: false,
+          },
+        }));
+    const asyncJobs = toBulk('async');
+    const retryJobs = toBulk('retry');
+    try {
+      await Promise.all([
+        asyncJobs.length > 0 ? this.async.addBulk(asyncJobs) : undefined,
+        retryJobs.length > 0 ? this.retry.addBulk(retryJobs) : undefined,
+      ]);
+    } catch (error) {
+      throw isRedisOutage(error) ? this.unavailable(`enqueue ${jobs.length} handler job(s)`, error) : error;
+    }
+  }
+
+  /** Whether any job is waiting, delayed or running. */
+  async hasUnfinished(): Promise<boolean> {
+    for (const queue of [this.async, this.retry]) {
+      const counts = await queue.getJobCounts(...UNFINISHED);
+      if (Object.values(counts).some((n) => n > 0)) return true;
+    }
+    return false;
+  }
+
+  /** Closes both queues (the shared connection stays open). */
+  async close(): Promise<void> {
+    await Promise.all([this.async.close(), this.retry.close()]);
+  }
+}

@@ -1,0 +1,65 @@
+import type { CommitbusConfig } from '../../config/config.js';
+
+/**
+ * The Redis names one bus uses. Every key starts with the bus's hash tag
+ * `{<prefix>:<name>}` (BullMQ's too, through its `prefix`), so a Redis
+ * Cluster keeps all of them in one slot and every script and BullMQ call is
+ * single-slot.
+ */
+export interface QueueNames {
+  /** The hash tag every key starts with: `{<prefix>:<name>}`. */
+  readonly tag: string;
+  /** Stream holding published, not yet handled events. */
+  readonly stream: string;
+  /** Sorted set of delayed events, scored by delivery time. */
+  readonly delayed: string;
+  /** Prefix of the keys remembering accepted event ids (the id follows). */
+  readonly seen: string;
+  /** Consumer group of the drains. */
+  readonly group: string;
+  /** The `prefix` of the bus's BullMQ queues: the hash tag. */
+  readonly bullmqPrefix: string;
+  /** BullMQ queue of `handle-events` drain jobs. */
+  readonly drain: string;
+  /** BullMQ queue of async handler jobs. */
+  readonly async: string;
+  /** BullMQ queue of sync-chain retries. */
+  readonly retry: string;
+  /** Hash of scheduling rules: field `<kind>:handler:<name>` or `<kind>:key:<KEY>`, value since (epoch ms). */
+  readonly rules: string;
+  /** Parked work: one list per handler at `<parked>:<handler>`, its release lock at `<parked>:<handler>:lock`. */
+  readonly parked: string;
+  /** Set of the handlers with parked work. */
+  readonly parkedHandlers: string;
+  /** Hash: handler name to runs dropped by blocks. */
+  readonly dropped: string;
+  /** Hash of dead letters: letter id to letter JSON. */
+  readonly deadLetters: string;
+  /** Sorted set of dead-letter ids by the time they were given up. */
+  readonly deadLettersByTime: string;
+  /** Prefix of the ordered lanes' keys (see `lane-keys.ts` and `ordered-steps.lua`). */
+  readonly ordering: string;
+}
+
+/** Derives every name from the config. */
+export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): QueueNames {
+  const tag = `{${config.prefix}:${config.name}}`;
+  return {
+    tag,
+    stream: `${tag}:stream`,
+    delayed: `${tag}:delayed`,
+    seen: `${tag}:seen:`,
+    group: 'drains',
+    bullmqPrefix: tag,
+    drain: `${config.name}-drain`,
+    async: `${config.name}-async`,
+    retry: `${config.name}-retry`,
+    rules: `${tag}:rules`,
+    parked: `${tag}:parked`,
+    parkedHandlers: `${tag}:parked-handlers`,
+    dropped: `${tag}:dropped`,
+    deadLetters: `${tag}:dead-letters`,
+    deadLettersByTime: `${tag}:dead-letters-by-time`,
+    ordering: `${tag}:ord:`,
+  };
+}

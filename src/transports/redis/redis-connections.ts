@@ -1,0 +1,98 @@
+import { Cluster, type ClusterOptions, Redis } from 'ioredis';
+import type { CommitbusConfig } from '../../config/config.js';
+import { parseClusterNode } from '../../config/redis-cluster-node.js';
+import { redactRedisUrl } from '../../config/redis-url.js';
+import type { RedisClient } from './redis-client.js';
+
+/**
+ * Opens the Redis adapter's connections: to the single Redis at `redisUrl`,
+ * or to the Redis Cluster of `redisCluster` (every connection a `Cluster`
+ * then, publishing, workers, blocking waits and BullMQ's alike).
+ */
+export class RedisConnections {
+  /** The setting to check when the server cannot be reached. */
+  readonly setting: string;
+  private readonly openOne: (maxRetriesPerRequest: number | null) => RedisClient;
+  private readonly where: () => string;
+
+  /**
+   * @param config - where Redis is.
+   * @param onError - `error` listener put on every connection.
+   */
+  constructor(
+    config: Pick<CommitbusConfig, 'redisUrl' | 'redisCluster'>,
+    private readonly onError: (error: Error) => void,
+  ) {
+    const cluster = config.redisCluster;
+    if (cluster === undefined) {
+      const url = config.redisUrl;
+      this.setting = 'REDIS_URL (redisUrl)';
+      this.where = () => `Redis at ${redactRedisUrl(url)}`;
+      this.openOne = (maxRetriesPerRequest) => new Redis(url, { maxRetriesPerRequest });
+    } else if (Array.isArray(cluster)) {
+      const nodes = cluster.map(parseClusterNode);
+      // Credentials and TLS of URL nodes apply to every node, the discovered ones too.
+      const login = nodes.find((n) => n.password !== undefined || n.username !== undefined);
+      const tls = nodes.some((n) => n.tls);
+      const startup = nodes.map(({ host, port }) => ({ host, port }));
+      this.setting = 'REDIS_CLUSTER_NODES (redisCluster)';
+      this.where = () => `Redis Cluster at ${startup.map((n) => `${n.host}:${n.port}`).join(', ')}`;
+      this.openOne = (maxRetriesPerRequest) =>
+        new Cluster(startup, {
+          redisOptions: {
+            maxRetriesPerRequest,
+            ...(login?.username !== undefined ? { username: login.username } : {}),
+            ...(login?.password !== undefined ? { password: login.password } : {}),
+            ...(tls ? { tls: {} } : {}),
+          },
+        });
+    } else {
+      const template = cluster as Cluster;
+      this.setting = 'the ioredis Cluster given as redisCluster';
+      this.where = () => {
+        const known = template.nodes('master').map((n) => `${n.options.host}:${n.options.port}`);
+        return `Redis Cluster${known.length > 0 ? ` at ${known.join(', ')}` : ''}`;
+      };
+      this.openOne = (maxRetriesPerRequest) => {
+        const options: ClusterOptions = {
+          ...template.options,
+          redisOptions: { ...template.options.redisOptions, maxRetriesPerRequest },
+        };
+        return template.duplicate(undefined, options);
+      };
+    }
+  }
+
+  /**
+   * A new connection. `maxRetriesPerRequest: null` waits out outages (workers,
+   * as BullMQ requires); a number makes commands fail after that many
+   * reconnects (publishing, so the unit of work's retries see the outage).
+   */
+  open(maxRetriesPerRequest: number | null): RedisClient {
+    const client = this.openOne(maxRetriesPerRequest);
+    client.on('error', this.onError);
+    if (client instanceof Cluster && maxRetriesPerRequest !== null) failFast(client);
+    return client;
+  }
+
+  /** `Redis at redis://…` or `Redis Cluster at host:port, …`, for logs and errors: never a password. */
+  describe(): string {
+    return this.where();
+  }
+}
+
+/**
+ * A cluster connection's commands queue up without limit while no node is
+ * reachable (`maxRetriesPerRequest` bounds only each node's own queue). Once
+ * the first connection attempt has settled, one way or the other, they fail
+ * at once instead, as they do on a single Redis after `maxRetriesPerRequest`.
+ */
+function failFast(cluster: Cluster): void {
+  const stopQueueing = () => {
+    cluster.options.enableOfflineQueue = false;
+    cluster.off('ready', stopQueueing);
+    cluster.off('error', stopQueueing);
+  };
+  cluster.on('ready', stopQueueing);
+  cluster.on('error', stopQueueing);
+}

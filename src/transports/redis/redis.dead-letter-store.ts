@@ -1,0 +1,82 @@
+import type { CorruptDeadLetterError } from '../../dead-letters/corrupt-dead-letter.error.js';
+import type { DeadLetter } from '../../dead-letters/dead-letter.js';
+import { decodeDeadLetter, encodeDeadLetter, readLetter } from '../../dead-letters/dead-letter-codec.js';
+import {
+  type DeadLetterFilter,
+  type DeadLetterStore,
+  type DeadLetterVersion,
+  matchesDeadLetterFilter,
+} from '../../dead-letters/dead-letter-store.js';
+import { deadLetterScripts } from './dead-letter-scripts.js';
+import type { QueueNames } from './queue-names.js';
+import type { RedisClient } from './redis-client.js';
+
+// Letters per script call or HMGET: keeps each round trip and Lua run short.
+const CHUNK = 500;
+
+/**
+ * {@link DeadLetterStore} on Redis: each letter's JSON in a hash under its id,
+ * and the ids in a sorted set by `deadAt` for listing oldest first. Both keys
+ * live under the bus's prefix (see {@link QueueNames}).
+ */
+export class RedisDeadLetterStore implements DeadLetterStore {
+  private readonly hash: string;
+  private readonly byTime: string;
+
+  constructor(
+    private readonly client: RedisClient,
+    names: Pick<QueueNames, 'deadLetters' | 'deadLettersByTime'>,
+  ) {
+    this.hash = names.deadLetters;
+    this.byTime = names.deadLettersByTime;
+  }
+
+  async add(letters: readonly DeadLetter[]): Promise<void> {
+    for (const chunk of chunks(letters)) {
+      const triples = chunk.flatMap((l) => [l.id, l.deadAt.getTime(), encodeDeadLetter(l)]);
+      await deadLetterScripts(this.client).commitbusAddDeadLetters(this.hash, this.byTime, ...triples);
+    }
+  }
+
+  async list(
+    filter: DeadLetterFilter = {},
+    onCorrupt?: (error: CorruptDeadLetterError) => void,
+  ): Promise<DeadLetter[]> {
+    const ids = await this.client.zrange(this.byTime, 0, -1);
+    const found: DeadLetter[] = [];
+    for (const chunk of chunks(ids)) {
+      const jsons = await this.client.hmget(this.hash, ...chunk);
+      for (const [i, json] of jsons.entries()) {
+        if (json === null) continue;
+        if (filter.limit !== undefined && found.length >= filter.limit) return found;
+        const letter = readLetter(json, chunk[i] as string, onCorrupt);
+        if (letter !== undefined && matchesDeadLetterFilter(letter, filter)) found.push(letter);
+      }
+    }
+    return found;
+  }
+
+  async get(id: string): Promise<DeadLetter | undefined> {
+    const json = await this.client.hget(this.hash, id);
+    return json === null ? undefined : decodeDeadLetter(json, id);
+  }
+
+  async remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number> {
+    let removed = 0;
+    for (const chunk of chunks(letters)) {
+      const pairs = chunk.flatMap((ref) =>
+        typeof ref === 'string' ? [ref, ''] : [ref.id, ref.deadAt.getTime()],
+      );
+      removed += await deadLetterScripts(this.client).commitbusRemoveDeadLetters(
+        this.hash,
+        this.byTime,
+        ...pairs,
+      );
+    }
+    return removed;
+  }
+}
+
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
+}

@@ -1,0 +1,190 @@
+/**
+ * The package's public surface, pinned: the root exports what a service author
+ * needs, the adapters and their stores are at `commitbus/redis` and
+ * `commitbus/memory`, the test bus at `commitbus/testing`. Adding a name to the
+ * root is a deliberate change: add it here and to README's API section.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import * as root from '../src/index.js';
+import * as memory from '../src/transports/memory/index.js';
+import * as redis from '../src/transports/redis/index.js';
+
+const ROOT_VALUES = [
+  'COMMITBUS_ENTITIES',
+  'COMMITBUS_MIGRATIONS',
+  'ConfigError',
+  'CorruptDeadLetterError',
+  'DEFAULT_CONFIG',
+  'DeadLetterRedriveError',
+  'DuplicateEventTypeError',
+  'Event',
+  'EventBus',
+  'EventTooLargeError',
+  'EventType',
+  'HandlerConfigError',
+  'HandlerCrashedError',
+  'HandlerTimeoutError',
+  'IdempotencyNotConfiguredError',
+  'InvalidEventFieldError',
+  'InvalidEventIdError',
+  'InvalidHandlingKeyError',
+  'InvalidOrderKeyError',
+  'MalformedEventError',
+  'MissingEventTypeError',
+  'NonRetryableError',
+  'OrderingDisabledError',
+  'OrderingNotConfiguredError',
+  'OrderingPositionsMismatchError',
+  'OutboxNotConfiguredError',
+  'PublishAfterCommitError',
+  'RuleTargetError',
+  'SendEventOp',
+  'ThrownValueError',
+  'TransportUnavailableError',
+  'UnitOfWork',
+  'UnitOfWorkManager',
+  'UnknownEventTypeError',
+  'UnknownHandlerError',
+  'consoleLogger',
+  'createEventBus',
+  'currentUnitOfWork',
+  'defineHandler',
+  'loadConfigFromEnv',
+  'silentLogger',
+  'unitOfWork',
+  'withUnitOfWork',
+];
+
+const ROOT_TYPES = [
+  'AfterLastAttempt',
+  'AttemptFailure',
+  'BackoffOptions',
+  'CommitbusConfig',
+  'ConcreteEventClass',
+  'DeadLetter',
+  'DeadLetterFilter',
+  'DeadLetterKind',
+  'DeadLetterReason',
+  'DeadLetterTarget',
+  'DeadLetters',
+  'DeliveryOptions',
+  'DrainResult',
+  'DrainStopReason',
+  'EventBusOptions',
+  'EventContext',
+  'EventHandlersConfig',
+  'EventOrdering',
+  'EventProps',
+  'EventTypeOptions',
+  'HaltedKey',
+  'Handler',
+  'HandlerContext',
+  'HandlerEntry',
+  'HandlerEntryOptions',
+  'HandlerFn',
+  'HasUnitOfWorks',
+  'Logger',
+  'Operation',
+  'OrderedKeys',
+  'OrderingMode',
+  'OrderingPolicy',
+  'RedisClusterNode',
+  'RedriveFailure',
+  'RuleKind',
+  'RuleTarget',
+  'RunningWorker',
+  'SchedulingRule',
+  'SchedulingRules',
+  'StartWorkerOptions',
+  'TransportKind',
+  'UnitOfWorkBus',
+  'UnitOfWorkDecoratorOptions',
+  'UnitOfWorkOptions',
+];
+
+/**
+ * Every name a module exports, values and types, read from its source: its
+ * `export ... from` lists, following `export *` (the shape of every index.ts).
+ */
+function exportedNames(file: string): { values: string[]; types: string[] } {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement)) continue;
+    const from = (statement.moduleSpecifier as ts.StringLiteral | undefined)?.text;
+    if (statement.exportClause === undefined && from !== undefined) {
+      const inner = exportedNames(join(dirname(file), from.replace(/\.js$/, '.ts')));
+      values.push(...inner.values);
+      types.push(...inner.types);
+    } else if (statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
+      for (const specifier of statement.exportClause.elements) {
+        (statement.isTypeOnly || specifier.isTypeOnly ? types : values).push(specifier.name.text);
+      }
+    }
+  }
+  return { values: values.sort(), types: types.sort() };
+}
+
+describe('the package root', () => {
+  it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
+    expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
+    expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(87);
+  });
+
+  it('lists every one of its names in the README API section', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const api = readme.slice(
+      readme.indexOf('\n## API'),
+      readme.indexOf('\n## ', readme.indexOf('\n## API') + 1),
+    );
+    const missing = [...ROOT_VALUES, ...ROOT_TYPES].filter((name) => !api.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the subpath exports', () => {
+  it('commitbus/redis and commitbus/memory carry the adapters and their stores', () => {
+    expect(Object.keys(redis).sort()).toEqual([
+      'BullmqTransport',
+      'HandlerJobQueues',
+      'RedisDeadLetterStore',
+      'RedisOrderingStore',
+      'RedisSchedulingRuleStore',
+      'RedisStreamEventLog',
+      'queueNames',
+    ]);
+    expect(Object.keys(memory).sort()).toEqual([
+      'MemoryDeadLetterStore',
+      'MemoryEventLog',
+      'MemoryOrderingStore',
+      'MemorySchedulingRuleStore',
+      'MemoryTransport',
+    ]);
+  });
+
+  it('are mapped in package.json to the built index of each', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      exports: Record<string, { types: string; import: string }>;
+    };
+    const sources = Object.fromEntries(
+      Object.entries(pkg.exports).map(([path, target]) => [
+        path,
+        target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'),
+      ]),
+    );
+    expect(sources).toEqual({
+      '.': 'src/index.ts',
+      './testing': 'src/testing/index.ts',
+      './redis': 'src/transports/redis/index.ts',
+      './memory': 'src/transports/memory/index.ts',
+    });
+    for (const [path, target] of Object.entries(pkg.exports)) {
+      expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
+    }
+  });
+});
