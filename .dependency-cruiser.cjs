@@ -15,9 +15,10 @@ const ROOMS = [
   ['scheduling'],
   ['ordering'],
   ['outbox'],
+  ['router'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
-  ['testing'],
+  ['cli', 'testing'],
 ];
 
 const dir = (room) => `^src/${room}/`;
