@@ -4,9 +4,11 @@ import type { AttemptFailure } from '../dead-letters/attempt-failure.js';
 /**
  * `handler`: a handler that was given up. `undecodable`: a payload no event
  * class could be read from. `event`: an event a drain could not hand on to its
- * handlers at all (re-driving publishes it again).
+ * handlers at all (re-driving publishes it again). `webhook`: a batch the
+ * router could not deliver to a subscriber (re-driving queues its events for
+ * that subscriber again).
  */
-export type DeadLetterKind = 'handler' | 'undecodable' | 'event';
+export type DeadLetterKind = 'handler' | 'undecodable' | 'event' | 'webhook';
 
 /**
  * Why work was given up: `exhausted` (its last attempt threw), `timeout` (its
@@ -18,7 +20,8 @@ export type DeadLetterKind = 'handler' | 'undecodable' | 'event';
  * transport refused the handler's job, or the drain failed on the event with
  * an error other than an outage), `crashed` (delivered more than
  * `maxDeliveries` times: its worker died or stalled each time, so it was not
- * run again).
+ * run again), `expired` (a webhook batch still undelivered after the router's
+ * `maxAgeMs`).
  */
 export type DeadLetterReason =
   | 'exhausted'
@@ -28,14 +31,16 @@ export type DeadLetterReason =
   | 'unknown-event-type'
   | 'malformed'
   | 'undeliverable'
-  | 'crashed';
+  | 'crashed'
+  | 'expired';
 
 /** Work that was given up, kept with every attempt's error until it is re-driven or purged. */
 export interface DeadLetter {
   /**
    * Stable id: `<event id>.<handler>` for a handler, `undecodable.<hash of
-   * the payload>` or `event.<hash of the payload>` for a payload; the same
-   * failure delivered twice is one letter.
+   * the payload>` or `event.<hash of the payload>` for a payload,
+   * `webhook.<batch id>` for a webhook batch; the same failure delivered
+   * twice is one letter.
    */
   readonly id: string;
   /** What was given up. */
@@ -101,6 +106,20 @@ export function eventDeadLetter(
     deadAt,
     payload,
   );
+}
+
+/**
+ * A webhook batch the router gave up: `payload` is `{subscriber, events}` as
+ * JSON (see the router's `webhook-dead-letter.ts`).
+ */
+export function webhookDeadLetter(
+  batchId: string,
+  payload: string,
+  reason: DeadLetterReason,
+  attempts: readonly AttemptFailure[],
+  deadAt: Date = new Date(),
+): DeadLetter {
+  return letter(`webhook.${batchId}`, 'webhook', {}, reason, attempts, deadAt, payload);
 }
 
 function letter(

@@ -29,6 +29,12 @@ export interface DeadLettersDeps<Job> {
   readonly publish: (events: readonly Event[]) => Promise<void>;
   /** Where letters that cannot be read are reported. */
   readonly logger: Logger;
+  /**
+   * Puts `webhook` letters' events back in the router's queue (the router's
+   * `webhookRedriver`). Without it, re-driving a `webhook` letter fails and
+   * the letter stays.
+   */
+  readonly redriveWebhooks?: (letters: readonly DeadLetter[]) => Promise<void>;
 }
 
 /** The letters a target selects, and the stored letters that could not be read on the way. */
@@ -64,7 +70,8 @@ export class DeadLetters<Job = unknown> {
    * chain or the event's other handlers), as a fresh job with that handler's
    * attempts and backoff; if those fail, it comes back as a new letter. An
    * `undecodable` or `event` letter is published again as an event (e.g. once
-   * its class is deployed). Letters that still cannot be decoded, whose handler this
+   * its class is deployed). A `webhook` letter's events go back to the router's
+   * queue for its subscriber, as a new batch. Letters that still cannot be decoded, whose handler this
    * process does not know, or that cannot be read from the store, stay, and a
    * {@link DeadLetterRedriveError} names them once the others are re-driven.
    */
@@ -72,11 +79,22 @@ export class DeadLetters<Job = unknown> {
     const { letters, corrupt } = await this.select(target);
     const jobs: Job[] = [];
     const events: Event[] = [];
+    const webhooks: DeadLetter[] = [];
     const redriven: DeadLetter[] = [];
     const failed: RedriveFailure[] = corrupt.map((error) => ({ id: error.id, error: error.message }));
     const errors: unknown[] = [...corrupt];
     for (const letter of letters) {
       try {
+        if (letter.kind === 'webhook') {
+          if (this.deps.redriveWebhooks === undefined) {
+            throw new Error(
+              "this bus has no router to re-drive webhook letters: pass redriveWebhooks (the router's webhookRedriver) to its dead letters",
+            );
+          }
+          webhooks.push(letter);
+          redriven.push(letter);
+          continue;
+        }
         const event = this.deps.decode(letter.payload);
         if (letter.kind === 'handler') {
           jobs.push(this.deps.rerun(letter, event));
@@ -92,6 +110,7 @@ export class DeadLetters<Job = unknown> {
     await Promise.all([
       jobs.length > 0 ? this.deps.enqueue(jobs) : undefined,
       events.length > 0 ? this.deps.publish(events) : undefined,
+      webhooks.length > 0 ? this.deps.redriveWebhooks?.(webhooks) : undefined,
     ]);
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));

@@ -1,9 +1,31 @@
 export type { Batch } from './batch.js';
 export type { BatchStore, DroppedBatches, TakeOptions } from './batch-store.js';
 export type { StoredToken } from './client-token.js';
+export {
+  DEFAULT_DELIVERY_BACKOFF,
+  type DeliveryBackoff,
+  deliveryRetryDelay,
+} from './delivery/delivery-backoff.js';
+export {
+  DEFAULT_DELIVERY_SETTINGS,
+  type DeliverySettings,
+  deliverySettings,
+} from './delivery/delivery-settings.js';
+export { DeliveryWorker, type DeliveryWorkerDeps } from './delivery/delivery-worker.js';
+export {
+  batchDeadLetter,
+  type WebhookLetterPayload,
+  webhookRedriver,
+} from './delivery/webhook-dead-letter.js';
+export { WebhookSender, type WebhookSenderOptions } from './delivery/webhook-sender.js';
+export { signWebhook, type WebhookSignatureHeaders } from './delivery/webhook-signature.js';
+export type { DeliveryOutcome, WebhookTarget } from './delivery/webhook-target.js';
 export { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
+export { RouterMetrics } from './router-metrics.js';
 export type { SubscriberQueueStats, SubscriberRecord } from './subscriber.js';
 export type { SubscriberStore } from './subscriber-store.js';
 export type { TokenStore } from './token-store.js';
 export type { IngestResult, TopicRecord } from './topic.js';
 export type { TopicStore } from './topic-store.js';
+export { type AutodropResult, RouterUpkeep, type RouterUpkeepDeps } from './upkeep/router-upkeep.js';
+export { DEFAULT_UPKEEP_SETTINGS, type UpkeepSettings, upkeepSettings } from './upkeep/upkeep-settings.js';

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import { describeError, type Logger, silentLogger } from '../../support/logger.js';
+import type { Batch } from '../batch.js';
+import type { BatchStore } from '../batch-store.js';
+import type { RouterMetrics } from '../router-metrics.js';
+import type { SubscriberRecord } from '../subscriber.js';
+import type { SubscriberStore } from '../subscriber-store.js';
+import { deliveryRetryDelay } from './delivery-backoff.js';
+import type { DeliverySettings } from './delivery-settings.js';
+import { batchDeadLetter } from './webhook-dead-letter.js';
+import type { WebhookSender } from './webhook-sender.js';
+
+/** What a {@link DeliveryWorker} works with. */
+export interface DeliveryWorkerDeps {
+  /** The queue of batches. */
+  readonly batches: BatchStore;
+  /** Where callbacks, credentials and secrets are read. */
+  readonly subscribers: Pick<SubscriberStore, 'getSubscriber'>;
+  /** Where batches given up go. */
+  readonly deadLetters: Pick<DeadLetterStore, 'add'>;
+  /** Sends the batches; the worker does not close it. */
+  readonly sender: Pick<WebhookSender, 'send'>;
+  /** Settings, defaults filled in (see `deliverySettings`). */
+  readonly settings: DeliverySettings;
+  /** Counters and histograms, when metrics are served. */
+  readonly metrics?: RouterMetrics;
+  /** @defaultValue silent */
+  readonly logger?: Logger;
+  /** This worker's id, for leases. @defaultValue a random UUID */
+  readonly id?: string;
+  /** The clock. @defaultValue `Date.now` */
+  readonly now?: () => number;
+}
+
+/**
+ * Delivers ready batches: waits for work, takes up to `concurrency` batches
+ * under a lease, POSTs them concurrently, then acks a 2xx, nacks a failure
+ * with a per-subscriber backoff, or dead-letters a batch past `maxAttempts`
+ * or `maxAgeMs` (the letter is written before the batch is discarded).
+ * `close()` stops taking and waits for deliveries under way.
+ */
+export class DeliveryWorker {
+  /** This worker's id (its leases). */
+  readonly id: string;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly cache = new Map<string, { at: number; record: Promise<SubscriberRecord | undefined> }>();
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private loop: Promise<void> | undefined;
+  private closing = false;
+  private wake: (() => void) | undefined;
+  private waiting: Promise<void> | undefined;
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.id = deps.id ?? randomUUID();
+    this.logger = deps.logger ?? silentLogger;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Starts the loop. */
+  start(): this {
+    this.loop ??= this.run();
+    return this;
+  }
+
+  /** Stops taking batches and resolves once the deliveries under way are settled. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(): Promise<void> {
+    const { settings } = this.deps;
+    let failuresInARow = 0;
+    while (!this.closing) {
+      const free = settings.concurrency - this.inFlight.size;
+      try {
+        const taken =
+          free > 0
+            ? await this.deps.batches.take({
+                worker: this.id,
+                limit: free,
+                now: this.now(),
+                leaseMs: settings.leaseMs,
+                maxInFlightPerSubscriber: settings.maxInFlightPerSubscriber,
+              })
+            : [];
+        failuresInARow = 0;
+        for (const batch of taken) this.track(this.deliver(batch));
+        if (taken.length === 0 || taken.length === free) await this.idle();
+      } catch (error) {
+        if (failuresInARow++ % 30 === 0) {
+          this.logger.warn(
+            { worker: this.id, error: describeError(error).message, failuresInARow },
+            'delivery worker could not take batches; it tries again',
+          );
+        }
+        await this.idle();
+      }
+    }
+  }
+
+  // Until work may be there, a delivery ends (freeing a slot or a subscriber's turn), or close().
+  private async idle(): Promise<void> {
+    // One wait on the store at a time: a blocking wait on Redis queues behind the one before.
+    this.waiting ??= this.deps.batches
+      .waitForWork(this.deps.settings.idleWaitMs)
+      .catch(() => new Promise<void>((resolve) => setTimeout(resolve, this.deps.settings.idleWaitMs)))
+      .finally(() => {
+        this.waiting = undefined;
+      });
+    await Promise.race([
+      this.waiting,
+      new Promise<void>((resolve) => {
+        this.wake = resolve;
+      }),
+    ]);
+    this.wake = undefined;
+  }
+
+  private track(delivery: Promise<void>): void {
+    const tracked = delivery.finally(() => {
+      this.inFlight.delete(tracked);
+      this.wake?.();
+    });
+    this.inFlight.add(tracked);
+  }
+
+  private async deliver(batch: Batch): Promise<void> {
+    const { batches, metrics } = this.deps;
+    try {
+      const subscriber = await this.subscriber(batch.subscriber);
+      if (subscriber === undefined) {
+        // Removed since: its batches go with it.
+        await batches.discard(this.id, batch.id);
+        return;
+      }
+      const started = performance.now();
+      const outcome = await this.deps.sender.send(subscriber, batch.id, batch.events);
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.requestDuration.observe({ outcome: outcome.ok ? 'success' : 'failure' }, seconds);
+      if (outcome.ok) {
+        const acked = await batches.ack(this.id, batch.id);
+        if (acked) {
+          metrics?.delivered.inc({ subscriber: batch.subscriber }, batch.events.length);
+          metrics?.deliveryLatency.observe(Math.max(0, this.now() - batch.createdAt) / 1000);
+        } else {
+          this.logger.warn(
+            { worker: this.id, batch: batch.id, subscriber: batch.subscriber },
+            'a batch was delivered after its lease ended; it may be delivered again (raise leaseMs)',
+          );
+        }
+        return;
+      }
+      metrics?.failed.inc({ subscriber: batch.subscriber });
+      await this.failed(batch, outcome.error);
+    } catch (error) {
+      // The store failed: the lease brings the batch back.
+      this.logger.warn(
+        {
+          worker: this.id,
+          batch: batch.id,
+          subscriber: batch.subscriber,
+          error: describeError(error).message,
+        },
+        'could not settle a delivered batch; it comes back after its lease',
+      );
+    }
+  }
+
+  private async failed(batch: Batch, error: string): Promise<void> {
+    const { settings, batches } = this.deps;
+    const now = this.now();
+    const attempts = batch.attempts + 1;
+    const reason =
+      attempts >= settings.maxAttempts
+        ? 'exhausted'
+        : now - batch.createdAt >= settings.maxAgeMs
+          ? 'expired'
+          : undefined;
+    if (reason === undefined) {
+      const health = Math.max(0, batch.health - 2);
+      const retryAt = now + deliveryRetryDelay(settings.backoff, health, attempts);
+      await batches.nack(this.id, batch.id, retryAt, error);
+      return;
+    }
+    await this.deps.deadLetters.add([batchDeadLetter(batch, reason, error, new Date(now))]);
+    if (await batches.discard(this.id, batch.id)) {
+      this.deps.metrics?.deadLettered.inc({ subscriber: batch.subscriber }, batch.events.length);
+      this.logger.warn(
+        { worker: this.id, batch: batch.id, subscriber: batch.subscriber, attempts, reason, error },
+        `a batch of ${batch.events.length} event(s) was given up and kept as dead letter webhook.${batch.id}`,
+      );
+    }
+  }
+
+  private subscriber(name: string): Promise<SubscriberRecord | undefined> {
+    const now = this.now();
+    const cached = this.cache.get(name);
+    if (cached !== undefined && now - cached.at < this.deps.settings.subscriberCacheMs) return cached.record;
+    const record = this.deps.subscribers.getSubscriber(name);
+    this.cache.set(name, { at: now, record });
+    record.catch(() => this.cache.delete(name));
+    return record;
+  }
+}

@@ -1,0 +1,24 @@
+/** Where and how one subscriber's batches are delivered. */
+export interface WebhookTarget {
+  /** The https URL batches are POSTed to. */
+  readonly callback: string;
+  /** The HTTP Basic username (password `x`); never in logs or errors. */
+  readonly uuid: string;
+  /** Standard Webhooks secrets (`whsec_…`); none for unsigned deliveries. */
+  readonly signingSecrets: readonly string[];
+}
+
+/** The outcome of one delivery. */
+export type DeliveryOutcome =
+  | {
+      /** The subscriber answered 2xx. */
+      readonly ok: true;
+      /** Its status. */
+      readonly status: number;
+    }
+  | {
+      /** It did not: another status, a timeout, or no connection. */
+      readonly ok: false;
+      /** A short reason: `HTTP 503`, `ECONNREFUSED`, `timed out after 20000 ms`. Never the credentials. */
+      readonly error: string;
+    };
