@@ -45,7 +45,12 @@ function recordingLogger(): Logger & { lines: { level: string; message: string; 
 /** A worker, upkeep and metrics over `rig`, with short timeouts and backoff. */
 async function startRouter(
   rig: RouterRig,
-  options: { maxAttempts?: number; floorMs?: number; maxInFlightPerSubscriber?: number; logger?: Logger } = {},
+  options: {
+    maxAttempts?: number;
+    floorMs?: number;
+    maxInFlightPerSubscriber?: number;
+    logger?: Logger;
+  } = {},
 ) {
   const { cert } = await testCertificate();
   const metrics = new RouterMetrics().watchQueues(rig.batches);
@@ -127,8 +132,8 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect(first?.headers.authorization).toBe(`Basic ${Buffer.from('uuid-of-shop:x').toString('base64')}`);
     expect(JSON.parse(first?.body ?? '')[0]).toEqual(JSON.parse(routerEvent('orders', 1)));
     expect(first?.headers['webhook-signature']).toBeUndefined();
-    const stats = await rig.batches.stats();
-    expect(stats.shop).toMatchObject({ queued: 1, sent: 6, batches: 1 });
+    await waitFor('both acked', async () => (await rig.batches.stats()).shop?.sent === 6);
+    expect((await rig.batches.stats()).shop).toMatchObject({ queued: 1, sent: 6, batches: 1 });
   });
 
   it('batches by timeout: events wait for the deadline of the first, then go as one batch', async () => {
@@ -184,22 +189,32 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect((healthy.deliveries[0]?.at ?? 0) - published).toBeLessThan(REQUEST_MS);
     await publish(rig, 'orders', 2, 2);
     await waitFor('the second healthy delivery', () => healthy.deliveries.length === 2);
-    expect(hanging.delivered()).toEqual([]);
+    expect(numbers(hanging.delivered())).not.toContain(1);
     await waitFor('the hanging subscriber served on retry', () => hanging.delivered().length === 2);
-    const [hung, retried] = hanging.deliveries;
+    const hung = hanging.deliveries[0];
+    const retried = hanging.deliveries.find(
+      (d) => d.status === 204 && numbers(JSON.parse(d.body)).includes(1),
+    );
+    expect(numbers(JSON.parse(hung?.body ?? '[]'))).toEqual([1]);
     expect((retried?.at ?? 0) - (hung?.at ?? 0)).toBeGreaterThanOrEqual(REQUEST_MS);
+    expect(await router.metrics.metrics()).toContain(
+      'commitbus_router_deliveries_failed_total{subscriber="slow"} 1',
+    );
     expect(numbers(healthy.delivered())).toEqual([1, 2]);
   });
 
   it('signs deliveries in the Standard Webhooks form, every secret of a rotation verifying', async () => {
     rig = await makeRig();
-    const secrets = [`whsec_${randomBytes(24).toString('base64')}`, `whsec_${randomBytes(24).toString('base64')}`];
+    const secrets = [
+      `whsec_${randomBytes(24).toString('base64')}`,
+      `whsec_${randomBytes(24).toString('base64')}`,
+    ];
     const sub = await receiver();
     await subscribe(rig, subscriberRecord('shop', sub.url, { signingSecrets: secrets }));
     router = await startRouter(rig);
     await publish(rig, 'orders', 1, 2);
     await waitFor('the signed batch', () => sub.deliveries.length === 1);
-    const { body, headers } = sub.deliveries[0] ?? { body: '', headers: {} };
+    const { body, headers } = sub.deliveries[0] ?? { body: '', headers: {} as Record<string, string> };
     expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
     for (const secret of secrets) expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     const stranger = `whsec_${randomBytes(24).toString('base64')}`;
@@ -237,6 +252,60 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect(numbers(paused.delivered())).toEqual([1, 2, 3, 4]);
   });
 
+  it('autodrop: over the high mark, the oldest batches go until under the low mark, counted and logged', async () => {
+    rig = await makeRig();
+    const sub = await receiver();
+    await subscribe(rig, subscriberRecord('shop', sub.url, { maxEvents: 1, paused: true }));
+    for (let n = 10; n < 20; n++) await publish(rig, 'orders', n, n);
+    const used = await rig.batches.memoryUsed();
+    const logger = recordingLogger();
+    const metrics = new RouterMetrics();
+    const upkeep = (high: number, low: number) =>
+      new RouterUpkeep({
+        batches: rig.batches,
+        settings: upkeepSettings({ autodropHighBytes: high, autodropLowBytes: low, autodropBatchSize: 1 }),
+        metrics,
+        logger,
+      });
+    expect(await upkeep(used + 1, used).autodrop()).toMatchObject({ batches: 0 });
+    expect(logger.lines).toEqual([]);
+    // Ten batches of one size: down to five and a half leaves five.
+    const result = await upkeep(used - 1, Math.floor(used * 0.55)).autodrop();
+    expect(result).toMatchObject({ batches: 5, eventsBySubscriber: { shop: 5 }, bytesBefore: used });
+    expect(result.bytesAfter).toBeLessThanOrEqual(used * 0.55);
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatchObject({
+      level: 'error',
+      fields: { batches: 5, eventsBySubscriber: { shop: 5 } },
+    });
+    expect(await metrics.metrics()).toContain('commitbus_router_events_dropped_total{subscriber="shop"} 5');
+    await rig.subscribers.setPaused('shop', false);
+    router = await startRouter(rig);
+    await waitFor('the rest delivered', () => sub.delivered().length === 5);
+    expect(numbers(sub.delivered()).sort()).toEqual([15, 16, 17, 18, 19]);
+  });
+
+  it('a batch whose worker stopped answering comes back after its lease', async () => {
+    rig = await makeRig();
+    const sub = await receiver();
+    await subscribe(rig, subscriberRecord('shop', sub.url));
+    await publish(rig, 'orders', 1, 2);
+    const lost = await rig.batches.take({
+      worker: 'gone',
+      limit: 10,
+      now: Date.now(),
+      leaseMs: 300,
+      maxInFlightPerSubscriber: 4,
+    });
+    expect(lost).toHaveLength(1);
+    const started = Date.now();
+    router = await startRouter(rig);
+    await waitFor('the recovered batch', () => sub.delivered().length === 2);
+    expect((sub.deliveries[0]?.at ?? 0) - started).toBeGreaterThanOrEqual(250);
+    expect(numbers(sub.delivered())).toEqual([1, 2]);
+    expect(await rig.batches.ack('gone', lost[0]?.id ?? '')).toBe(false);
+  });
+
   it('gives a batch up as a dead letter after maxAttempts, and re-drives it', async () => {
     rig = await makeRig();
     const logger = recordingLogger();
@@ -244,7 +313,10 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     await subscribe(rig, subscriberRecord('shop', sub.url, { maxEvents: 3 }));
     router = await startRouter(rig, { maxAttempts: 3, floorMs: 10, logger });
     await publish(rig, 'orders', 1, 3);
-    await waitFor('a dead letter', async () => (await rig.deadLetters.list({ kind: 'webhook' })).length === 1);
+    await waitFor(
+      'a dead letter',
+      async () => (await rig.deadLetters.list({ kind: 'webhook' })).length === 1,
+    );
     const [letter] = await rig.deadLetters.list({ kind: 'webhook' });
     expect(sub.deliveries).toHaveLength(3);
     expect(letter).toMatchObject({ kind: 'webhook', reason: 'exhausted', error: 'HTTP 500' });
@@ -256,7 +328,9 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect(JSON.stringify(letter)).not.toContain('uuid-of-shop');
     expect((await rig.batches.stats()).shop).toMatchObject({ queued: 0, batches: 0 });
     expect(logger.lines.some((l) => l.level === 'warn' && l.message.includes(letter?.id ?? '?'))).toBe(true);
-    expect(await router.metrics.metrics()).toContain('commitbus_router_events_dead_lettered_total{subscriber="shop"} 3');
+    expect(await router.metrics.metrics()).toContain(
+      'commitbus_router_events_dead_lettered_total{subscriber="shop"} 3',
+    );
 
     sub.behave(() => 204);
     const letters = new DeadLetters({
@@ -283,7 +357,11 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     const sub = await receiver(() => 502);
     await subscribe(rig, subscriberRecord('shop', sub.url));
     const { cert } = await testCertificate();
-    const sender = new WebhookSender({ ca: cert, connectTimeoutMs: CONNECT_MS, requestTimeoutMs: REQUEST_MS });
+    const sender = new WebhookSender({
+      ca: cert,
+      connectTimeoutMs: CONNECT_MS,
+      requestTimeoutMs: REQUEST_MS,
+    });
     const worker = new DeliveryWorker({
       batches: rig.batches,
       subscribers: rig.subscribers,
@@ -291,7 +369,14 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
       sender,
       settings: deliverySettings({ maxAgeMs: 1, leaseMs: 1_000, idleWaitMs: 50 }, CONNECT_MS + REQUEST_MS),
     }).start();
-    router = { worker, metrics: new RouterMetrics(), close: async () => (await worker.close(), await sender.close()) };
+    router = {
+      worker,
+      metrics: new RouterMetrics(),
+      close: async () => {
+        await worker.close();
+        await sender.close();
+      },
+    };
     await publish(rig, 'orders', 1, 1);
     await waitFor('a dead letter', async () => (await rig.deadLetters.list()).length === 1);
     expect((await rig.deadLetters.list())[0]).toMatchObject({ reason: 'expired', error: 'HTTP 502' });

@@ -44,7 +44,13 @@ export async function subscribe(rig: RouterRig, record: SubscriberRecord): Promi
 
 /** An event as the router stores it, `n` in its data. */
 export function routerEvent(topic: string, n: number): string {
-  return JSON.stringify({ topic, type: 'create', url: `https://example.com/orders/${n}`, t: 1_700_000_000_000 + n, data: { n } });
+  return JSON.stringify({
+    topic,
+    type: 'create',
+    url: `https://example.com/orders/${n}`,
+    t: 1_700_000_000_000 + n,
+    data: { n },
+  });
 }
 
 /** Publishes events numbered `from..to` (inclusive) to `topic`, one ingest call. */

@@ -45,7 +45,10 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 204): P
       const body = Buffer.concat(chunks).toString('utf8');
       const answer = behave(deliveries.length, body);
       const headers = Object.fromEntries(
-        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : (value ?? '')]),
+        Object.entries(req.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(',') : (value ?? ''),
+        ]),
       );
       deliveries.push({ headers, body, status: answer === 'hang' ? 0 : answer, at });
       if (answer === 'hang') return;
@@ -63,7 +66,9 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 204): P
     url: `https://127.0.0.1:${port}/events`,
     deliveries,
     delivered: () =>
-      deliveries.filter((d) => d.status >= 200 && d.status < 300).flatMap((d) => JSON.parse(d.body) as unknown[]),
+      deliveries
+        .filter((d) => d.status >= 200 && d.status < 300)
+        .flatMap((d) => JSON.parse(d.body) as unknown[]),
     behave: (next) => {
       behave = next;
     },
