@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeadLetters } from '../src/dead-letters/dead-letters.js';
@@ -13,6 +14,12 @@ import type { Logger } from '../src/support/logger.js';
 import { MemoryBatchStore } from '../src/transports/memory/memory.batch-store.js';
 import { MemoryDeadLetterStore } from '../src/transports/memory/memory.dead-letter-store.js';
 import { MemoryRouterCatalog } from '../src/transports/memory/memory.router-catalog.js';
+import { queueNames } from '../src/transports/redis/queue-names.js';
+import { RedisBatchStore } from '../src/transports/redis/redis.batch-store.js';
+import { RedisDeadLetterStore } from '../src/transports/redis/redis.dead-letter-store.js';
+import { RedisRouterCatalog } from '../src/transports/redis/redis.router-catalog.js';
+import { childWorkers, spawnWorker } from './helpers/child-worker.js';
+import { deleteKeys, openRedis, REDIS_URL, testPrefix } from './helpers/redis.js';
 import { publish, type RouterRig, routerEvent, subscribe, subscriberRecord } from './helpers/router-rig.js';
 import { testCertificate } from './helpers/tls.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -33,7 +40,30 @@ function memoryRig(): RouterRig {
   };
 }
 
-const RIGS: [string, () => Promise<RouterRig>][] = [['memory', async () => memoryRig()]];
+const PREFIX = testPrefix('router-delivery');
+const NAMES = queueNames({ prefix: PREFIX, name: 'router' });
+
+async function redisRig(): Promise<RouterRig> {
+  const redis = openRedis();
+  const batches = new RedisBatchStore(redis, NAMES);
+  return {
+    kind: 'redis',
+    batches,
+    subscribers: new RedisRouterCatalog(redis, NAMES),
+    topics: new RedisRouterCatalog(redis, NAMES),
+    deadLetters: new RedisDeadLetterStore(redis, NAMES),
+    close: async () => {
+      await deleteKeys(redis, PREFIX);
+      await batches.close();
+      await redis.quit();
+    },
+  };
+}
+
+const RIGS: [string, () => Promise<RouterRig>][] = [
+  ['memory', async () => memoryRig()],
+  ['redis', redisRig],
+];
 
 /** Log lines a test can read. */
 function recordingLogger(): Logger & { lines: { level: string; message: string; fields: object }[] } {
@@ -252,39 +282,6 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect(numbers(paused.delivered())).toEqual([1, 2, 3, 4]);
   });
 
-  it('autodrop: over the high mark, the oldest batches go until under the low mark, counted and logged', async () => {
-    rig = await makeRig();
-    const sub = await receiver();
-    await subscribe(rig, subscriberRecord('shop', sub.url, { maxEvents: 1, paused: true }));
-    for (let n = 10; n < 20; n++) await publish(rig, 'orders', n, n);
-    const used = await rig.batches.memoryUsed();
-    const logger = recordingLogger();
-    const metrics = new RouterMetrics();
-    const upkeep = (high: number, low: number) =>
-      new RouterUpkeep({
-        batches: rig.batches,
-        settings: upkeepSettings({ autodropHighBytes: high, autodropLowBytes: low, autodropBatchSize: 1 }),
-        metrics,
-        logger,
-      });
-    expect(await upkeep(used + 1, used).autodrop()).toMatchObject({ batches: 0 });
-    expect(logger.lines).toEqual([]);
-    // Ten batches of one size: down to five and a half leaves five.
-    const result = await upkeep(used - 1, Math.floor(used * 0.55)).autodrop();
-    expect(result).toMatchObject({ batches: 5, eventsBySubscriber: { shop: 5 }, bytesBefore: used });
-    expect(result.bytesAfter).toBeLessThanOrEqual(used * 0.55);
-    expect(logger.lines).toHaveLength(1);
-    expect(logger.lines[0]).toMatchObject({
-      level: 'error',
-      fields: { batches: 5, eventsBySubscriber: { shop: 5 } },
-    });
-    expect(await metrics.metrics()).toContain('commitbus_router_events_dropped_total{subscriber="shop"} 5');
-    await rig.subscribers.setPaused('shop', false);
-    router = await startRouter(rig);
-    await waitFor('the rest delivered', () => sub.delivered().length === 5);
-    expect(numbers(sub.delivered()).sort()).toEqual([15, 16, 17, 18, 19]);
-  });
-
   it('a batch whose worker stopped answering comes back after its lease', async () => {
     rig = await makeRig();
     const sub = await receiver();
@@ -394,5 +391,136 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     });
     await expect(letters.redrive('all')).rejects.toThrow(/no router to re-drive webhook letters/);
     expect(await rig.deadLetters.list()).toHaveLength(1);
+  });
+});
+
+describe('router autodrop on memory stores (exact byte figures)', () => {
+  let rig: RouterRig;
+  let router: Awaited<ReturnType<typeof startRouter>> | undefined;
+  const receivers: WebhookReceiver[] = [];
+  afterEach(async () => {
+    await router?.close();
+    router = undefined;
+    for (const r of receivers.splice(0)) await r.close();
+  });
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  }
+
+  it('autodrop: over the high mark, the oldest batches go until under the low mark, counted and logged', async () => {
+    rig = memoryRig();
+    const sub = await receiver();
+    await subscribe(rig, subscriberRecord('shop', sub.url, { maxEvents: 1, paused: true }));
+    for (let n = 10; n < 20; n++) await publish(rig, 'orders', n, n);
+    const used = await rig.batches.memoryUsed();
+    const logger = recordingLogger();
+    const metrics = new RouterMetrics();
+    const upkeep = (high: number, low: number) =>
+      new RouterUpkeep({
+        batches: rig.batches,
+        settings: upkeepSettings({ autodropHighBytes: high, autodropLowBytes: low, autodropBatchSize: 1 }),
+        metrics,
+        logger,
+      });
+    expect(await upkeep(used + 1, used).autodrop()).toMatchObject({ batches: 0 });
+    expect(logger.lines).toEqual([]);
+    // Ten batches of one size: down to five and a half leaves five.
+    const result = await upkeep(used - 1, Math.floor(used * 0.55)).autodrop();
+    expect(result).toMatchObject({ batches: 5, eventsBySubscriber: { shop: 5 }, bytesBefore: used });
+    expect(result.bytesAfter).toBeLessThanOrEqual(used * 0.55);
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatchObject({
+      level: 'error',
+      fields: { batches: 5, eventsBySubscriber: { shop: 5 } },
+    });
+    expect(await metrics.metrics()).toContain('commitbus_router_events_dropped_total{subscriber="shop"} 5');
+    await rig.subscribers.setPaused('shop', false);
+    router = await startRouter(rig);
+    await waitFor('the rest delivered', () => sub.delivered().length === 5);
+    expect(numbers(sub.delivered()).sort()).toEqual([15, 16, 17, 18, 19]);
+  });
+});
+
+describe('router delivery across processes', () => {
+  const children = childWorkers();
+
+  it('a delivery worker SIGKILLed mid-batch: its batch comes back after the lease and is delivered once', async () => {
+    const rig = await redisRig();
+    const { cert } = await testCertificate();
+    const sub = await startReceiver(() => 'hang');
+    let router: Awaited<ReturnType<typeof startRouter>> | undefined;
+    try {
+      await subscribe(rig, subscriberRecord('shop', sub.url, { maxEvents: 3 }));
+      const child = spawnWorker(
+        { REDIS_URL, ROUTER_PREFIX: PREFIX, CA_PEM: cert },
+        fileURLToPath(new URL('./fixtures/delivery-worker-process.ts', import.meta.url)),
+      );
+      children.push(child);
+      await child.ready;
+      await publish(rig, 'orders', 1, 3);
+      await waitFor('the child mid-delivery', () => sub.deliveries.length === 1);
+      child.process.kill('SIGKILL');
+      expect(await child.exited).toMatchObject({ signal: 'SIGKILL' });
+      sub.behave(() => 204);
+      router = await startRouter(rig);
+      await waitFor('the recovered batch delivered', () => sub.delivered().length === 3, {
+        timeoutMs: 10_000,
+      });
+      expect(numbers(sub.delivered())).toEqual([1, 2, 3]);
+      expect(sub.deliveries).toHaveLength(2);
+      // The lease (1.5 s) kept it from others until it ran out.
+      expect((sub.deliveries[1]?.at ?? 0) - (sub.deliveries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_400);
+      await waitFor('acked', async () => (await rig.batches.stats()).shop?.queued === 0);
+    } finally {
+      await router?.close();
+      await sub.close();
+      await rig.close();
+    }
+  });
+
+  it('autodrop on Redis: over the high mark, every batch not being delivered goes, counted; a pending one stays', async () => {
+    const rig = await redisRig();
+    try {
+      await subscribe(
+        rig,
+        subscriberRecord('shop', 'https://127.0.0.1:1/never', { maxEvents: 1, paused: true }),
+      );
+      await subscribe(
+        rig,
+        subscriberRecord('busy', 'https://127.0.0.1:1/never', { maxEvents: 1, topics: ['audit'] }),
+      );
+      for (let n = 10; n < 20; n++) await publish(rig, 'orders', n, n);
+      await publish(rig, 'audit', 1, 1);
+      const held = await rig.batches.take({
+        worker: 'w',
+        limit: 5,
+        now: Date.now(),
+        leaseMs: 60_000,
+        maxInFlightPerSubscriber: 1,
+      });
+      expect(held.map((b) => b.subscriber)).toEqual(['busy']);
+      const used = await rig.batches.memoryUsed();
+      const logger = recordingLogger();
+      const metrics = new RouterMetrics();
+      const result = await new RouterUpkeep({
+        batches: rig.batches,
+        settings: upkeepSettings({ autodropHighBytes: used - 1, autodropLowBytes: 1, autodropBatchSize: 3 }),
+        metrics,
+        logger,
+      }).autodrop();
+      expect(result).toMatchObject({ batches: 10, eventsBySubscriber: { shop: 10 } });
+      expect(logger.lines.filter((l) => l.level === 'error')).toHaveLength(1);
+      expect(await metrics.metrics()).toContain(
+        'commitbus_router_events_dropped_total{subscriber="shop"} 10',
+      );
+      const stats = await rig.batches.stats();
+      expect(stats.shop?.queued ?? 0).toBe(0);
+      expect(stats.busy).toMatchObject({ queued: 1, batches: 1 });
+      expect(await rig.batches.ack('w', held[0]?.id ?? '')).toBe(true);
+    } finally {
+      await rig.close();
+    }
   });
 });
