@@ -524,3 +524,30 @@ describe('router delivery across processes', () => {
     }
   });
 });
+
+describe('WebhookSender', () => {
+  it('checks certificates unless told not to, and describes failures without the credentials', async () => {
+    const sub = await startReceiver();
+    const strict = new WebhookSender({ connectTimeoutMs: CONNECT_MS, requestTimeoutMs: REQUEST_MS });
+    const lax = new WebhookSender({
+      verifyTls: false,
+      connectTimeoutMs: CONNECT_MS,
+      requestTimeoutMs: REQUEST_MS,
+    });
+    const target = { callback: sub.url, uuid: 'secret-uuid', signingSecrets: [] };
+    try {
+      const refused = await strict.send(target, 'b1', [routerEvent('orders', 1)]);
+      expect(refused).toMatchObject({ ok: false });
+      expect(JSON.stringify(refused)).toMatch(/CERT|SELF_SIGNED/);
+      expect(sub.deliveries).toEqual([]);
+      expect(await lax.send(target, 'b1', [routerEvent('orders', 1)])).toEqual({ ok: true, status: 204 });
+      const closed = await lax.send({ ...target, callback: 'https://127.0.0.1:1/events' }, 'b2', []);
+      expect(closed).toEqual({ ok: false, error: 'ECONNREFUSED' });
+      expect(JSON.stringify([refused, closed])).not.toContain('secret-uuid');
+    } finally {
+      await strict.close();
+      await lax.close();
+      await sub.close();
+    }
+  });
+});
