@@ -1,5 +1,8 @@
+export { MemoryBatchStore } from './memory.batch-store.js';
 export { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 export { MemoryEventLog } from './memory.event-log.js';
 export { MemoryOrderingStore } from './memory.ordering-store.js';
+export { MemoryRouterCatalog } from './memory.router-catalog.js';
 export { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
+export { MemoryTokenStore } from './memory.token-store.js';
 export { MemoryTransport } from './memory.transport.js';

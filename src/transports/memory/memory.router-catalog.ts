@@ -1,0 +1,93 @@
+import type { SubscriberRecord } from '../../router/subscriber.js';
+import type { SubscriberStore } from '../../router/subscriber-store.js';
+import type { TopicRecord } from '../../router/topic.js';
+import type { TopicStore } from '../../router/topic-store.js';
+import { MemoryRouterState } from './memory.router-state.js';
+
+/**
+ * {@link TopicStore} and {@link SubscriberStore} in this process's memory,
+ * with the Redis adapter's semantics. Its {@link MemoryBatchStore} is built
+ * on it (`new MemoryBatchStore(catalog)`), as both share the subscribers.
+ * Saving a subscriber creates its topics when missing; topics are listed by name.
+ */
+export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
+  /** The state shared with the batch store. */
+  readonly state = new MemoryRouterState();
+
+  async listTopics(): Promise<TopicRecord[]> {
+    return [...this.state.topics.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, t]) => ({ name, publisher: t.publisher, events: t.events }));
+  }
+
+  async ensureTopics(names: readonly string[]): Promise<void> {
+    for (const name of names)
+      if (!this.state.topics.has(name)) this.state.topics.set(name, { publisher: null, events: 0 });
+  }
+
+  async removeTopic(name: string): Promise<boolean> {
+    for (const sub of this.state.subscribers.values()) sub.topics.delete(name);
+    return this.state.topics.delete(name);
+  }
+
+  async saveSubscriber(subscriber: SubscriberRecord): Promise<void> {
+    const { topics, ...record } = subscriber;
+    await this.ensureTopics(topics);
+    const known = this.state.subscribers.get(subscriber.name);
+    if (known === undefined) {
+      this.state.subscribers.set(subscriber.name, {
+        record: copy(record),
+        topics: new Set(topics),
+        sent: 0,
+        health: 100,
+        early: undefined,
+      });
+      return;
+    }
+    known.record = copy(record);
+    known.topics.clear();
+    for (const topic of topics) known.topics.add(topic);
+  }
+
+  async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
+    const sub = this.state.subscribers.get(name);
+    if (sub === undefined) return undefined;
+    return { ...copy(sub.record), topics: [...sub.topics].sort() };
+  }
+
+  async listSubscribers(): Promise<SubscriberRecord[]> {
+    const names = [...this.state.subscribers.keys()].sort();
+    const found: SubscriberRecord[] = [];
+    for (const name of names) {
+      const sub = await this.getSubscriber(name);
+      if (sub !== undefined) found.push(sub);
+    }
+    return found;
+  }
+
+  async removeSubscriber(name: string): Promise<boolean> {
+    if (!this.state.subscribers.has(name)) return false;
+    for (const batch of [...this.state.batches.values()])
+      if (batch.subscriber === name) this.state.drop(batch);
+    this.state.subscribers.delete(name);
+    return true;
+  }
+
+  async unsubscribe(name: string, topic: string): Promise<'removed' | 'no-subscriber' | 'not-subscribed'> {
+    const sub = this.state.subscribers.get(name);
+    if (sub === undefined) return 'no-subscriber';
+    return sub.topics.delete(topic) ? 'removed' : 'not-subscribed';
+  }
+
+  async setPaused(name: string, paused: boolean): Promise<boolean> {
+    const sub = this.state.subscribers.get(name);
+    if (sub === undefined) return false;
+    sub.record = { ...sub.record, paused };
+    if (!paused) this.state.wake();
+    return true;
+  }
+}
+
+function copy(record: Omit<SubscriberRecord, 'topics'>): Omit<SubscriberRecord, 'topics'> {
+  return { ...record, signingSecrets: [...record.signingSecrets] };
+}
