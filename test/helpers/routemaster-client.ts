@@ -31,7 +31,12 @@ export class RoutemasterClient {
   }
 
   /** `Routemaster::Client.created/updated/...`: POST /topics/:topic. */
-  publish(topic: string, type: string, url: string, options: { t?: number; data?: unknown } = {}): Promise<Answer> {
+  publish(
+    topic: string,
+    type: string,
+    url: string,
+    options: { t?: number; data?: unknown } = {},
+  ): Promise<Answer> {
     const payload: Record<string, unknown> = { type, url, timestamp: options.t ?? null };
     if (options.data !== undefined && options.data !== null) payload.data = options.data;
     return this.send('POST', `/topics/${topic}`, JSON.stringify(payload));

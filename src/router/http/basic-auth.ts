@@ -9,7 +9,9 @@ import type { TokenCache } from './token-cache.js';
 export type Credential = 'root' | 'client';
 
 /** Who called: the root key, or a client (its token's name and the token's hash). */
-export type Caller = { readonly kind: 'root' } | { readonly kind: 'client'; readonly name: string; readonly hash: string };
+export type Caller =
+  | { readonly kind: 'root' }
+  | { readonly kind: 'client'; readonly name: string; readonly hash: string };
 
 /** The username of an HTTP Basic `Authorization` header (the password is ignored), or `undefined`. */
 export function basicUsername(header: string | undefined): string | undefined {
@@ -66,8 +68,14 @@ export class Authenticator {
       const caller = await this.#identify(basicUsername(request.headers.authorization), allowed);
       if (caller === undefined) {
         reply.header('www-authenticate', `Basic realm="${this.realm}"`);
-        const needed = allowed.map((kind) => (kind === 'root' ? 'the root key' : 'a client token')).join(' or ');
-        throw new ApiError(401, 'unauthorized', `this endpoint needs HTTP Basic auth with ${needed} as username`);
+        const needed = allowed
+          .map((kind) => (kind === 'root' ? 'the root key' : 'a client token'))
+          .join(' or ');
+        throw new ApiError(
+          401,
+          'unauthorized',
+          `this endpoint needs HTTP Basic auth with ${needed} as username`,
+        );
       }
       callers.set(request, caller);
     };

@@ -23,7 +23,10 @@ export function parsePublishBody(
   }
   const unknown = Object.keys(body).filter((key) => !PUBLISH_KEYS.has(key));
   if (unknown.length > 0) {
-    throw badRequest('bad_event', `unknown keys ${list(unknown)}: an event has only type, url, timestamp and data`);
+    throw badRequest(
+      'bad_event',
+      `unknown keys ${list(unknown)}: an event has only type, url, timestamp and data`,
+    );
   }
   const { type, url, timestamp, data } = body;
   if (typeof type !== 'string' || !(ROUTER_EVENT_TYPES as readonly string[]).includes(type)) {
@@ -32,7 +35,10 @@ export function parsePublishBody(
   const badUrl = urlProblem(url, 'url', settings.allowHttpUrls);
   if (badUrl !== undefined) throw badRequest('bad_url', badUrl);
   if (timestamp !== undefined && timestamp !== null && !isTimestamp(timestamp)) {
-    throw badRequest('bad_timestamp', 'timestamp must be an integer number of ms since the epoch, or null for now');
+    throw badRequest(
+      'bad_timestamp',
+      'timestamp must be an integer number of ms since the epoch, or null for now',
+    );
   }
   const event: RouterEvent = {
     topic,

@@ -26,7 +26,10 @@ export interface SubscriptionRequest {
 /** Checks a `POST /subscription` body; throws a 400 {@link ApiError} saying what is wrong. */
 export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): SubscriptionRequest {
   if (!isPlainObject(body)) {
-    throw badRequest('bad_subscription', 'send a JSON object {topics, callback, uuid, timeout?, max?} as the body');
+    throw badRequest(
+      'bad_subscription',
+      'send a JSON object {topics, callback, uuid, timeout?, max?} as the body',
+    );
   }
   const unknown = Object.keys(body).filter((key) => !SUBSCRIPTION_KEYS.has(key));
   if (unknown.length > 0) {
@@ -47,7 +50,10 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
   const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
   if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 0 || (timeoutMs as number) > 3_600_000) {
-    throw badRequest('bad_timeout', 'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)');
+    throw badRequest(
+      'bad_timeout',
+      'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)',
+    );
   }
   const maxEvents = max ?? SUBSCRIPTION_LIMITS.maxEvents;
   if (!Number.isSafeInteger(maxEvents) || (maxEvents as number) < 1) {

@@ -22,7 +22,8 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
     const body = request.body;
     if (!isPlainObject(body)) throw badRequest('bad_token', 'send a JSON object {name, token?} as the body');
     const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'token');
-    if (unknown.length > 0) throw badRequest('bad_token', `unknown keys ${list(unknown)}: send {name, token?}`);
+    if (unknown.length > 0)
+      throw badRequest('bad_token', `unknown keys ${list(unknown)}: send {name, token?}`);
     const badName = clientNameProblem(body.name, 'name');
     if (badName !== undefined) throw badRequest('bad_name', badName);
     const name = body.name as string;
@@ -36,7 +37,11 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
     }
     const token = (given as string | undefined) ?? generateToken(name);
     if (!(await deps.tokens.addToken(storedToken(name, token, now())))) {
-      throw new ApiError(409, 'token_exists', 'this token exists already: choose another, or leave token out');
+      throw new ApiError(
+        409,
+        'token_exists',
+        'this token exists already: choose another, or leave token out',
+      );
     }
     reply.code(201);
     return { name, token };

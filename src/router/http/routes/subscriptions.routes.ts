@@ -1,5 +1,5 @@
-import type { SubscriberQueueStats, SubscriberRecord } from '../../subscriber.js';
 import { topicNameProblem } from '../../router-names.js';
+import type { SubscriberQueueStats, SubscriberRecord } from '../../subscriber.js';
 import { badRequest, notFound } from '../api-error.js';
 import { callerOf, clientOf } from '../basic-auth.js';
 import type { RouteContext } from '../route-context.js';
@@ -43,26 +43,30 @@ export function registerSubscriptionRoutes({ app, deps, settings, auth }: RouteC
     reply.code(204).send();
   });
 
-  app.delete<{ Params: { name: string } }>(
-    '/subscriber/topics/:name',
-    client,
-    async (request, reply) => {
-      const topic = request.params.name;
-      const problem = topicNameProblem(topic);
-      if (problem !== undefined) throw badRequest('bad_topic', problem);
-      const outcome = await deps.subscribers.unsubscribe(clientOf(request), topic);
-      if (outcome === 'no-subscriber') throw noSubscriber();
-      if (outcome === 'not-subscribed') throw notFound('not_subscribed', `this client is not subscribed to "${topic}"`);
-      reply.code(204).send();
-    },
-  );
+  app.delete<{ Params: { name: string } }>('/subscriber/topics/:name', client, async (request, reply) => {
+    const topic = request.params.name;
+    const problem = topicNameProblem(topic);
+    if (problem !== undefined) throw badRequest('bad_topic', problem);
+    const outcome = await deps.subscribers.unsubscribe(clientOf(request), topic);
+    if (outcome === 'no-subscriber') throw noSubscriber();
+    if (outcome === 'not-subscribed')
+      throw notFound('not_subscribed', `this client is not subscribed to "${topic}"`);
+    reply.code(204).send();
+  });
 
   for (const path of ['/subscriptions', '/subscribers']) {
     app.get(path, { onRequest: auth.guard(['root', 'client']) }, async (request) => {
       const caller = callerOf(request);
-      const [subscribers, stats] = await Promise.all([deps.subscribers.listSubscribers(), deps.batches.stats()]);
+      const [subscribers, stats] = await Promise.all([
+        deps.subscribers.listSubscribers(),
+        deps.batches.stats(),
+      ]);
       return subscribers.map((subscriber) =>
-        describe(subscriber, stats[subscriber.name] ?? NO_QUEUE, caller.kind === 'root' || caller.name === subscriber.name),
+        describe(
+          subscriber,
+          stats[subscriber.name] ?? NO_QUEUE,
+          caller.kind === 'root' || caller.name === subscriber.name,
+        ),
       );
     });
   }
