@@ -3,91 +3,35 @@
  * certificate made at test time), with requests shaped as routemaster-client
  * sends them, against each adapter of the store ports: auth, tokens,
  * publishing and its validation, topic ownership, subscriptions and their
- * figures, the extensions (pause, signing secrets), pulse, health, metrics.
+ * figures. The extensions are in router-api-extensions.test.ts.
  */
-import { Counter, Registry } from 'prom-client';
-import { Webhook } from 'standardwebhooks';
-import type { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRouterApi, type RouterApi } from '../src/router/http/router-api.js';
-import type { AnsweredRequest } from '../src/router/http/router-api-deps.js';
-import type { Logger } from '../src/support/logger.js';
-import { type Answer, RoutemasterClient } from './helpers/routemaster-client.js';
-import { openRouterStores, ROUTER_STORE_ADAPTERS, type RouterStores } from './helpers/router-stores.js';
-import { testCertificate, trustingAgent } from './helpers/tls.js';
-
-const ROOT_KEY = 'root-key-for-the-router-api-test';
-const HTTPS_URL = 'https://example.com/widgets/1';
+import type { Answer, RoutemasterClient } from './helpers/routemaster-client.js';
+import {
+  expectError,
+  HTTPS_URL,
+  ROOT_KEY,
+  type RouterApiBed,
+  startRouterApiBed,
+} from './helpers/router-api-bed.js';
+import { ROUTER_STORE_ADAPTERS } from './helpers/router-stores.js';
 
 /** A client token of the form `<name>--<32 hex>`. */
 const GENERATED = /^([a-z0-9:_-]+)--[0-9a-f]{32}$/;
 
-function expectError(answer: Answer, status: number, code: string): void {
-  expect({ status: answer.status, error: (answer.json as { error?: string } | undefined)?.error }).toEqual({
-    status,
-    error: code,
-  });
-  expect((answer.json as { message: unknown }).message).toEqual(expect.any(String));
-}
-
 describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => {
-  let stores: RouterStores;
-  let api: RouterApi;
-  let agent: Agent;
+  let bed: RouterApiBed;
   let root: RoutemasterClient;
   let anonymous: RoutemasterClient;
-  let storesUp = true;
-  const logged: string[] = [];
-  const answered: AnsweredRequest[] = [];
-  const registry = new Registry();
-  const published = new Counter({
-    name: 'router_events_published_total',
-    help: 'events published',
-    labelNames: ['topic'],
-    registers: [registry],
-  });
-  const logger: Logger = {
-    info: (fields, message) => logged.push(JSON.stringify({ message, ...fields })),
-    warn: (fields, message) => logged.push(JSON.stringify({ message, ...fields })),
-    error: (fields, message) => logged.push(JSON.stringify({ message, ...fields })),
-  };
-
-  /** A new client with a generated token. */
-  async function newClient(name: string): Promise<RoutemasterClient> {
-    const added = await root.addToken(name);
-    expect(added.status).toBe(201);
-    return root.as((added.json as { token: string }).token);
-  }
+  const newClient = (name: string) => bed.newClient(name);
+  const takeAll = () => bed.takeAll();
 
   beforeAll(async () => {
-    stores = await openRouterStores(adapter);
-    const certificate = await testCertificate();
-    api = createRouterApi(
-      {
-        ...stores,
-        logger,
-        metrics: registry,
-        ping: async () => {
-          if (!storesUp) throw new Error('stores are down');
-          return stores.batches.memoryUsed();
-        },
-        onPublished: (topic, count) => published.inc({ topic }, count),
-        onRequest: (request) => answered.push(request),
-      },
-      { rootKey: ROOT_KEY, tls: certificate, bodyLimit: 200_000 },
-    );
-    const baseUrl = await api.listen();
-    expect(baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    agent = trustingAgent(certificate);
-    root = new RoutemasterClient(baseUrl, ROOT_KEY, agent);
-    anonymous = root.as(undefined);
+    bed = await startRouterApiBed(adapter);
+    ({ root, anonymous } = bed);
   });
 
-  afterAll(async () => {
-    await api?.close();
-    await agent?.close();
-    await stores?.close();
-  });
+  afterAll(() => bed?.close());
 
   it('asks for Basic credentials: none, an unknown token, or the wrong kind get 401', async () => {
     const billing = await newClient('billing');
@@ -166,7 +110,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
     });
     const topics = (await catalog.get('/topics')).json;
     expect(topics).toContainEqual({ name: 'products', publisher: 'catalog', events: 2 });
-    expect(await registry.getSingleMetricAsString('router_events_published_total')).toContain(
+    expect(await bed.registry.getSingleMetricAsString('router_events_published_total')).toContain(
       'router_events_published_total{topic="products"} 2',
     );
   });
@@ -233,7 +177,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
         { name: 'beta', publisher: null, events: 0 },
       ]),
     );
-    expect(await stores.subscribers.getSubscriber('subscriber-a')).toMatchObject({
+    expect(await bed.stores.subscribers.getSubscriber('subscriber-a')).toMatchObject({
       callback: body.callback,
       uuid: 'a-uuid',
       timeoutMs: 500,
@@ -246,7 +190,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
       (await sub.subscribe({ ...body, topics: ['beta'], timeout: 0, max: 7, ordered: true }, '/subscriber'))
         .status,
     ).toBe(204);
-    expect(await stores.subscribers.getSubscriber('subscriber-a')).toMatchObject({
+    expect(await bed.stores.subscribers.getSubscriber('subscriber-a')).toMatchObject({
       topics: ['beta'],
       timeoutMs: 0,
       maxEvents: 7,
@@ -265,7 +209,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
       [{ ...body, ordered: 'yes' }, 'bad_ordered'],
     ];
     for (const [bad, code] of cases) expectError(await sub.subscribe(bad), 400, code);
-    expect((await stores.subscribers.getSubscriber('subscriber-a'))?.topics).toEqual(['beta']);
+    expect((await bed.stores.subscribers.getSubscriber('subscriber-a'))?.topics).toEqual(['beta']);
   });
 
   it('unsubscribes from one topic and entirely: 204, then 404', async () => {
@@ -274,7 +218,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
     await sub.subscribe({ topics: ['gamma', 'delta'], callback: HTTPS_URL, uuid: 'b' });
     expect((await sub.delete('/subscriber/topics/gamma')).status).toBe(204);
     expectError(await sub.delete('/subscriber/topics/gamma'), 404, 'not_subscribed');
-    expect((await stores.subscribers.getSubscriber('subscriber-b'))?.topics).toEqual(['delta']);
+    expect((await bed.stores.subscribers.getSubscriber('subscriber-b'))?.topics).toEqual(['delta']);
     // The Ruby client's DELETE has no body; a JSON content type with an empty body is fine too.
     expect((await sub.send('DELETE', '/subscriber', undefined, true)).status).toBe(204);
     expectError(await sub.delete('/subscriber'), 404, 'no_subscriber');
@@ -315,7 +259,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
 
     const [batch] = await takeAll();
     expect(batch?.events).toHaveLength(2);
-    expect(await stores.batches.ack('api-test', batch?.id ?? '')).toBe(true);
+    expect(await bed.stores.batches.ack('api-test', batch?.id ?? '')).toBe(true);
     expect(await entry(root, '/subscribers')).toMatchObject({
       uuid: 'figures-uuid',
       events: { sent: 2, queued: 1 },
@@ -324,98 +268,8 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
     expect(await entry(peer)).toMatchObject({ uuid: null, events: { sent: 2, queued: 1 } });
   });
 
-  it('pauses and resumes a subscriber; a resubscription keeps both and the secrets', async () => {
-    const pub = await newClient('pause-pub');
-    const sub = await newClient('pause-sub');
-    const body = { topics: ['paused_topic'], callback: HTTPS_URL, uuid: 'p', max: 1 };
-    expectError(await sub.post('/subscriber/pause'), 404, 'no_subscriber');
-    await sub.subscribe(body);
-    expect((await sub.post('/subscriber/pause')).status).toBe(204);
-    expect((await sub.post('/subscriber/signing_secret')).status).toBe(201);
-    await sub.subscribe(body);
-    expect(await stores.subscribers.getSubscriber('pause-sub')).toMatchObject({ paused: true });
-    expect((await stores.subscribers.getSubscriber('pause-sub'))?.signingSecrets).toHaveLength(1);
-    await pub.publish('paused_topic', 'create', HTTPS_URL);
-    expect(await takeAll()).toEqual([]);
-    expect((await sub.post('/subscriber/resume', '')).status).toBe(204);
-    const batches = await takeAll();
-    expect(batches.map((batch) => batch.subscriber)).toEqual(['pause-sub']);
-  });
-
-  it('rotates signing secrets: new first, at most two, previous retired on request', async () => {
-    const sub = await newClient('signed-sub');
-    expectError(await sub.post('/subscriber/signing_secret'), 404, 'no_subscriber');
-    await sub.subscribe({ topics: ['signed'], callback: HTTPS_URL, uuid: 's' });
-    const secrets: string[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const answer = await sub.post('/subscriber/signing_secret');
-      expect(answer.status).toBe(201);
-      const { secret } = answer.json as { secret: string };
-      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-      secrets.unshift(secret);
-    }
-    const secretsNow = async () => (await stores.subscribers.getSubscriber('signed-sub'))?.signingSecrets;
-    expect(await secretsNow()).toEqual(secrets.slice(0, 2));
-    // A receiver's library takes the secret as it is.
-    const webhook = new Webhook(secrets[0] ?? '');
-    const signature = webhook.sign('msg_1', new Date(), '[]');
-    expect(
-      webhook.verify('[]', {
-        'webhook-id': 'msg_1',
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-        'webhook-signature': signature,
-      }),
-    ).toEqual([]);
-    expect((await sub.delete('/subscriber/signing_secret/previous')).status).toBe(204);
-    expect(await secretsNow()).toEqual(secrets.slice(0, 1));
-    expectError(await sub.delete('/subscriber/signing_secret/previous'), 404, 'no_previous_secret');
-    expect((await sub.delete('/subscriber/signing_secret')).status).toBe(204);
-    expect(await secretsNow()).toEqual([]);
-  });
-
-  it('answers /pulse with 204 while the stores answer and 500 when not; serves /metrics', async () => {
-    const client = await newClient('pulse');
-    expect((await client.get('/pulse')).status).toBe(204);
-    expect((await root.get('/pulse')).status).toBe(204);
-    expectError(await anonymous.get('/pulse'), 401, 'unauthorized');
-    storesUp = false;
-    try {
-      expectError(await client.get('/pulse'), 500, 'no_pulse');
-    } finally {
-      storesUp = true;
-    }
-    const metrics = await anonymous.get('/metrics');
-    expect(metrics.status).toBe(200);
-    expect(metrics.text).toContain('# TYPE router_events_published_total counter');
-    expectError(await anonymous.get('/no/such/endpoint'), 404, 'not_found');
-  });
-
-  it('never logs nor reports a token or the root key; metrics see route patterns only', async () => {
-    const tokens = ((await root.get('/api_tokens')).json as unknown[]).length;
-    expect(tokens).toBeGreaterThan(0);
-    const everything = JSON.stringify({ logged, answered });
-    expect(logged.some((line) => line.includes('stores are down'))).toBe(true);
-    expect(everything).not.toContain(ROOT_KEY);
-    expect(everything).not.toMatch(/--[0-9a-f]{32}/);
-    expect(everything).not.toContain('search-second-token');
-    expect(answered).toContainEqual(
-      expect.objectContaining({ method: 'DELETE', route: '/api_tokens/:token', status: 204 }),
-    );
-  });
-
   /** The subscribers' names. */
   async function subscriberNames(): Promise<string[]> {
-    return (await stores.subscribers.listSubscribers()).map((subscriber) => subscriber.name);
-  }
-
-  /** Every ready batch, taken (and left pending). */
-  async function takeAll() {
-    return stores.batches.take({
-      worker: 'api-test',
-      limit: 100,
-      now: Date.now(),
-      leaseMs: 60_000,
-      maxInFlightPerSubscriber: 100,
-    });
+    return (await bed.stores.subscribers.listSubscribers()).map((subscriber) => subscriber.name);
   }
 });

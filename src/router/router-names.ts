@@ -46,5 +46,5 @@ export function urlProblem(url: unknown, what: string, allowHttp: boolean): stri
  */
 export function uuidProblem(uuid: unknown): string | undefined {
   if (typeof uuid === 'string' && /^[\x21-\x39\x3b-\x7e]{1,256}$/.test(uuid)) return undefined;
-  return 'uuid must be a string of 1 to 256 printable ASCII characters without spaces or \':\' (it is the username of the Basic credentials sent with each delivery)';
+  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery)";
 }
