@@ -40,6 +40,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
       await root.as('nobody--0123').get('/topics'),
       await root.publish('widgets', 'create', HTTPS_URL), // the root key does not publish
       await billing.get('/api_tokens'), // a client token does not manage tokens
+      await anonymous.post('/topics/widgets', '{"not json'), // credentials are checked before the body
     ]) {
       expectError(answer, 401, 'unauthorized');
       expect(answer.headers['www-authenticate']).toBe('Basic realm="commitbus"');
