@@ -24,6 +24,7 @@ const ON_CLUSTER_TOO = [
   'test/crash-deliveries.test.ts',
   'test/poison-input.test.ts',
   'test/redis-cluster.test.ts',
+  'test/router-stores.test.ts',
 ];
 
 export default defineConfig({

@@ -5,97 +5,40 @@
  * catalogue. On Redis each case also checks which keys are left under `{tag}:router:`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Batch } from '../src/router/batch.js';
-import type { BatchStore } from '../src/router/batch-store.js';
-import type { SubscriberRecord } from '../src/router/subscriber.js';
-import type { SubscriberStore } from '../src/router/subscriber-store.js';
-import type { TokenStore } from '../src/router/token-store.js';
-import type { TopicStore } from '../src/router/topic-store.js';
-import { MemoryBatchStore } from '../src/transports/memory/memory.batch-store.js';
-import { MemoryRouterCatalog } from '../src/transports/memory/memory.router-catalog.js';
-import { MemoryTokenStore } from '../src/transports/memory/memory.token-store.js';
-import { deleteKeys, openRedis, scanKeys, testPrefix } from './helpers/redis.js';
+import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import {
+  evs,
+  type RouterStores,
+  routerStoresAdapters,
+  shape,
+  subscriber,
+  T,
+} from './helpers/router-stores.js';
 
 const PREFIX = testPrefix('router-stores');
 const redis = openRedis();
-const toClose: (() => Promise<void>)[] = [];
+const { adapters, close } = routerStoresAdapters(redis, PREFIX);
 
 afterAll(async () => {
-  for (const close of toClose) await close();
+  await close();
   await deleteKeys(redis, PREFIX);
   await redis.quit();
 });
 
-/** One adapter's four stores, and (on Redis) the keys it left, without the `{tag}:router:` prefix. */
-interface Stores {
-  readonly tokens: TokenStore;
-  readonly topics: TopicStore;
-  readonly subscribers: SubscriberStore;
-  readonly batches: BatchStore;
-  readonly keys?: () => Promise<string[]>;
-}
-
-const adapters: { name: string; open: () => Stores }[] = [
-  {
-    name: 'memory',
-    open: () => {
-      const catalog = new MemoryRouterCatalog();
-      return {
-        tokens: new MemoryTokenStore(),
-        topics: catalog,
-        subscribers: catalog,
-        batches: new MemoryBatchStore(catalog),
-      };
-    },
-  },
-];
-
-const T = 1_700_000_000_000;
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 
-function subscriber(
-  name: string,
-  topics: string[],
-  settings: Partial<SubscriberRecord> = {},
-): SubscriberRecord {
-  return {
-    name,
-    callback: `https://${name}.example.test/events`,
-    uuid: `${name}-uuid`,
-    maxEvents: 100,
-    timeoutMs: 500,
-    topics,
-    paused: false,
-    ordered: false,
-    signingSecrets: [],
-    ...settings,
-  };
-}
-
-function ev(n: number): string {
-  return JSON.stringify({ topic: 't', type: 'create', url: `https://x.test/${n}`, t: T + n });
-}
-
-function evs(...ns: number[]): string[] {
-  return ns.map(ev);
-}
-
-function shape(batches: Batch[]): { subscriber: string; events: string[]; attempts: number }[] {
-  return batches.map((b) => ({ subscriber: b.subscriber, events: [...b.events], attempts: b.attempts }));
-}
-
 /** On Redis: the keys left under `{tag}:router:`, sorted; `undefined` in memory. */
-async function left(s: Stores): Promise<string[] | undefined> {
+async function left(s: RouterStores): Promise<string[] | undefined> {
   return s.keys === undefined ? undefined : (await s.keys()).sort();
 }
 
 /** Asserts the Redis keys left (nothing to assert in memory). */
-async function expectKeys(s: Stores, keys: string[]): Promise<void> {
+async function expectKeys(s: RouterStores, keys: string[]): Promise<void> {
   const found = await left(s);
   if (found !== undefined) expect(found).toEqual([...keys].sort());
 }
 
-/** The catalogue keys of one subscriber `name` of `topics`, with the topics hash and the batch counter. */
+/** The catalogue keys of subscribers (name to topics), with the topic hashes and the batch counter. */
 function catalogKeys(subs: Record<string, string[]>): string[] {
   const keys = ['topics', 'topic-events', 'subscribers', 'seq'];
   const topics = new Set<string>();
@@ -323,10 +266,20 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
     expect(await s.subscribers.getSubscriber('a')).toBeUndefined();
     expect(await s.batches.ack('w1', taken[0]?.id ?? '')).toBe(false);
     expect(Object.keys(await s.batches.stats())).toEqual(['b']);
-    expect(shape(await s.batches.take({ ...W, now: T + 500 })).map((b) => b.subscriber)).toEqual(['b', 'b']);
+    const ofB = await s.batches.take({ ...W, now: T + 500 });
+    expect(ofB.map((b) => b.subscriber)).toEqual(['b', 'b']);
     expect(await s.batches.promoteDue(T + 500)).toBe(1);
     expect(await s.batches.ingest('pub', 't', evs(6), T + 600)).toEqual({ ok: true, subscribers: 1 });
     expect(await s.batches.dropOldest(10)).toEqual({ batches: 2, eventsBySubscriber: { b: 2 } });
+    for (const b of ofB) expect(await s.batches.ack('w1', b.id)).toBe(true);
+    expect((await s.batches.stats()).b).toEqual({
+      sent: 4,
+      queued: 0,
+      oldest: null,
+      batches: 0,
+      health: 100,
+    });
+    await expectKeys(s, catalogKeys({ b: ['t'] }));
   });
 
   it('removes topics with their subscriptions, and unsubscribes one topic', async () => {
@@ -411,6 +364,3 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
-
-void scanKeys;
-void toClose;

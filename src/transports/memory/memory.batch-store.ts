@@ -34,8 +34,9 @@ export class MemoryBatchStore implements BatchStore {
     state.topics.set(topic, { publisher, events: (known?.events ?? 0) + events.length });
     let subscribers = 0;
     let ready = 0;
-    for (const [name, sub] of state.subscribers) {
-      if (!sub.topics.has(topic)) continue;
+    for (const name of [...state.subscribers.keys()].sort()) {
+      const sub = state.subscribers.get(name);
+      if (sub === undefined || !sub.topics.has(topic)) continue;
       subscribers += 1;
       const { maxEvents, timeoutMs } = sub.record;
       let i = 0;

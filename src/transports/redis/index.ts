@@ -1,7 +1,11 @@
 export { BullmqTransport } from './bullmq.transport.js';
 export { HandlerJobQueues } from './handler-job-queues.js';
 export { type QueueNames, queueNames } from './queue-names.js';
+export { RedisBatchStore } from './redis.batch-store.js';
 export { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 export { RedisOrderingStore } from './redis.ordering-store.js';
+export { RedisRouterCatalog } from './redis.router-catalog.js';
 export { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
+export { RedisTokenStore } from './redis.token-store.js';
 export { RedisStreamEventLog } from './redis-stream.event-log.js';
+export { type RouterKeys, routerKeys } from './router-keys.js';

@@ -1,0 +1,131 @@
+import type { SubscriberRecord } from '../../router/subscriber.js';
+import type { SubscriberStore } from '../../router/subscriber-store.js';
+import type { TopicRecord } from '../../router/topic.js';
+import type { TopicStore } from '../../router/topic-store.js';
+import type { QueueNames } from './queue-names.js';
+import type { RedisClient } from './redis-client.js';
+import { type RouterKeys, routerKeys } from './router-keys.js';
+import { routerScripts } from './router-scripts.js';
+
+/**
+ * {@link TopicStore} and {@link SubscriberStore} on Redis, under the bus's
+ * hash tag (see {@link RouterKeys}): topics in two hashes, each subscriber's
+ * settings in a hash with its topics in a set, and each topic's subscribers
+ * in a set that `router-ingest.lua` fans out to. Saving a subscriber creates
+ * its topics when missing; topics and subscribers are listed by name, a
+ * subscriber's topics sorted.
+ */
+export class RedisRouterCatalog implements TopicStore, SubscriberStore {
+  private readonly keys: RouterKeys;
+
+  constructor(
+    private readonly client: RedisClient,
+    names: Pick<QueueNames, 'tag'>,
+  ) {
+    this.keys = routerKeys(names.tag);
+  }
+
+  async listTopics(): Promise<TopicRecord[]> {
+    const [publishers, counts] = await Promise.all([
+      this.client.hgetall(this.keys.topics),
+      this.client.hgetall(this.keys.topicEvents),
+    ]);
+    return Object.keys(publishers)
+      .sort()
+      .map((name) => ({
+        name,
+        publisher: publishers[name] === '' ? null : (publishers[name] ?? null),
+        events: Number(counts[name] ?? 0),
+      }));
+  }
+
+  async ensureTopics(names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    const multi = this.client.multi();
+    for (const name of names) multi.hsetnx(this.keys.topics, name, '');
+    await multi.exec();
+  }
+
+  async removeTopic(name: string): Promise<boolean> {
+    const k = this.keys;
+    const removed = await routerScripts(this.client).routerRemoveTopic(
+      k.topics,
+      k.topicEvents,
+      k.topicSubscribers(name),
+      k.prefix,
+      name,
+    );
+    return removed === 1;
+  }
+
+  async saveSubscriber(subscriber: SubscriberRecord): Promise<void> {
+    const { topics, paused, ...record } = subscriber;
+    const k = this.keys;
+    await routerScripts(this.client).routerSaveSubscriber(
+      k.subscribers,
+      k.topics,
+      k.subscriber(subscriber.name),
+      k.subscriberTopics(subscriber.name),
+      k.prefix,
+      subscriber.name,
+      JSON.stringify(record),
+      subscriber.maxEvents,
+      subscriber.timeoutMs,
+      paused ? 1 : 0,
+      subscriber.ordered ? 1 : 0,
+      ...new Set(topics),
+    );
+  }
+
+  async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
+    const [fields, topics] = await Promise.all([
+      this.client.hmget(this.keys.subscriber(name), 'record', 'paused'),
+      this.client.smembers(this.keys.subscriberTopics(name)),
+    ]);
+    const [json, paused] = fields;
+    if (json === null || json === undefined) return undefined;
+    const record = JSON.parse(json) as Omit<SubscriberRecord, 'topics' | 'paused'>;
+    return { ...record, paused: paused === '1', topics: topics.sort() };
+  }
+
+  async listSubscribers(): Promise<SubscriberRecord[]> {
+    const names = (await this.client.smembers(this.keys.subscribers)).sort();
+    const found = await Promise.all(names.map((name) => this.getSubscriber(name)));
+    return found.filter((s): s is SubscriberRecord => s !== undefined);
+  }
+
+  async removeSubscriber(name: string): Promise<boolean> {
+    const k = this.keys;
+    const removed = await routerScripts(this.client).routerRemoveSubscriber(
+      k.subscribers,
+      k.all,
+      k.early,
+      k.ready,
+      k.pending,
+      k.holders,
+      k.subscriber(name),
+      k.subscriberTopics(name),
+      k.subscriberBatches(name),
+      k.prefix,
+      name,
+    );
+    return removed === 1;
+  }
+
+  unsubscribe(name: string, topic: string): Promise<'removed' | 'no-subscriber' | 'not-subscribed'> {
+    const k = this.keys;
+    return routerScripts(this.client).routerUnsubscribe(
+      k.subscriber(name),
+      k.subscriberTopics(name),
+      k.topicSubscribers(topic),
+      name,
+      topic,
+    );
+  }
+
+  async setPaused(name: string, paused: boolean): Promise<boolean> {
+    const k = this.keys;
+    const set = await routerScripts(this.client).routerSetPaused(k.subscriber(name), k.wake, paused ? 1 : 0);
+    return set === 1;
+  }
+}

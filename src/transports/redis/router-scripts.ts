@@ -1,0 +1,50 @@
+import { luaScripts } from './lua-scripts.js';
+
+type Arg = string | number;
+
+/** The router stores' steps, one atomic round trip each (see `scripts/router-*.lua` for KEYS/ARGV). */
+export interface RouterScripts {
+  /** `[1, subscribers]`, or `[0, owner]` when another client owns the topic. */
+  routerIngest(...args: Arg[]): Promise<[number, number | string]>;
+  /** How many batches became ready. */
+  routerPromote(...args: Arg[]): Promise<number>;
+  /** Per batch: id, subscriber, createdAt, attempts, health, lastError, has lastError, events. */
+  routerTake(...args: Arg[]): Promise<[string, string, string, string, string, string, number, string[]][]>;
+  /** 1 when settled, 0 when the worker no longer held the batch. */
+  routerFinish(...args: Arg[]): Promise<number>;
+  /** 1, or 0 when there is no such subscriber. */
+  routerRequeue(...args: Arg[]): Promise<number>;
+  /** How many batches were recovered. */
+  routerRecover(...args: Arg[]): Promise<number>;
+  /** Subscriber, events: per batch dropped. */
+  routerDropOldest(...args: Arg[]): Promise<string[]>;
+  /** Per subscriber: name, sent, queued, health, batches, oldest createdAt or ''. */
+  routerStats(...args: Arg[]): Promise<[string, string, string, string, number, string][]>;
+  /** 1. */
+  routerSaveSubscriber(...args: Arg[]): Promise<number>;
+  /** 1, or 0 when there was no such subscriber. */
+  routerRemoveSubscriber(...args: Arg[]): Promise<number>;
+  /** What became of the subscription. */
+  routerUnsubscribe(...args: Arg[]): Promise<'removed' | 'no-subscriber' | 'not-subscribed'>;
+  /** 1, or 0 when there is no such subscriber. */
+  routerSetPaused(...args: Arg[]): Promise<number>;
+  /** 1, or 0 when there was no such topic. */
+  routerRemoveTopic(...args: Arg[]): Promise<number>;
+}
+
+/** The scripts, defined once per connection. */
+export const routerScripts = luaScripts<RouterScripts>({
+  routerIngest: { file: 'router-ingest', keys: 8 },
+  routerPromote: { file: 'router-promote', keys: 3 },
+  routerTake: { file: 'router-take', keys: 3 },
+  routerFinish: { file: 'router-finish', keys: 5 },
+  routerRequeue: { file: 'router-requeue', keys: 6 },
+  routerRecover: { file: 'router-recover', keys: 4 },
+  routerDropOldest: { file: 'router-drop-oldest', keys: 4 },
+  routerStats: { file: 'router-stats', keys: 1 },
+  routerSaveSubscriber: { file: 'router-save-subscriber', keys: 4 },
+  routerRemoveSubscriber: { file: 'router-remove-subscriber', keys: 9 },
+  routerUnsubscribe: { file: 'router-unsubscribe', keys: 3 },
+  routerSetPaused: { file: 'router-set-paused', keys: 2 },
+  routerRemoveTopic: { file: 'router-remove-topic', keys: 3 },
+});
