@@ -6,6 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import type { RoutemasterClient } from './helpers/routemaster-client.js';
 import {
   expectError,
@@ -14,9 +15,19 @@ import {
   type RouterApiBed,
   startRouterApiBed,
 } from './helpers/router-api-bed.js';
-import { ROUTER_STORE_ADAPTERS } from './helpers/router-stores.js';
+import { routerStoresAdapters } from './helpers/router-stores.js';
 
-describe.each(ROUTER_STORE_ADAPTERS)('router API extensions on $name stores', (adapter) => {
+const PREFIX = testPrefix('router-api-ext');
+const redis = openRedis();
+const { adapters, close } = routerStoresAdapters(redis, PREFIX);
+
+afterAll(async () => {
+  await close();
+  await deleteKeys(redis, PREFIX);
+  await redis.quit();
+});
+
+describe.each(adapters)('router API extensions on $name stores', (adapter) => {
   let bed: RouterApiBed;
   let root: RoutemasterClient;
   let anonymous: RoutemasterClient;
@@ -24,7 +35,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API extensions on $name stores', (a
   const takeAll = () => bed.takeAll();
 
   beforeAll(async () => {
-    bed = await startRouterApiBed(adapter);
+    bed = await startRouterApiBed(adapter.open());
     ({ root, anonymous } = bed);
   });
 

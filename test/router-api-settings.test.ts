@@ -9,12 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/router/api-tokens.js';
 import { createRouterApi, type RouterApi } from '../src/router/http/router-api.js';
 import { silentLogger } from '../src/support/logger.js';
+import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import { RoutemasterClient } from './helpers/routemaster-client.js';
-import { openRouterStores, ROUTER_STORE_ADAPTERS, type RouterStores } from './helpers/router-stores.js';
+import { type RouterStores, routerStoresAdapters } from './helpers/router-stores.js';
 
 const ROOT_KEY = 'settings-test-root-key';
 
-describe.each(ROUTER_STORE_ADAPTERS)('router API settings on $name stores', (adapter) => {
+const PREFIX = testPrefix('router-api-settings');
+const redis = openRedis();
+const { adapters, close } = routerStoresAdapters(redis, PREFIX);
+
+afterAll(async () => {
+  await close();
+  await deleteKeys(redis, PREFIX);
+  await redis.quit();
+});
+
+describe.each(adapters)('router API settings on $name stores', (adapter) => {
   let stores: RouterStores;
   let api: RouterApi;
   const agent = new Agent();
@@ -22,7 +33,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API settings on $name stores', (ada
   let clock = 1_700_000_000_000;
 
   beforeAll(async () => {
-    stores = await openRouterStores(adapter);
+    stores = adapter.open();
     api = createRouterApi(
       { ...stores, logger: silentLogger, now: () => clock },
       {
@@ -41,7 +52,6 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API settings on $name stores', (ada
   afterAll(async () => {
     await api?.close();
     await agent.close();
-    await stores?.close();
   });
 
   it('accepts http URLs and measures data as MessagePack against 64 bytes; t defaults to the clock', async () => {

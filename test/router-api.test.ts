@@ -6,6 +6,7 @@
  * figures. The extensions are in router-api-extensions.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import type { Answer, RoutemasterClient } from './helpers/routemaster-client.js';
 import {
   expectError,
@@ -14,12 +15,22 @@ import {
   type RouterApiBed,
   startRouterApiBed,
 } from './helpers/router-api-bed.js';
-import { ROUTER_STORE_ADAPTERS } from './helpers/router-stores.js';
+import { routerStoresAdapters } from './helpers/router-stores.js';
 
 /** A client token of the form `<name>--<32 hex>`. */
 const GENERATED = /^([a-z0-9:_-]+)--[0-9a-f]{32}$/;
 
-describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => {
+const PREFIX = testPrefix('router-api');
+const redis = openRedis();
+const { adapters, close } = routerStoresAdapters(redis, PREFIX);
+
+afterAll(async () => {
+  await close();
+  await deleteKeys(redis, PREFIX);
+  await redis.quit();
+});
+
+describe.each(adapters)('router API on $name stores', (adapter) => {
   let bed: RouterApiBed;
   let root: RoutemasterClient;
   let anonymous: RoutemasterClient;
@@ -27,7 +38,7 @@ describe.each(ROUTER_STORE_ADAPTERS)('router API on $name stores', (adapter) => 
   const takeAll = () => bed.takeAll();
 
   beforeAll(async () => {
-    bed = await startRouterApiBed(adapter);
+    bed = await startRouterApiBed(adapter.open());
     ({ root, anonymous } = bed);
   });
 

@@ -6,7 +6,7 @@ import { createRouterApi, type RouterApi } from '../../src/router/http/router-ap
 import type { AnsweredRequest } from '../../src/router/http/router-api-deps.js';
 import type { Logger } from '../../src/support/logger.js';
 import { type Answer, RoutemasterClient } from './routemaster-client.js';
-import { openRouterStores, type RouterStoreAdapter, type RouterStores } from './router-stores.js';
+import type { RouterStores } from './router-stores.js';
 import { testCertificate, trustingAgent } from './tls.js';
 
 /** The root key of the test routers. */
@@ -44,12 +44,12 @@ export interface RouterApiBed {
   newClient(name: string): Promise<RoutemasterClient>;
   /** Every ready batch, taken (and left pending). */
   takeAll(): Promise<Batch[]>;
+  /** Stops the server and its client (the stores stay: their adapter closes them). */
   close(): Promise<void>;
 }
 
-/** Starts a router API over HTTPS (a self-signed certificate) on `adapter`'s stores. */
-export async function startRouterApiBed(adapter: RouterStoreAdapter): Promise<RouterApiBed> {
-  const stores = await openRouterStores(adapter);
+/** Starts a router API over HTTPS (a self-signed certificate) on `stores` (fresh ones). */
+export async function startRouterApiBed(stores: RouterStores): Promise<RouterApiBed> {
   const certificate = await testCertificate();
   const logged: string[] = [];
   const answered: AnsweredRequest[] = [];
@@ -108,7 +108,6 @@ export async function startRouterApiBed(adapter: RouterStoreAdapter): Promise<Ro
     async close() {
       await api.close();
       await agent.close();
-      await stores.close();
     },
   };
 }
