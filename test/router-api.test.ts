@@ -145,6 +145,7 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
       ],
       [await publish(`{"type":"create","url":"${HTTPS_URL}","colour":"red"}`), 'bad_event'],
       [await publish('[1,2]'), 'bad_event'],
+      [await publish(`{"type":"create","url":"${HTTPS_URL}","data":{"__proto__":{"x":1}}}`), 'bad_json'],
       [await publish(''), 'bad_event'],
       [await publish('{"type": "create", "token": "validator--secret'), 'bad_json'],
     ];
