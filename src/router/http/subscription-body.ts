@@ -49,7 +49,11 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   const badUuid = uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
   const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
-  if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 0 || (timeoutMs as number) > SUBSCRIPTION_LIMITS.maxTimeoutMs) {
+  if (
+    !Number.isInteger(timeoutMs) ||
+    (timeoutMs as number) < 0 ||
+    (timeoutMs as number) > SUBSCRIPTION_LIMITS.maxTimeoutMs
+  ) {
     throw badRequest(
       'bad_timeout',
       'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)',
