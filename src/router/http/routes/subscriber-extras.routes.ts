@@ -1,0 +1,65 @@
+import type { FastifyRequest } from 'fastify';
+import type { SubscriberRecord } from '../../subscriber.js';
+import { notFound } from '../api-error.js';
+import { clientOf } from '../basic-auth.js';
+import type { RouteContext } from '../route-context.js';
+import { generateSigningSecret } from '../signing-secret.js';
+
+/**
+ * Beyond Routemaster, for the calling client's subscriber:
+ * `POST /subscriber/pause` and `/subscriber/resume` (204);
+ * `POST /subscriber/signing_secret` (201 `{secret}`: deliveries are signed
+ * with it from now on, and with the previous secret too until
+ * `DELETE /subscriber/signing_secret/previous`); and
+ * `DELETE /subscriber/signing_secret` to send unsigned deliveries again.
+ */
+export function registerSubscriberExtraRoutes({ app, deps, auth }: RouteContext): void {
+  const client = { onRequest: auth.guard(['client']) };
+
+  for (const [path, paused] of [
+    ['/subscriber/pause', true],
+    ['/subscriber/resume', false],
+  ] as const) {
+    app.post(path, client, async (request, reply) => {
+      if (!(await deps.subscribers.setPaused(clientOf(request), paused))) throw noSubscriber();
+      reply.code(204).send();
+    });
+  }
+
+  app.post('/subscriber/signing_secret', client, async (request, reply) => {
+    const subscriber = await subscriberOf(request);
+    const secret = generateSigningSecret();
+    // The newest first; the one before stays for the receivers still on it (rotation), at most two.
+    await save(subscriber, [secret, ...subscriber.signingSecrets.slice(0, 1)]);
+    reply.code(201);
+    return { secret };
+  });
+
+  app.delete('/subscriber/signing_secret/previous', client, async (request, reply) => {
+    const subscriber = await subscriberOf(request);
+    if (subscriber.signingSecrets.length < 2) {
+      throw notFound('no_previous_secret', 'there is no previous signing secret to retire');
+    }
+    await save(subscriber, subscriber.signingSecrets.slice(0, 1));
+    reply.code(204).send();
+  });
+
+  app.delete('/subscriber/signing_secret', client, async (request, reply) => {
+    await save(await subscriberOf(request), []);
+    reply.code(204).send();
+  });
+
+  async function subscriberOf(request: FastifyRequest): Promise<SubscriberRecord> {
+    const subscriber = await deps.subscribers.getSubscriber(clientOf(request));
+    if (subscriber === undefined) throw noSubscriber();
+    return subscriber;
+  }
+
+  function save(subscriber: SubscriberRecord, signingSecrets: string[]): Promise<void> {
+    return deps.subscribers.saveSubscriber({ ...subscriber, signingSecrets });
+  }
+}
+
+function noSubscriber() {
+  return notFound('no_subscriber', 'this client has no subscription: POST /subscription first');
+}

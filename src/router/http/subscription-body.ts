@@ -1,0 +1,77 @@
+import { topicNameProblem, urlProblem, uuidProblem } from '../router-names.js';
+import { badRequest } from './api-error.js';
+import { isPlainObject, list } from './publish-body.js';
+
+/** Timeout bounds and defaults, as Routemaster has them. */
+export const SUBSCRIPTION_LIMITS = { maxTimeoutMs: 3_600_000, timeoutMs: 500, maxEvents: 100 } as const;
+
+const SUBSCRIPTION_KEYS = new Set(['topics', 'callback', 'uuid', 'timeout', 'max', 'ordered']);
+
+/** A checked `POST /subscription` body. */
+export interface SubscriptionRequest {
+  /** Topics, without duplicates. */
+  readonly topics: string[];
+  /** Where batches go. */
+  readonly callback: string;
+  /** The Basic username sent with deliveries. */
+  readonly uuid: string;
+  /** ms a batch waits for more events. */
+  readonly timeoutMs: number;
+  /** Events in a full batch. */
+  readonly maxEvents: number;
+  /** In-order delivery, when the body says (an extension of Routemaster's API). */
+  readonly ordered?: boolean;
+}
+
+/** Checks a `POST /subscription` body; throws a 400 {@link ApiError} saying what is wrong. */
+export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): SubscriptionRequest {
+  if (!isPlainObject(body)) {
+    throw badRequest(
+      'bad_subscription',
+      'send a JSON object {topics, callback, uuid, timeout?, max?} as the body',
+    );
+  }
+  const unknown = Object.keys(body).filter((key) => !SUBSCRIPTION_KEYS.has(key));
+  if (unknown.length > 0) {
+    throw badRequest(
+      'bad_subscription',
+      `unknown keys ${list(unknown)}: a subscription has topics, callback, uuid, timeout, max and ordered`,
+    );
+  }
+  const { topics, callback, uuid, timeout, max, ordered } = body;
+  if (!Array.isArray(topics)) throw badRequest('bad_topics', 'topics must be an array of topic names');
+  for (const topic of topics) {
+    const problem = topicNameProblem(topic);
+    if (problem !== undefined) throw badRequest('bad_topics', `topics: ${problem}`);
+  }
+  const badCallback = urlProblem(callback, 'callback', allowHttpUrls);
+  if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
+  const badUuid = uuidProblem(uuid);
+  if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
+  const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
+  if (
+    !Number.isInteger(timeoutMs) ||
+    (timeoutMs as number) < 0 ||
+    (timeoutMs as number) > SUBSCRIPTION_LIMITS.maxTimeoutMs
+  ) {
+    throw badRequest(
+      'bad_timeout',
+      'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)',
+    );
+  }
+  const maxEvents = max ?? SUBSCRIPTION_LIMITS.maxEvents;
+  if (!Number.isSafeInteger(maxEvents) || (maxEvents as number) < 1) {
+    throw badRequest('bad_max', 'max must be an integer >= 1 (events in a full batch, default 100)');
+  }
+  if (ordered !== undefined && typeof ordered !== 'boolean') {
+    throw badRequest('bad_ordered', 'ordered must be true or false');
+  }
+  return {
+    topics: [...new Set(topics as string[])],
+    callback: callback as string,
+    uuid: uuid as string,
+    timeoutMs: timeoutMs as number,
+    maxEvents: maxEvents as number,
+    ...(ordered === undefined ? {} : { ordered }),
+  };
+}

@@ -1,0 +1,50 @@
+/** Topic names, as Routemaster has them: lower-case letters and underscores. */
+export const TOPIC_NAME = /^[a-z_]{1,64}$/;
+
+/** Client names and API tokens, as Routemaster's server accepts them. */
+export const CLIENT_NAME = /^[a-z0-9:_-]{1,64}$/;
+
+/** Why `name` is not a topic name, or `undefined` when it is one. */
+export function topicNameProblem(name: unknown): string | undefined {
+  if (typeof name === 'string' && TOPIC_NAME.test(name)) return undefined;
+  return 'a topic name is 1 to 64 lower-case letters or underscores ([a-z_]{1,64})';
+}
+
+/** Why `name` is not a client name (or token), or `undefined` when it is one; `what` names it in the message. */
+export function clientNameProblem(name: unknown, what: string): string | undefined {
+  if (typeof name === 'string' && CLIENT_NAME.test(name)) return undefined;
+  return `${what} must be 1 to 64 of a-z, 0-9, ':', '_' or '-' ([a-z0-9:_-]{1,64})`;
+}
+
+/**
+ * Why `url` is not an acceptable entity or callback URL, or `undefined` when
+ * it is: an absolute https URL (http too when `allowHttp`) with no query
+ * string, as Routemaster requires. `what` names it in the message.
+ */
+export function urlProblem(url: unknown, what: string, allowHttp: boolean): string | undefined {
+  const schemes = allowHttp ? 'https (or http)' : 'https';
+  if (typeof url !== 'string' || url === '') return `${what} must be a string: an absolute ${schemes} URL`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${what} is not an absolute URL; give an ${schemes} URL`;
+  }
+  const allowed = parsed.protocol === 'https:' || (allowHttp && parsed.protocol === 'http:');
+  if (!allowed) {
+    const hint = allowHttp ? '' : ' (http is refused unless the router allows http URLs)';
+    return `${what} must be an ${schemes} URL, not ${parsed.protocol.slice(0, -1)}${hint}`;
+  }
+  if (url.includes('?')) return `${what} must not have a query string`;
+  return undefined;
+}
+
+/**
+ * Why `uuid` cannot be the username of the HTTP Basic credentials sent with
+ * deliveries, or `undefined` when it can: a non-empty string of up to 256
+ * printable characters without ':'.
+ */
+export function uuidProblem(uuid: unknown): string | undefined {
+  if (typeof uuid === 'string' && /^[\x21-\x39\x3b-\x7e]{1,256}$/.test(uuid)) return undefined;
+  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery)";
+}
