@@ -8,8 +8,10 @@ export interface DeliverySettings {
    */
   readonly concurrency: number;
   /**
-   * Batches of one subscriber out at once across all workers (an ordered subscriber: 1).
-   * @defaultValue 4
+   * Batches of one subscriber out at once across all workers (an ordered
+   * subscriber: 1): enough for one busy subscriber to be fed at full speed,
+   * few enough that a hanging one holds only a quarter of a worker's slots.
+   * @defaultValue 16
    */
   readonly maxInFlightPerSubscriber: number;
   /**
@@ -45,7 +47,7 @@ export interface DeliverySettings {
 /** The defaults of {@link DeliverySettings}. */
 export const DEFAULT_DELIVERY_SETTINGS = {
   concurrency: 64,
-  maxInFlightPerSubscriber: 4,
+  maxInFlightPerSubscriber: 16,
   leaseMs: 30_000,
   idleWaitMs: 250,
   backoff: DEFAULT_DELIVERY_BACKOFF,

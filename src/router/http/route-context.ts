@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { IngestCoalescer } from '../ingest-coalescer.js';
 import type { ResolvedApiSettings } from './api-settings.js';
 import type { Authenticator } from './basic-auth.js';
 import type { RouterApiDeps } from './router-api-deps.js';
@@ -18,4 +19,6 @@ export interface RouteContext {
   readonly tokenCache: TokenCache;
   /** The clock, epoch ms. */
   readonly now: () => number;
+  /** Publishes, merged per topic within a turn of the event loop. */
+  readonly ingest: IngestCoalescer;
 }

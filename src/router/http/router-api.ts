@@ -1,5 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { describeError } from '../../support/logger.js';
+import { IngestCoalescer } from '../ingest-coalescer.js';
 import { ApiError } from './api-error.js';
 import { type ApiSettings, resolveApiSettings } from './api-settings.js';
 import { Authenticator } from './basic-auth.js';
@@ -77,7 +78,8 @@ export function createRouterApi(deps: RouterApiDeps, settings: ApiSettings): Rou
     });
   }
 
-  const context: RouteContext = { app, deps, settings: resolved, auth, tokenCache, now };
+  const ingest = new IngestCoalescer(deps.batches, now);
+  const context: RouteContext = { app, deps, settings: resolved, auth, tokenCache, now, ingest };
   registerApiTokenRoutes(context);
   registerTopicRoutes(context);
   registerSubscriptionRoutes(context);

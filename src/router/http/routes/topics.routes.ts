@@ -7,12 +7,12 @@ import type { RouteContext } from '../route-context.js';
 type TopicRoute = { Params: { name: string } };
 
 /** `POST /topics/:name` (publish), `GET /topics`, `DELETE /topics/:name`. */
-export function registerTopicRoutes({ app, deps, settings, auth, now }: RouteContext): void {
+export function registerTopicRoutes({ app, deps, settings, auth, now, ingest }: RouteContext): void {
   app.post<TopicRoute>('/topics/:name', { onRequest: auth.guard(['client']) }, async (request, reply) => {
     const topic = checkedTopic(request.params.name);
     const publisher = clientOf(request);
     const event = parsePublishBody(topic, request.body, now(), settings);
-    const result = await deps.batches.ingest(publisher, topic, [JSON.stringify(event)], now());
+    const result = await ingest.ingest(publisher, topic, JSON.stringify(event));
     if (!result.ok) {
       throw new ApiError(
         403,

@@ -1,0 +1,126 @@
+import type { CommitbusConfig } from '../config/config.js';
+import { resolveConfig } from '../config/resolve-config.js';
+import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
+import { deliverySettings } from '../router/delivery/delivery-settings.js';
+import { WebhookSender } from '../router/delivery/webhook-sender.js';
+import { createRouterApi, type RouterApi } from '../router/http/router-api.js';
+import { RouterMetrics } from '../router/router-metrics.js';
+import { ROUTER_ROLES, type RouterOptions, type RouterRole } from '../router/router-options.js';
+import type { RouterStores } from '../router/router-stores.js';
+import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
+import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
+import { ConfigError } from '../config/config-error.js';
+import { consoleLogger, type Logger } from '../support/logger.js';
+import { createRouterStores } from './create-router-stores.js';
+
+/** A router started by {@link startRouter}. */
+export interface RunningRouter {
+  /** The API's base URL (`https://127.0.0.1:8080`), when this process serves the API. */
+  readonly url: string | undefined;
+  /** The roles this process runs. */
+  readonly roles: readonly RouterRole[];
+  /** Its Prometheus metrics (served at `/metrics` by the API role). */
+  readonly metrics: RouterMetrics;
+  /** The stores it uses. */
+  readonly stores: RouterStores;
+  /**
+   * Stops gracefully: the API stops taking requests and answers those in
+   * flight, delivery workers stop taking batches and finish the ones under
+   * way, then the upkeep loops and connections end.
+   */
+  close(): Promise<void>;
+}
+
+/** What {@link startRouter} may be given besides options. */
+export interface StartRouterDeps {
+  /** @defaultValue the console */
+  readonly logger?: Logger;
+  /**
+   * Stores to use instead of ones made from `config` (e.g. a bus's, in one
+   * process); they are not closed by the router.
+   */
+  readonly stores?: RouterStores;
+}
+
+/**
+ * Starts the HTTP event router: the Routemaster-compatible API, delivery
+ * workers and the upkeep loops (promotion of due batches, recovery of dead
+ * workers' batches, autodrop), or the subset `options.roles` names. Redis
+ * comes from `config` (the bus's `redisUrl`/`redisCluster`, `prefix`, `name`).
+ */
+export async function startRouter(
+  config: Partial<CommitbusConfig> = {},
+  options: RouterOptions = {},
+  deps: StartRouterDeps = {},
+): Promise<RunningRouter> {
+  const logger = deps.logger ?? consoleLogger;
+  const roles = options.roles ?? ROUTER_ROLES;
+  const has = (role: RouterRole) => roles.includes(role);
+  const rootKey = options.api?.rootKey;
+  if (has('api') && (rootKey === undefined || rootKey.trim() === '')) {
+    throw new ConfigError(
+      'the router API needs a root key to manage API tokens: set ROUTER_ROOT_KEY (or ROUTEMASTER_ROOT_KEY), or options.api.rootKey',
+    );
+  }
+  const sender = new WebhookSender(options.sender);
+  const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
+  const delivery = deliverySettings(options.delivery, timeouts);
+  const upkeep = upkeepSettings(options.upkeep);
+  const stores = deps.stores ?? createRouterStores(resolveConfig(config), logger);
+  const metrics = new RouterMetrics().watchQueues(stores.batches);
+
+  const worker = has('delivery')
+    ? new DeliveryWorker({
+        batches: stores.batches,
+        subscribers: stores.subscribers,
+        deadLetters: stores.deadLetters,
+        sender,
+        settings: delivery,
+        metrics,
+        logger,
+      }).start()
+    : undefined;
+  const loops = has('upkeep') ? new RouterUpkeep({ batches: stores.batches, settings: upkeep, metrics, logger }).start() : undefined;
+  let api: RouterApi | undefined;
+  let url: string | undefined;
+  try {
+    if (has('api')) {
+      api = createRouterApi(
+        {
+          ...stores,
+          logger,
+          ping: () => stores.ping(),
+          onPublished: (topic, count) => metrics.onPublished(topic, count),
+          metrics: metrics.registry,
+        },
+        { ...options.api, rootKey: rootKey as string },
+      );
+      url = await api.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+    }
+  } catch (error) {
+    await Promise.allSettled([worker?.close(), loops?.close()]);
+    await sender.close();
+    if (deps.stores === undefined) await stores.close();
+    throw error;
+  }
+  logger.info({ roles, url }, 'router started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    roles,
+    metrics,
+    stores,
+    close: () => {
+      closing ??= (async () => {
+        await api?.close();
+        await worker?.close();
+        await loops?.close();
+        await sender.close();
+        if (deps.stores === undefined) await stores.close();
+        logger.info({ roles }, 'router stopped');
+      })();
+      return closing;
+    },
+  };
+}

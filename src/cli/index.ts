@@ -1,0 +1,1 @@
+export { addRouterCommand } from './router-command.js';

@@ -1,0 +1,89 @@
+import type { Command } from 'commander';
+import { startRouter } from '../bus/start-router.js';
+import { loadConfigFromEnv } from '../config/load-config-from-env.js';
+import { loadRouterOptionsFromEnv, parseRoles } from '../router/load-router-options-from-env.js';
+import type { RouterOptions } from '../router/router-options.js';
+import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+
+/** The flags of `commitbus router`; everything else comes from the environment. */
+interface RouterFlags {
+  readonly roles?: string;
+  readonly host?: string;
+  readonly port?: string;
+  readonly dev?: boolean;
+}
+
+/** The root key `--dev` uses when none is set: for a laptop, never for a deployment. */
+const DEV_ROOT_KEY = 'dev-root-key';
+
+/**
+ * Adds `commitbus router`: the HTTP event router (API, delivery workers and
+ * upkeep, or the roles given) on the Redis the environment names, until
+ * SIGTERM or SIGINT, then a graceful stop.
+ */
+export function addRouterCommand(program: Command, logger: Logger = consoleLogger): Command {
+  return program
+    .command('router')
+    .description(
+      'run the HTTP event router (Routemaster-compatible API, webhook delivery, upkeep) on Redis; ' +
+        'configured by REDIS_URL / REDIS_CLUSTER_NODES, COMMITBUS_PREFIX, COMMITBUS_NAME and ROUTER_* variables (see README)',
+    )
+    .option('--roles <roles>', 'roles of this process, among api, delivery, upkeep (env ROUTER_ROLES)')
+    .option('--host <host>', 'interface the API listens on (env ROUTER_HOST; default 127.0.0.1)')
+    .option('--port <port>', 'port the API listens on (env ROUTER_PORT; default 8080)')
+    .option(
+      '--dev',
+      `development: allow http URLs, and use the root key "${DEV_ROOT_KEY}" when ROUTER_ROOT_KEY is not set`,
+    )
+    .action(async (flags: RouterFlags) => {
+      await runRouter(flags, logger);
+    });
+}
+
+async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
+  const env = process.env;
+  const config = loadConfigFromEnv(env, { transport: 'bullmq' });
+  let options: RouterOptions = loadRouterOptionsFromEnv(env);
+  if (flags.dev === true) {
+    if (options.api?.rootKey === undefined) {
+      logger.warn({}, `router --dev: ROUTER_ROOT_KEY is not set, so the root key is "${DEV_ROOT_KEY}"`);
+    }
+    options = {
+      ...options,
+      api: { rootKey: DEV_ROOT_KEY, ...options.api, allowHttpUrls: options.api?.allowHttpUrls ?? true },
+    };
+  }
+  options = {
+    ...options,
+    ...(flags.roles !== undefined ? { roles: parseRoles(flags.roles, '--roles') } : {}),
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.port !== undefined ? { port: portOf(flags.port) } : {}),
+  };
+  const router = await startRouter(config, options, { logger });
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'router: second signal, exiting at once');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'router: stopping (finishing requests and deliveries under way)');
+    router.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ error: describeError(error) }, 'router: failed to stop cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function portOf(raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`--port must be a port number 0..65535, got ${JSON.stringify(raw)}`);
+  }
+  return port;
+}

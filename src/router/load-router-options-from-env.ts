@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config/config-error.js';
+import { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
+
+/**
+ * Environment variables the router reads, beside the bus's own (`REDIS_URL`,
+ * `REDIS_CLUSTER_NODES`, `COMMITBUS_PREFIX`, `COMMITBUS_NAME`). Routemaster's
+ * names are read too where it has one, so a Routemaster deployment's
+ * environment keeps working.
+ */
+export const ROUTER_ENV_VARS = {
+  roles: 'ROUTER_ROLES',
+  host: 'ROUTER_HOST',
+  port: 'ROUTER_PORT',
+  rootKey: 'ROUTER_ROOT_KEY',
+  tlsKeyFile: 'ROUTER_TLS_KEY_FILE',
+  tlsCertFile: 'ROUTER_TLS_CERT_FILE',
+  allowHttpUrls: 'ROUTER_ALLOW_HTTP_URLS',
+  maxDataBytes: 'ROUTER_MAX_DATA_BYTES',
+  dataLimitEncoding: 'ROUTER_DATA_LIMIT_ENCODING',
+  tokenCacheMs: 'ROUTER_TOKEN_CACHE_MS',
+  verifyTls: 'ROUTER_SSL_VERIFY',
+  caFile: 'ROUTER_CA_FILE',
+  connectTimeoutMs: 'ROUTER_CONNECT_TIMEOUT_MS',
+  requestTimeoutMs: 'ROUTER_REQUEST_TIMEOUT_MS',
+  concurrency: 'ROUTER_CONCURRENCY',
+  maxInFlightPerSubscriber: 'ROUTER_MAX_IN_FLIGHT_PER_SUBSCRIBER',
+  leaseMs: 'ROUTER_LEASE_MS',
+  maxAttempts: 'ROUTER_MAX_ATTEMPTS',
+  maxAgeMs: 'ROUTER_MAX_AGE_MS',
+  backoffBaseMs: 'ROUTER_BACKOFF_BASE_MS',
+  autodropHighBytes: 'ROUTER_AUTODROP_HIGH_BYTES',
+  autodropLowBytes: 'ROUTER_AUTODROP_LOW_BYTES',
+} as const;
+
+/** Routemaster's names for the same settings, read when ours are not set. */
+const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>> = {
+  rootKey: 'ROUTEMASTER_ROOT_KEY',
+  verifyTls: 'ROUTEMASTER_SSL_VERIFY',
+};
+
+/**
+ * Reads {@link ROUTER_ENV_VARS} on top of `overrides`. A wrong value throws a
+ * `ConfigError` naming the variable and the value; the root key is never
+ * echoed.
+ */
+export function loadRouterOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: RouterOptions = {},
+): RouterOptions {
+  const read = (key: keyof typeof ROUTER_ENV_VARS): { name: string; raw: string } | undefined => {
+    for (const name of [ROUTER_ENV_VARS[key], ROUTEMASTER_ALIASES[key]]) {
+      const raw = name === undefined ? undefined : env[name]?.trim();
+      if (name !== undefined && raw !== undefined && raw !== '') return { name, raw };
+    }
+    return undefined;
+  };
+  const int = (key: keyof typeof ROUTER_ENV_VARS): number | undefined => {
+    const found = read(key);
+    if (found === undefined) return undefined;
+    const value = Number(found.raw);
+    if (!Number.isInteger(value) || value < 0) {
+      throw new ConfigError(`${found.name} must be a whole number >= 0, got ${JSON.stringify(found.raw)}`);
+    }
+    return value;
+  };
+  const bool = (key: keyof typeof ROUTER_ENV_VARS): boolean | undefined => {
+    const found = read(key);
+    if (found === undefined) return undefined;
+    if (!['true', 'false', '1', '0'].includes(found.raw)) {
+      throw new ConfigError(`${found.name} must be "true" or "false", got ${JSON.stringify(found.raw)}`);
+    }
+    return found.raw === 'true' || found.raw === '1';
+  };
+  const file = (key: keyof typeof ROUTER_ENV_VARS): string | undefined => {
+    const found = read(key);
+    if (found === undefined) return undefined;
+    try {
+      return readFileSync(found.raw, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`${found.name}: cannot read ${JSON.stringify(found.raw)} (${(error as Error).message})`, {
+        cause: error,
+      });
+    }
+  };
+
+  const rolesRaw = read('roles');
+  const roles = rolesRaw === undefined ? undefined : parseRoles(rolesRaw.raw, rolesRaw.name);
+  const encoding = read('dataLimitEncoding');
+  if (encoding !== undefined && encoding.raw !== 'json' && encoding.raw !== 'msgpack') {
+    throw new ConfigError(`${encoding.name} must be "json" or "msgpack", got ${JSON.stringify(encoding.raw)}`);
+  }
+  const key = file('tlsKeyFile');
+  const cert = file('tlsCertFile');
+  if ((key === undefined) !== (cert === undefined)) {
+    throw new ConfigError(
+      `set both ${ROUTER_ENV_VARS.tlsKeyFile} and ${ROUTER_ENV_VARS.tlsCertFile} to serve HTTPS, or neither for plain HTTP`,
+    );
+  }
+
+  return {
+    ...overrides,
+    ...defined({ roles, host: read('host')?.raw, port: int('port') }),
+    api: {
+      ...overrides.api,
+      ...defined({
+        rootKey: read('rootKey')?.raw,
+        allowHttpUrls: bool('allowHttpUrls'),
+        maxDataBytes: int('maxDataBytes'),
+        dataLimitEncoding: encoding?.raw as 'json' | 'msgpack' | undefined,
+        tokenCacheMs: int('tokenCacheMs'),
+        tls: key !== undefined && cert !== undefined ? { key, cert } : undefined,
+      }),
+    },
+    sender: {
+      ...overrides.sender,
+      ...defined({
+        verifyTls: bool('verifyTls'),
+        ca: file('caFile'),
+        connectTimeoutMs: int('connectTimeoutMs'),
+        requestTimeoutMs: int('requestTimeoutMs'),
+      }),
+    },
+    delivery: {
+      ...overrides.delivery,
+      ...defined({
+        concurrency: int('concurrency'),
+        maxInFlightPerSubscriber: int('maxInFlightPerSubscriber'),
+        leaseMs: int('leaseMs'),
+        maxAttempts: int('maxAttempts'),
+        maxAgeMs: int('maxAgeMs'),
+      }),
+      ...(read('backoffBaseMs') !== undefined
+        ? { backoff: { ...overrides.delivery?.backoff, baseMs: int('backoffBaseMs') as number } }
+        : {}),
+    },
+    upkeep: {
+      ...overrides.upkeep,
+      ...defined({ autodropHighBytes: int('autodropHighBytes'), autodropLowBytes: int('autodropLowBytes') }),
+    },
+  };
+}
+
+/** `api,delivery` to roles; throws a `ConfigError` naming `source` on an unknown one. */
+export function parseRoles(raw: string, source: string): RouterRole[] {
+  const roles = raw
+    .split(/[\s,]+/)
+    .filter((r) => r !== '')
+    .map((r) => r.toLowerCase());
+  const unknown = roles.filter((r) => !(ROUTER_ROLES as readonly string[]).includes(r));
+  if (roles.length === 0 || unknown.length > 0) {
+    throw new ConfigError(
+      `${source} lists roles among ${ROUTER_ROLES.join(', ')}, separated by commas; got ${JSON.stringify(raw)}`,
+    );
+  }
+  return [...new Set(roles)] as RouterRole[];
+}
+
+function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,39 @@
+import type { DeliverySettings } from './delivery/delivery-settings.js';
+import type { DeliveryBackoff } from './delivery/delivery-backoff.js';
+import type { WebhookSenderOptions } from './delivery/webhook-sender.js';
+import type { ApiSettings } from './http/api-settings.js';
+import type { UpkeepSettings } from './upkeep/upkeep-settings.js';
+
+/** What one router process does: serve the HTTP API, deliver batches, run the upkeep loops. */
+export const ROUTER_ROLES = ['api', 'delivery', 'upkeep'] as const;
+
+/** One of {@link ROUTER_ROLES}. */
+export type RouterRole = (typeof ROUTER_ROLES)[number];
+
+/** How a router process runs; every group optional except the API's root key when it serves the API. */
+export interface RouterOptions {
+  /**
+   * The roles this process takes; run several processes with different roles
+   * to scale the API and the delivery workers apart.
+   * @defaultValue every role
+   */
+  readonly roles?: readonly RouterRole[];
+  /**
+   * Interface the API listens on.
+   * @defaultValue `'127.0.0.1'`
+   */
+  readonly host?: string;
+  /**
+   * Port the API listens on; `0` picks a free one.
+   * @defaultValue 8080
+   */
+  readonly port?: number;
+  /** The HTTP API: root key, TLS, validation limits (`rootKey` is needed when the process serves the API). */
+  readonly api?: Partial<ApiSettings>;
+  /** How callbacks are reached: timeouts, CA bundle, TLS verification. */
+  readonly sender?: WebhookSenderOptions;
+  /** Delivery workers: concurrency, leases, backoff, when to give up. */
+  readonly delivery?: Partial<Omit<DeliverySettings, 'backoff'>> & { readonly backoff?: Partial<DeliveryBackoff> };
+  /** The upkeep loops: promotion, lease recovery, autodrop marks. */
+  readonly upkeep?: Partial<UpkeepSettings>;
+}

@@ -1,0 +1,22 @@
+import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
+import type { Closable } from '../support/closable.js';
+import type { BatchStore } from './batch-store.js';
+import type { SubscriberStore } from './subscriber-store.js';
+import type { TokenStore } from './token-store.js';
+import type { TopicStore } from './topic-store.js';
+
+/** Every store a router uses, from one adapter; `close()` ends the connections it opened. */
+export interface RouterStores extends Closable {
+  /** API tokens. */
+  readonly tokens: TokenStore;
+  /** Topics. */
+  readonly topics: TopicStore;
+  /** Subscribers. */
+  readonly subscribers: SubscriberStore;
+  /** The delivery queue. */
+  readonly batches: BatchStore;
+  /** Where given-up batches go: the bus's own dead-letter store. */
+  readonly deadLetters: DeadLetterStore;
+  /** Resolves when the stores answer (`GET /pulse`). */
+  ping(): Promise<unknown>;
+}
