@@ -68,7 +68,10 @@ export async function measureRouter(options: RouterBenchOptions): Promise<Router
   };
   try {
     await Promise.all([waitForPulse(routerUrl), waitForPulse(rawUrl)]);
-    const tokens = await call(routerPool, 'POST', '/api_tokens', ROOT_KEY, { name: 'bench', token: 'bench-token' });
+    const tokens = await call(routerPool, 'POST', '/api_tokens', ROOT_KEY, {
+      name: 'bench',
+      token: 'bench-token',
+    });
     if (tokens.status !== 201) throw new Error(`creating the bench token answered ${tokens.status}`);
     const subscribe = (timeout: number) =>
       call(routerPool, 'POST', '/subscription', 'bench-token', {
@@ -78,7 +81,8 @@ export async function measureRouter(options: RouterBenchOptions): Promise<Router
         max: 100,
         timeout,
       });
-    await subscribe(0);
+    // Batches fill to 100 while the subscriber is paused (the deadline is far off).
+    await subscribe(60_000);
 
     for (let run = 1; run <= options.runs; run++) {
       // Ingest, with deliveries paused, so the router's process only ingests.
@@ -103,6 +107,7 @@ export async function measureRouter(options: RouterBenchOptions): Promise<Router
     }
 
     // Latency: one event at a time at a steady rate, timeout 0 (each event its own batch when idle).
+    await subscribe(0);
     subscriber.reset();
     const sentAt = new Map<number, number>();
     const total = Math.round((options.latencyRatePerS * options.latencyDurationMs) / 1000);
@@ -166,7 +171,10 @@ async function call(
   const response = await pool.request({
     method,
     path,
-    headers: { authorization: auth(user), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: auth(user),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   await response.body.dump();
@@ -179,7 +187,13 @@ async function postBatches(subscriber: Subscriber, count: number, inFlight: numb
   const pool = new Pool(subscriber.url, { connections: 32 });
   const batch = (from: number) =>
     `[${Array.from({ length: Math.min(100, count - from) }, (_, k) =>
-      JSON.stringify({ topic: 'bench', type: 'update', url: `https://example.com/records/${from + k}`, t: Date.now(), data: { i: -1 } }),
+      JSON.stringify({
+        topic: 'bench',
+        type: 'update',
+        url: `https://example.com/records/${from + k}`,
+        t: Date.now(),
+        data: { i: -1 },
+      }),
     ).join(',')}]`;
   let next = 0;
   const started = performance.now();
@@ -286,7 +300,7 @@ async function waitForPulse(url: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      const response = await request(`${url}/pulse`);
+      const response = await request(`${url}/pulse`, { headers: { authorization: auth(ROOT_KEY) } });
       await response.body.dump();
       if (response.statusCode === 204) return;
     } catch {

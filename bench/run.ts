@@ -7,6 +7,7 @@ import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
 import { deleteKeys } from './redis-keys.js';
+import { measureRouter } from './router-throughput.js';
 import { median, percentile, round, table } from './stats.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -33,6 +34,11 @@ const OUTBOX_CONCURRENCY = 16;
 const OUTBOX_RUNS = 4;
 // Both sides speed up over their first few thousand units of work (JIT, PostgreSQL caches).
 const OUTBOX_WARMUP = 2_000;
+// Router: events per ingest/delivery run, requests in flight, keep-alive connections, runs.
+const ROUTER_EVENTS = Number(process.env.BENCH_ROUTER_EVENTS ?? 20_000);
+const ROUTER_IN_FLIGHT = 64;
+const ROUTER_CONNECTIONS = 16;
+const ROUTER_RUNS = Number(process.env.BENCH_ROUTER_RUNS ?? 3);
 
 const ms = (value: number) => round(value, 2);
 const note = (side: BenchTarget) => {
@@ -233,25 +239,98 @@ async function compareOutbox(prefix: string): Promise<OutboxCost> {
   return cost;
 }
 
-async function main(): Promise<void> {
-  const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  const figures = await compareWithRawBullmq(prefix);
-  const ordering = await compareOrdering(`${prefix}-ordering`);
-  const { outbox, plain, ratio } = await compareOutbox(`${prefix}-outbox`);
+/** The HTTP event router against its peers; prints its table and returns the figures. */
+async function compareRouter(prefix: string): Promise<Record<string, number>> {
+  console.log(
+    `\nHTTP event router on ${REDIS_URL}, prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
+      `router: \`commitbus router\` in a child process (API, delivery, upkeep), plain HTTP; raw ingest: a bare Fastify + LPUSH child\n` +
+      `ingest: ${ROUTER_EVENTS} POST /topics per run, ${ROUTER_IN_FLIGHT} in flight over ${ROUTER_CONNECTIONS} keep-alive connections, subscriber paused; ` +
+      `delivery: that backlog to a local subscriber answering 204 (max 100), against raw undici POSTs of batches of 100; ` +
+      `${ROUTER_RUNS} runs, alternating\n` +
+      `latency: ${LATENCY_RATE_PER_S} events/s open loop for ${LATENCY_DURATION_MS / 1000} s, timeout 0`,
+  );
+  const result = await measureRouter({
+    redisUrl: REDIS_URL,
+    prefix,
+    events: ROUTER_EVENTS,
+    inFlight: ROUTER_IN_FLIGHT,
+    connections: ROUTER_CONNECTIONS,
+    runs: ROUTER_RUNS,
+    latencyRatePerS: LATENCY_RATE_PER_S,
+    latencyDurationMs: LATENCY_DURATION_MS,
+    onRun: (line) => console.log(`  ${line} (load average ${round(loadavg()[0] ?? 0, 2)})`),
+  });
+  const ingest = median(result.ingestPerS);
+  const rawIngest = median(result.rawIngestPerS);
+  const delivered = median(result.deliveredPerS);
+  const rawDelivered = median(result.rawDeliveredPerS);
+  const figures = {
+    router_ingest_per_s: round(ingest),
+    router_ingest_ratio: round(ingest / rawIngest, 2),
+    router_delivered_per_s: round(delivered),
+    router_delivery_ratio: round(delivered / rawDelivered, 2),
+    router_p50_ms: ms(percentile(result.latenciesMs, 50)),
+    router_p99_ms: ms(percentile(result.latenciesMs, 99)),
+  };
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log();
   console.log(
-    JSON.stringify({
-      ...figures,
-      ...ordering,
-      outbox_ratio: round(ratio, 2),
-      outbox_mean_ms: ms(outbox.meanMs),
-      outbox_p50_ms: ms(outbox.p50Ms),
-      outbox_p99_ms: ms(outbox.p99Ms),
-      plain_mean_ms: ms(plain.meanMs),
-      plain_p50_ms: ms(plain.p50Ms),
-      plain_p99_ms: ms(plain.p99Ms),
-    }),
+    table([
+      ['router (median)', 'router', 'peer', 'router/peer', 'target', ''],
+      [
+        'ingest, events/s',
+        String(figures.router_ingest_per_s),
+        String(round(rawIngest)),
+        `${figures.router_ingest_ratio.toFixed(2)}x`,
+        '>= 10,000/s',
+        verdict(ingest >= 10_000),
+      ],
+      [
+        'delivery, events/s',
+        String(figures.router_delivered_per_s),
+        String(round(rawDelivered)),
+        `${figures.router_delivery_ratio.toFixed(2)}x`,
+        '>= 50,000/s',
+        verdict(delivered >= 50_000),
+      ],
+      ['publish to delivery p50, ms', String(figures.router_p50_ms), '', '', '', ''],
+      [
+        'publish to delivery p99, ms',
+        String(figures.router_p99_ms),
+        '',
+        '',
+        '<= 25 ms',
+        verdict(figures.router_p99_ms <= 25),
+      ],
+    ]),
   );
+  console.log(`load average ${round(loadavg()[0] ?? 0, 2)} at the end`);
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  // BENCH_ONLY=router (or core, ordering, outbox, comma-separated) runs only those sections.
+  const only = (process.env.BENCH_ONLY ?? '').split(',').filter((s) => s !== '');
+  const runs = (section: string) => only.length === 0 || only.includes(section);
+  const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
+  const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
+  const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
+  const router = runs('router') ? await compareRouter(`${prefix}-router`) : {};
+  console.log();
+  console.log(JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router }));
+}
+
+function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number> {
+  return {
+    outbox_ratio: round(ratio, 2),
+    outbox_mean_ms: ms(outbox.meanMs),
+    outbox_p50_ms: ms(outbox.p50Ms),
+    outbox_p99_ms: ms(outbox.p99Ms),
+    plain_mean_ms: ms(plain.meanMs),
+    plain_p50_ms: ms(plain.p50Ms),
+    plain_p99_ms: ms(plain.p99Ms),
+  };
 }
 
 await main();

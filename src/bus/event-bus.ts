@@ -15,10 +15,13 @@ import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
 import { Outbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
+import { webhookRedriver } from '../router/delivery/webhook-dead-letter.js';
+import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
@@ -57,6 +60,7 @@ export class EventBus implements UnitOfWorkBus {
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
+  private routerStores: RouterStores | undefined;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -96,6 +100,7 @@ export class EventBus implements UnitOfWorkBus {
           events.map((event) => ({ id: event.id, payload: this.encode(event).payload, skipDedupe: true })),
           events,
         ),
+      redriveWebhooks: (letters) => webhookRedriver(this.router.batches)(letters),
     });
     this.ordering = new OrderedKeys(this.transport.ordering);
     this.rules = new SchedulingRules(
@@ -110,6 +115,20 @@ export class EventBus implements UnitOfWorkBus {
   /** @internal The transactional outbox, when the bus has a DataSource and `config.outbox` is on. */
   get outbox(): Outbox | undefined {
     return this.outboxOf;
+  }
+
+  /**
+   * The HTTP event router's stores on this bus's transport (opened on first
+   * use, closed with the bus): what `topicRoute` publishes to
+   * (`store: () => bus.router.batches`), and what `startRouter` runs on in
+   * this process (`startRouter(config, options, { stores: bus.router })`).
+   * Given-up webhook batches share the bus's dead letters.
+   */
+  get router(): RouterStores {
+    this.routerStores ??= createRouterStores(this.config, this.logger, {
+      deadLetters: this.transport.deadLetters,
+    });
+    return this.routerStores;
   }
 
   /** The DataSource of the outbox and of idempotent handlers' records, if any. */
@@ -245,6 +264,7 @@ export class EventBus implements UnitOfWorkBus {
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.outboxOf?.flush();
+    await this.routerStores?.close();
     await this.transport.close();
   }
 }

@@ -1,7 +1,8 @@
 import type { CommitbusConfig } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
 import { resolveConfig } from '../config/resolve-config.js';
-import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
+import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
 import { WebhookSender } from '../router/delivery/webhook-sender.js';
 import { createRouterApi, type RouterApi } from '../router/http/router-api.js';
 import { RouterMetrics } from '../router/router-metrics.js';
@@ -9,7 +10,6 @@ import { ROUTER_ROLES, type RouterOptions, type RouterRole } from '../router/rou
 import type { RouterStores } from '../router/router-stores.js';
 import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
-import { ConfigError } from '../config/config-error.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { createRouterStores } from './create-router-stores.js';
 
@@ -80,7 +80,9 @@ export async function startRouter(
         logger,
       }).start()
     : undefined;
-  const loops = has('upkeep') ? new RouterUpkeep({ batches: stores.batches, settings: upkeep, metrics, logger }).start() : undefined;
+  const loops = has('upkeep')
+    ? new RouterUpkeep({ batches: stores.batches, settings: upkeep, metrics, logger }).start()
+    : undefined;
   let api: RouterApi | undefined;
   let url: string | undefined;
   try {

@@ -7,6 +7,9 @@ import { addRouterCommand } from './router-command.js';
 const program = new Command('commitbus').description('commitbus: events after commit, handled reliably');
 addRouterCommand(program);
 program.parseAsync(process.argv).catch((error: unknown) => {
-  consoleLogger.error({ error: describeError(error) }, `commitbus: ${error instanceof Error ? error.message : String(error)}`);
+  consoleLogger.error(
+    { error: describeError(error) },
+    `commitbus: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exitCode = 1;
 });

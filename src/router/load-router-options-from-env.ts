@@ -78,9 +78,12 @@ export function loadRouterOptionsFromEnv(
     try {
       return readFileSync(found.raw, 'utf8');
     } catch (error) {
-      throw new ConfigError(`${found.name}: cannot read ${JSON.stringify(found.raw)} (${(error as Error).message})`, {
-        cause: error,
-      });
+      throw new ConfigError(
+        `${found.name}: cannot read ${JSON.stringify(found.raw)} (${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -88,7 +91,9 @@ export function loadRouterOptionsFromEnv(
   const roles = rolesRaw === undefined ? undefined : parseRoles(rolesRaw.raw, rolesRaw.name);
   const encoding = read('dataLimitEncoding');
   if (encoding !== undefined && encoding.raw !== 'json' && encoding.raw !== 'msgpack') {
-    throw new ConfigError(`${encoding.name} must be "json" or "msgpack", got ${JSON.stringify(encoding.raw)}`);
+    throw new ConfigError(
+      `${encoding.name} must be "json" or "msgpack", got ${JSON.stringify(encoding.raw)}`,
+    );
   }
   const key = file('tlsKeyFile');
   const cert = file('tlsCertFile');

@@ -1,5 +1,5 @@
-import type { DeliverySettings } from './delivery/delivery-settings.js';
 import type { DeliveryBackoff } from './delivery/delivery-backoff.js';
+import type { DeliverySettings } from './delivery/delivery-settings.js';
 import type { WebhookSenderOptions } from './delivery/webhook-sender.js';
 import type { ApiSettings } from './http/api-settings.js';
 import type { UpkeepSettings } from './upkeep/upkeep-settings.js';
@@ -33,7 +33,9 @@ export interface RouterOptions {
   /** How callbacks are reached: timeouts, CA bundle, TLS verification. */
   readonly sender?: WebhookSenderOptions;
   /** Delivery workers: concurrency, leases, backoff, when to give up. */
-  readonly delivery?: Partial<Omit<DeliverySettings, 'backoff'>> & { readonly backoff?: Partial<DeliveryBackoff> };
+  readonly delivery?: Partial<Omit<DeliverySettings, 'backoff'>> & {
+    readonly backoff?: Partial<DeliveryBackoff>;
+  };
   /** The upkeep loops: promotion, lease recovery, autodrop marks. */
   readonly upkeep?: Partial<UpkeepSettings>;
 }

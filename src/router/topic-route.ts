@@ -54,7 +54,12 @@ export function topicRoute<E extends Event>(options: TopicRouteOptions<E>): Hand
     const message = options.toMessage(event);
     if (message === undefined) return;
     const routed = toRouterEvent(options.topic, message, event, options.allowHttpUrls ?? false);
-    const result = await storeOf().ingest(options.publisher, options.topic, [JSON.stringify(routed)], Date.now());
+    const result = await storeOf().ingest(
+      options.publisher,
+      options.topic,
+      [JSON.stringify(routed)],
+      Date.now(),
+    );
     if (!result.ok) {
       throw new NonRetryableError(
         `topic ${options.topic} is owned by client ${result.owner}, not ${options.publisher}: route to another topic or delete the topic first`,
