@@ -60,6 +60,10 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
     ...(flags.port !== undefined ? { port: portOf(flags.port) } : {}),
   };
   const router = await startRouter(config, options, { logger });
+  // One line on stdout for people and process managers; the structured logs go to stderr.
+  console.log(
+    `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (Redis prefix {${config.prefix}:${config.name}})`,
+  );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -69,7 +73,10 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'router: stopping (finishing requests and deliveries under way)');
     router.close().then(
-      () => process.exit(0),
+      () => {
+        console.log('commitbus router: stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ error: describeError(error) }, 'router: failed to stop cleanly');
         process.exit(1);
