@@ -1,7 +1,7 @@
 /**
  * The package root: what a service author needs. Adapters and their stores
  * are at `commitbus/redis` and `commitbus/memory`, the test bus at
- * `commitbus/testing`. `test/package-root.test.ts` pins this list: adding a
+ * `commitbus/testing`, the router's parts at `commitbus/router`. `test/package-root.test.ts` pins this list: adding a
  * name is a deliberate change (and a line in README's API section).
  */
 import 'reflect-metadata';
@@ -14,6 +14,7 @@ export * from './handlers/index.js';
 export * from './idempotency/index.js';
 export * from './ordering/index.js';
 export * from './outbox/index.js';
+export * from './router/public.js';
 export * from './scheduling/index.js';
 export * from './support/index.js';
 export * from './uow/index.js';

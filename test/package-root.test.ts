@@ -1,7 +1,8 @@
 /**
  * The package's public surface, pinned: the root exports what a service author
  * needs, the adapters and their stores are at `commitbus/redis` and
- * `commitbus/memory`, the test bus at `commitbus/testing`. Adding a name to the
+ * `commitbus/memory`, the test bus at `commitbus/testing`, the router's parts
+ * at `commitbus/router`. Adding a name to the
  * root is a deliberate change: add it here and to README's API section.
  */
 import { readFileSync } from 'node:fs';
@@ -50,10 +51,14 @@ const ROOT_VALUES = [
   'UnknownHandlerError',
   'consoleLogger',
   'createEventBus',
+  'createRouterStores',
   'currentUnitOfWork',
   'defineHandler',
   'loadConfigFromEnv',
+  'loadRouterOptionsFromEnv',
   'silentLogger',
+  'startRouter',
+  'topicRoute',
   'unitOfWork',
   'withUnitOfWork',
 ];
@@ -93,12 +98,19 @@ const ROOT_TYPES = [
   'OrderingPolicy',
   'RedisClusterNode',
   'RedriveFailure',
+  'RouterOptions',
+  'RouterRole',
+  'RouterStores',
   'RuleKind',
   'RuleTarget',
+  'RunningRouter',
   'RunningWorker',
   'SchedulingRule',
   'SchedulingRules',
+  'StartRouterDeps',
   'StartWorkerOptions',
+  'TopicMessage',
+  'TopicRouteOptions',
   'TransportKind',
   'UnitOfWorkBus',
   'UnitOfWorkDecoratorOptions',
@@ -133,7 +145,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(87);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(98);
   });
 
   it('lists every one of its names in the README API section', () => {
@@ -152,17 +164,24 @@ describe('the subpath exports', () => {
     expect(Object.keys(redis).sort()).toEqual([
       'BullmqTransport',
       'HandlerJobQueues',
+      'RedisBatchStore',
       'RedisDeadLetterStore',
       'RedisOrderingStore',
+      'RedisRouterCatalog',
       'RedisSchedulingRuleStore',
       'RedisStreamEventLog',
+      'RedisTokenStore',
       'queueNames',
+      'routerKeys',
     ]);
     expect(Object.keys(memory).sort()).toEqual([
+      'MemoryBatchStore',
       'MemoryDeadLetterStore',
       'MemoryEventLog',
       'MemoryOrderingStore',
+      'MemoryRouterCatalog',
       'MemorySchedulingRuleStore',
+      'MemoryTokenStore',
       'MemoryTransport',
     ]);
   });
@@ -182,6 +201,7 @@ describe('the subpath exports', () => {
       './testing': 'src/testing/index.ts',
       './redis': 'src/transports/redis/index.ts',
       './memory': 'src/transports/memory/index.ts',
+      './router': 'src/bus/router.ts',
     });
     for (const [path, target] of Object.entries(pkg.exports)) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));

@@ -20,12 +20,27 @@ export {
 export { WebhookSender, type WebhookSenderOptions } from './delivery/webhook-sender.js';
 export { signWebhook, type WebhookSignatureHeaders } from './delivery/webhook-signature.js';
 export type { DeliveryOutcome, WebhookTarget } from './delivery/webhook-target.js';
+export {
+  type AnsweredRequest,
+  API_DEFAULTS,
+  type ApiSettings,
+  createRouterApi,
+  type ListenOptions,
+  type RouterApi,
+  type RouterApiDeps,
+  type TlsMaterial,
+} from './http/index.js';
+export { IngestCoalescer } from './ingest-coalescer.js';
+export { loadRouterOptionsFromEnv, parseRoles, ROUTER_ENV_VARS } from './load-router-options-from-env.js';
 export { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
 export { RouterMetrics } from './router-metrics.js';
+export { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
+export type { RouterStores } from './router-stores.js';
 export type { SubscriberQueueStats, SubscriberRecord } from './subscriber.js';
 export type { SubscriberStore } from './subscriber-store.js';
 export type { TokenStore } from './token-store.js';
 export type { IngestResult, TopicRecord } from './topic.js';
+export { type TopicMessage, type TopicRouteOptions, topicRoute } from './topic-route.js';
 export type { TopicStore } from './topic-store.js';
 export { type AutodropResult, RouterUpkeep, type RouterUpkeepDeps } from './upkeep/router-upkeep.js';
 export { DEFAULT_UPKEEP_SETTINGS, type UpkeepSettings, upkeepSettings } from './upkeep/upkeep-settings.js';
