@@ -1,8 +1,14 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter } from '../src/bus/start-router.js';
-import { type EventHandlersConfig, silentLogger, UnitOfWorkManager } from '../src/index.js';
+import {
+  DeadLetterRedriveError,
+  type EventHandlersConfig,
+  silentLogger,
+  UnitOfWorkManager,
+} from '../src/index.js';
 import type { BatchStore } from '../src/router/batch-store.js';
+import { batchDeadLetter } from '../src/router/delivery/webhook-dead-letter.js';
 import { IngestCoalescer } from '../src/router/ingest-coalescer.js';
 import { topicRoute } from '../src/router/topic-route.js';
 import { MemoryBatchStore } from '../src/transports/memory/memory.batch-store.js';
@@ -161,6 +167,39 @@ describe('webhook dead letters on a bus', () => {
       await router.close();
       await receiver.close();
     }
+  });
+});
+
+describe('re-driving webhook letters one by one', () => {
+  it('queues each letter it can and removes it; a letter whose subscriber is gone stays, and a second re-drive duplicates nothing', async () => {
+    const bus = buses.create({
+      events: [RecordCreated],
+      config: config('memory', { name: 'letters-one-by-one' }),
+    });
+    await bus.router.subscribers.saveSubscriber(
+      subscriberRecord('here', 'https://127.0.0.1:1/hook', { topics: ['records'] }),
+    );
+    const letter = (id: string, subscriber: string) =>
+      batchDeadLetter(
+        {
+          id,
+          subscriber,
+          events: [JSON.stringify({ topic: 'records', type: 'noop', url: `https://x.test/${id}`, t: 1 })],
+          createdAt: 1,
+          attempts: 3,
+          health: 0,
+        },
+        'exhausted',
+        'HTTP 503',
+        new Date(),
+      );
+    await bus.router.deadLetters.add([letter('b1', 'gone'), letter('b2', 'here')]);
+    const first = bus.deadLetters.redrive({ kind: 'webhook' });
+    await expect(first).rejects.toBeInstanceOf(DeadLetterRedriveError);
+    await expect(first).rejects.toThrow(/webhook\.b1/);
+    expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual(['webhook.b1']);
+    await expect(bus.deadLetters.redrive({ kind: 'webhook' })).rejects.toBeInstanceOf(DeadLetterRedriveError);
+    expect((await bus.router.batches.stats()).here).toMatchObject({ queued: 1, batches: 1 });
   });
 });
 

@@ -79,8 +79,8 @@ export class DeadLetters<Job = unknown> {
     const { letters, corrupt } = await this.select(target);
     const jobs: Job[] = [];
     const events: Event[] = [];
-    const webhooks: DeadLetter[] = [];
     const redriven: DeadLetter[] = [];
+    let webhooks = 0;
     const failed: RedriveFailure[] = corrupt.map((error) => ({ id: error.id, error: error.message }));
     const errors: unknown[] = [...corrupt];
     for (const letter of letters) {
@@ -91,8 +91,11 @@ export class DeadLetters<Job = unknown> {
               "this bus has no router to re-drive webhook letters: pass redriveWebhooks (the router's webhookRedriver) to its dead letters",
             );
           }
-          webhooks.push(letter);
-          redriven.push(letter);
+          // One by one, each removed as soon as its events are queued again: a letter that
+          // fails (its subscriber is gone, its payload is not a batch) stays, alone.
+          await this.deps.redriveWebhooks([letter]);
+          await this.deps.store.remove([{ id: letter.id, deadAt: letter.deadAt }]);
+          webhooks++;
           continue;
         }
         const event = this.deps.decode(letter.payload);
@@ -110,15 +113,14 @@ export class DeadLetters<Job = unknown> {
     await Promise.all([
       jobs.length > 0 ? this.deps.enqueue(jobs) : undefined,
       events.length > 0 ? this.deps.publish(events) : undefined,
-      webhooks.length > 0 ? this.deps.redriveWebhooks?.(webhooks) : undefined,
     ]);
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));
     if (failed.length > 0) {
       const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'redrive failures');
-      throw new DeadLetterRedriveError(redriven.length, failed, { cause });
+      throw new DeadLetterRedriveError(redriven.length + webhooks, failed, { cause });
     }
-    return redriven.length;
+    return redriven.length + webhooks;
   }
 
   /**

@@ -27,17 +27,29 @@ export interface WebhookReceiver {
   delivered(): unknown[];
   /** Changes what it answers from now on. */
   behave(behaviour: ReceiverBehaviour): void;
+  /** The most requests it held at once (received, not yet answered). */
+  peakInFlight(): number;
   /** Stops it, dropping hanging connections. */
   close(): Promise<void>;
 }
 
 /** Starts a {@link WebhookReceiver} answering per `behaviour` (204 to everything by default). */
-export async function startReceiver(behaviour: ReceiverBehaviour = () => 204): Promise<WebhookReceiver> {
+export async function startReceiver(
+  behaviour: ReceiverBehaviour = () => 204,
+  { answerAfterMs = 0 }: { readonly answerAfterMs?: number } = {},
+): Promise<WebhookReceiver> {
+  let inFlight = 0;
+  let peak = 0;
   const { key, cert } = await testCertificate();
   const deliveries: ReceivedDelivery[] = [];
   const sockets = new Set<Socket>();
   let behave = behaviour;
   const server: Server = createServer({ key, cert }, (req, res) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    res.on('close', () => {
+      inFlight--;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -53,7 +65,9 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 204): P
       deliveries.push({ headers, body, status: answer === 'hang' ? 0 : answer, at });
       if (answer === 'hang') return;
       res.statusCode = answer;
-      res.end();
+      // Answering a little later shows requests that overlap.
+      if (answerAfterMs > 0) setTimeout(() => res.end(), answerAfterMs);
+      else res.end();
     });
   });
   server.on('secureConnection', (socket: Socket) => {
@@ -69,6 +83,7 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 204): P
       deliveries
         .filter((d) => d.status >= 200 && d.status < 300)
         .flatMap((d) => JSON.parse(d.body) as unknown[]),
+    peakInFlight: () => peak,
     behave: (next) => {
       behave = next;
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DeadLetterReason } from '../../dead-letters/dead-letter.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import { describeError, type Logger, silentLogger } from '../../support/logger.js';
 import type { Batch } from '../batch.js';
@@ -18,7 +19,7 @@ export interface DeliveryWorkerDeps {
   /** Where callbacks, credentials and secrets are read. */
   readonly subscribers: Pick<SubscriberStore, 'getSubscriber'>;
   /** Where batches given up go. */
-  readonly deadLetters: Pick<DeadLetterStore, 'add'>;
+  readonly deadLetters: Pick<DeadLetterStore, 'add' | 'remove'>;
   /** Sends the batches; the worker does not close it. */
   readonly sender: Pick<WebhookSender, 'send'>;
   /** Settings, defaults filled in (see `deliverySettings`). */
@@ -138,6 +139,12 @@ export class DeliveryWorker {
         await batches.discard(this.id, batch.id);
         return;
       }
+      const spent = this.spent(batch);
+      if (spent !== undefined) {
+        const error = `given up before delivery ${batch.attempts + 1}: ${spent === 'crashed' ? `its ${batch.attempts} attempts were used up, the last by workers that stopped while delivering it` : 'older than maxAgeMs'}`;
+        await this.giveUp(batch, spent, error, batch.attempts);
+        return;
+      }
       const started = performance.now();
       const outcome = await this.deps.sender.send(subscriber, batch.id, batch.events);
       const seconds = (performance.now() - started) / 1000;
@@ -187,14 +194,46 @@ export class DeliveryWorker {
       await batches.nack(this.id, batch.id, retryAt, error);
       return;
     }
-    await this.deps.deadLetters.add([batchDeadLetter(batch, reason, error, new Date(now))]);
-    if (await batches.discard(this.id, batch.id)) {
-      this.deps.metrics?.deadLettered.inc({ subscriber: batch.subscriber }, batch.events.length);
+    await this.giveUp(batch, reason, error, attempts);
+  }
+
+  /**
+   * A batch taken with its attempts already used up came back from leases
+   * that ended (its workers died or hung while delivering it, e.g. killed by
+   * it): it is given up as `crashed` instead of sent again; one past
+   * `maxAgeMs` as `expired`.
+   */
+  private spent(batch: Batch): DeadLetterReason | undefined {
+    const { settings } = this.deps;
+    if (batch.attempts >= settings.maxAttempts) return 'crashed';
+    if (this.now() - batch.createdAt >= settings.maxAgeMs) return 'expired';
+    return undefined;
+  }
+
+  // The letter is written first: a crash in between leaves the batch to be given up again, as the same letter.
+  private async giveUp(
+    batch: Batch,
+    reason: DeadLetterReason,
+    error: string,
+    attempts: number,
+  ): Promise<void> {
+    const { batches, deadLetters } = this.deps;
+    const letter = batchDeadLetter(batch, reason, error, new Date(this.now()));
+    await deadLetters.add([letter]);
+    if (!(await batches.discard(this.id, batch.id))) {
+      // Another worker holds it now (this lease ended): it is not dead, so neither is its letter.
+      await deadLetters.remove([{ id: letter.id, deadAt: letter.deadAt }]);
       this.logger.warn(
-        { worker: this.id, batch: batch.id, subscriber: batch.subscriber, attempts, reason, error },
-        `a batch of ${batch.events.length} event(s) was given up and kept as dead letter webhook.${batch.id}`,
+        { worker: this.id, batch: batch.id, subscriber: batch.subscriber },
+        'a batch to give up was taken over by another worker after its lease ended; that worker goes on with it',
       );
+      return;
     }
+    this.deps.metrics?.deadLettered.inc({ subscriber: batch.subscriber }, batch.events.length);
+    this.logger.warn(
+      { worker: this.id, batch: batch.id, subscriber: batch.subscriber, attempts, reason, error },
+      `a batch of ${batch.events.length} event(s) was given up and kept as dead letter ${letter.id}`,
+    );
   }
 
   private subscriber(name: string): Promise<SubscriberRecord | undefined> {

@@ -98,8 +98,10 @@ export class RouterUpkeep {
     let dropped = 0;
     const events: Record<string, number> = {};
     if (bytes > settings.autodropHighBytes) {
-      while (bytes > settings.autodropLowBytes) {
-        const step = await batches.dropOldest(settings.autodropBatchSize);
+      while (bytes > settings.autodropLowBytes && dropped < settings.autodropMaxBatchesPerRun) {
+        const step = await batches.dropOldest(
+          Math.min(settings.autodropBatchSize, settings.autodropMaxBatchesPerRun - dropped),
+        );
         if (step.batches === 0) break;
         dropped += step.batches;
         for (const [subscriber, count] of Object.entries(step.eventsBySubscriber)) {
@@ -119,7 +121,10 @@ export class RouterUpkeep {
           highMark: settings.autodropHighBytes,
           lowMark: settings.autodropLowBytes,
         },
-        `memory over the high mark: dropped the ${dropped} oldest batch(es), those events are lost`,
+        `memory over the high mark: dropped the ${dropped} oldest batch(es), those events are lost` +
+          (bytes > settings.autodropLowBytes
+            ? "; still over the low mark (the store counts all of Redis: is the memory the router's?), the next check drops more"
+            : ''),
       );
     }
     return { batches: dropped, eventsBySubscriber: events, bytesBefore, bytesAfter: bytes };

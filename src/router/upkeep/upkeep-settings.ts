@@ -17,14 +17,16 @@ export interface UpkeepSettings {
    */
   readonly autodropEveryMs: number;
   /**
-   * Above this many bytes used by the store (Redis `used_memory`, all of that Redis), the
-   * oldest batches are dropped. `0` turns the autodrop off.
-   * @defaultValue 1_073_741_824 (1 GiB)
+   * Above this many bytes used by the store (Redis `used_memory`: all of that
+   * Redis, the bus's own keys included), the oldest batches are dropped and
+   * their events lost. Off (`0`) unless set: turn it on only with a Redis
+   * given to the router, or a mark well above what the rest uses.
+   * @defaultValue 0 (off)
    */
   readonly autodropHighBytes: number;
   /**
    * ... until the store uses at most this many bytes.
-   * @defaultValue 858_993_459 (80 % of the default high mark)
+   * @defaultValue 80 % of `autodropHighBytes`
    */
   readonly autodropLowBytes: number;
   /**
@@ -32,6 +34,13 @@ export interface UpkeepSettings {
    * @defaultValue 100
    */
   readonly autodropBatchSize: number;
+  /**
+   * Most batches one check drops; the next check (`autodropEveryMs` later)
+   * reads memory again, so a mark the router's batches cannot reach (memory
+   * held by other keys, or freed lazily) does not empty the queue at once.
+   * @defaultValue 1_000
+   */
+  readonly autodropMaxBatchesPerRun: number;
 }
 
 /** The defaults of {@link UpkeepSettings}. */
@@ -39,14 +48,22 @@ export const DEFAULT_UPKEEP_SETTINGS = {
   promoteEveryMs: 10,
   recoverEveryMs: 1_000,
   autodropEveryMs: 10_000,
-  autodropHighBytes: 1_073_741_824,
-  autodropLowBytes: 858_993_459,
+  autodropHighBytes: 0,
+  autodropLowBytes: 0,
   autodropBatchSize: 100,
+  autodropMaxBatchesPerRun: 1_000,
 } as const satisfies UpkeepSettings;
 
 /** Settings with the defaults filled in; throws a `RangeError` saying what to fix. */
 export function upkeepSettings(given: Partial<UpkeepSettings> = {}): UpkeepSettings {
-  const settings: UpkeepSettings = { ...DEFAULT_UPKEEP_SETTINGS, ...given };
+  const high = given.autodropHighBytes ?? DEFAULT_UPKEEP_SETTINGS.autodropHighBytes;
+  const settings: UpkeepSettings = {
+    ...DEFAULT_UPKEEP_SETTINGS,
+    autodropLowBytes: Math.floor(high * 0.8),
+    ...(Object.fromEntries(
+      Object.entries(given).filter(([, v]) => v !== undefined),
+    ) as Partial<UpkeepSettings>),
+  };
   for (const [key, value] of Object.entries(settings)) {
     const min = key === 'autodropHighBytes' || key === 'autodropLowBytes' ? 0 : 1;
     if (!Number.isInteger(value) || value < min) {
