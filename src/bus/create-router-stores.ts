@@ -1,17 +1,19 @@
 import type { CommitbusConfig } from '../config/config.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { RouterStores } from '../router/router-stores.js';
-import { describeError, type Logger } from '../support/logger.js';
+import type { Logger } from '../support/logger.js';
 import { MemoryBatchStore } from '../transports/memory/memory.batch-store.js';
 import { MemoryDeadLetterStore } from '../transports/memory/memory.dead-letter-store.js';
 import { MemoryRouterCatalog } from '../transports/memory/memory.router-catalog.js';
 import { MemoryTokenStore } from '../transports/memory/memory.token-store.js';
+import { connectionWarnings } from '../transports/redis/connection-warnings.js';
 import { queueNames } from '../transports/redis/queue-names.js';
 import { RedisBatchStore } from '../transports/redis/redis.batch-store.js';
 import { RedisDeadLetterStore } from '../transports/redis/redis.dead-letter-store.js';
 import { RedisRouterCatalog } from '../transports/redis/redis.router-catalog.js';
 import { RedisTokenStore } from '../transports/redis/redis.token-store.js';
 import { RedisConnections } from '../transports/redis/redis-connections.js';
+import { isRedisOutage } from '../transports/redis/redis-outage.js';
 
 /**
  * The router's stores for a bus's config: on Redis (`transport: 'bullmq'`)
@@ -35,12 +37,16 @@ export function createRouterStores(
       batches,
       deadLetters: shared.deadLetters ?? new MemoryDeadLetterStore(),
       ping: async () => undefined,
+      isUnavailable: () => false,
       close: async () => undefined,
     };
   }
-  const connections = new RedisConnections(config, (error) =>
-    logger.warn({ error: describeError(error) }, 'router: Redis connection error'),
+  let where = () => 'Redis';
+  const connections = new RedisConnections(
+    config,
+    connectionWarnings(logger, () => where()),
   );
+  where = () => connections.describe();
   // Requests fail after a few reconnects, so the API answers 500 and /pulse tells, instead of hanging.
   const client = connections.open(3);
   const names = queueNames(config);
@@ -53,6 +59,7 @@ export function createRouterStores(
     batches,
     deadLetters: shared.deadLetters ?? new RedisDeadLetterStore(client, names),
     ping: () => client.ping(),
+    isUnavailable: isRedisOutage,
     close: async () => {
       await batches.close();
       await client.quit().catch(() => client.disconnect());

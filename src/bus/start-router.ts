@@ -67,6 +67,7 @@ export async function startRouter(
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
   const stores = deps.stores ?? createRouterStores(resolveConfig(config), logger);
+  await checkStore(stores, logger);
   const metrics = new RouterMetrics().watchQueues(stores.batches);
 
   const worker = has('delivery')
@@ -92,12 +93,13 @@ export async function startRouter(
           ...stores,
           logger,
           ping: () => stores.ping(),
+          isUnavailable: (error) => stores.isUnavailable(error),
           onPublished: (topic, count) => metrics.onPublished(topic, count),
           metrics: metrics.registry,
         },
         { ...options.api, rootKey: rootKey as string },
       );
-      url = await api.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+      url = await listenOrExplain(api, options);
     }
   } catch (error) {
     await Promise.allSettled([worker?.close(), loops?.close()]);
@@ -125,4 +127,43 @@ export async function startRouter(
       return closing;
     },
   };
+}
+
+// Credentials Redis refuses will not start working by waiting: stop with what to fix. Any other failure
+// (Redis not up yet) is logged, and the router starts and waits for it.
+async function checkStore(stores: RouterStores, logger: Logger): Promise<void> {
+  try {
+    await stores.ping();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/WRONGPASS|NOAUTH|NOPERM|invalid (username-)?password/i.test(message)) {
+      await stores.close().catch(() => undefined);
+      throw new ConfigError(
+        `Redis refused the router's credentials (${message.split('\n')[0]}): fix the user or password in REDIS_URL or REDIS_CLUSTER_NODES`,
+      );
+    }
+    logger.warn(
+      { error: message },
+      'router: its store does not answer yet; the router starts and waits for it',
+    );
+  }
+}
+
+async function listenOrExplain(api: RouterApi, options: RouterOptions): Promise<string> {
+  const port = options.port ?? 8080;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(`the router's port (ROUTER_PORT or --port) must be 0..65535, got ${port}`);
+  }
+  try {
+    return await api.listen({ host: options.host ?? '127.0.0.1', port });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/PEM|key values mismatch|certificate|asn1/i.test(message)) {
+      throw new ConfigError(
+        `the router's TLS key or certificate (ROUTER_TLS_KEY_FILE, ROUTER_TLS_CERT_FILE) cannot be used: ${message}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }

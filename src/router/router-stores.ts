@@ -19,4 +19,6 @@ export interface RouterStores extends Closable {
   readonly deadLetters: DeadLetterStore;
   /** Resolves when the stores answer (`GET /pulse`). */
   ping(): Promise<unknown>;
+  /** Whether an error from the stores means they cannot be reached now (not that the call was wrong). */
+  isUnavailable(error: unknown): boolean;
 }

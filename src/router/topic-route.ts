@@ -30,7 +30,8 @@ export interface TopicRouteOptions<E extends Event> {
   /** Maps a bus event to its topic message; `undefined` routes nothing for that event. */
   readonly toMessage: (event: E) => TopicMessage | undefined;
   /**
-   * Accept http entity URLs (development).
+   * Accept http entity URLs (development). The route checks messages itself,
+   * so this is its own switch, apart from the router's `allowHttpUrls`.
    * @defaultValue false
    */
   readonly allowHttpUrls?: boolean;
@@ -75,7 +76,11 @@ function toRouterEvent(topic: string, message: TopicMessage, event: Event, allow
     );
   }
   const badUrl = urlProblem(message.url, `topicRoute to ${topic}: url`, allowHttp);
-  if (badUrl !== undefined) throw new NonRetryableError(badUrl);
+  if (badUrl !== undefined) {
+    // The route checks URLs itself (no router is asked): say which switch is the route's.
+    const hint = /not http\b/.test(badUrl) ? '; for development, pass allowHttpUrls: true to topicRoute' : '';
+    throw new NonRetryableError(`${badUrl.replace(/ \(http is refused[^)]*\)/, '')}${hint}`);
+  }
   const data = message.data;
   if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
     throw new NonRetryableError(`topicRoute to ${topic}: data must be a JSON object or left out`);

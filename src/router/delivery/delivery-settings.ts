@@ -1,3 +1,4 @@
+import { ConfigError } from '../../config/config-error.js';
 import { DEFAULT_DELIVERY_BACKOFF, type DeliveryBackoff } from './delivery-backoff.js';
 
 /** What a {@link DeliveryWorker} tunes. */
@@ -56,7 +57,7 @@ export const DEFAULT_DELIVERY_SETTINGS = {
   subscriberCacheMs: 1_000,
 } as const satisfies DeliverySettings;
 
-/** Settings with the defaults filled in; throws a `RangeError` saying what to fix. */
+/** Settings with the defaults filled in; throws a `ConfigError` saying what to fix. */
 export function deliverySettings(
   given: Partial<Omit<DeliverySettings, 'backoff'>> & { readonly backoff?: Partial<DeliveryBackoff> } = {},
   timeoutsMs = 22_000,
@@ -77,16 +78,16 @@ export function deliverySettings(
   for (const key of positive) {
     const value = settings[key];
     if (!Number.isInteger(value) || value < 1)
-      throw new RangeError(`delivery ${key} must be an integer >= 1, got ${value}`);
+      throw new ConfigError(`delivery ${key} must be an integer >= 1, got ${value}`);
   }
   for (const key of ['baseMs', 'floorMs', 'maxMs'] as const) {
     const value = settings.backoff[key];
     if (!Number.isInteger(value) || value < 0)
-      throw new RangeError(`delivery backoff.${key} must be an integer >= 0, got ${value}`);
+      throw new ConfigError(`delivery backoff.${key} must be an integer >= 0, got ${value}`);
   }
   if (settings.leaseMs <= timeoutsMs) {
-    throw new RangeError(
-      `delivery leaseMs (${settings.leaseMs}) must be longer than the connect + request timeouts (${timeoutsMs} ms), or batches still being delivered would be recovered and sent twice`,
+    throw new ConfigError(
+      `delivery leaseMs (${settings.leaseMs}) must be longer than the connect + request timeouts (${timeoutsMs} ms), or batches still being delivered would be recovered and sent twice: raise ROUTER_LEASE_MS or lower ROUTER_CONNECT_TIMEOUT_MS / ROUTER_REQUEST_TIMEOUT_MS`,
     );
   }
   return settings;

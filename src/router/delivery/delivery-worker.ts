@@ -47,6 +47,7 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly cache = new Map<string, { at: number; record: Promise<SubscriberRecord | undefined> }>();
   private readonly logger: Logger;
+  private readonly reported = new Map<string, number>();
   private readonly now: () => number;
   private loop: Promise<void> | undefined;
   private closing = false;
@@ -192,9 +193,22 @@ export class DeliveryWorker {
       const health = Math.max(0, batch.health - 2);
       const retryAt = now + deliveryRetryDelay(settings.backoff, health, attempts);
       await batches.nack(this.id, batch.id, retryAt, error);
+      this.reportFailure(batch, error, attempts, retryAt - now);
       return;
     }
     await this.giveUp(batch, reason, error, attempts);
+  }
+
+  // One line per subscriber per minute at most: a failing subscriber is visible without flooding the log.
+  private reportFailure(batch: Batch, error: string, attempts: number, retryInMs: number): void {
+    const now = this.now();
+    const last = this.reported.get(batch.subscriber);
+    if (last !== undefined && now - last < 60_000) return;
+    this.reported.set(batch.subscriber, now);
+    this.logger.warn(
+      { worker: this.id, subscriber: batch.subscriber, batch: batch.id, attempts, retryInMs, error },
+      `deliveries to subscriber ${batch.subscriber} fail (${error}); batch retried in ${Math.round(retryInMs / 1000)} s, given up after ${this.deps.settings.maxAttempts} attempts`,
+    );
   }
 
   /**

@@ -1,3 +1,4 @@
+import { ConfigError } from '../../config/config-error.js';
 /** A key and certificate in PEM, to serve HTTPS. */
 export interface TlsMaterial {
   /** The private key (PEM). */
@@ -77,7 +78,7 @@ export const API_DEFAULTS = {
 /** Applies the defaults and checks the settings; throws a clear error on a bad one (never quoting the root key). */
 export function resolveApiSettings(settings: ApiSettings): ResolvedApiSettings {
   if (typeof settings.rootKey !== 'string' || settings.rootKey.trim() === '') {
-    throw new Error('ApiSettings.rootKey is required: set the root key that manages API tokens');
+    throw new ConfigError('ApiSettings.rootKey is required: set the root key that manages API tokens');
   }
   const resolved: ResolvedApiSettings = {
     ...API_DEFAULTS,
@@ -87,10 +88,12 @@ export function resolveApiSettings(settings: ApiSettings): ResolvedApiSettings {
   positiveInteger('maxDataBytes', resolved.maxDataBytes);
   positiveInteger('bodyLimit', resolved.bodyLimit);
   if (!Number.isInteger(resolved.tokenCacheMs) || resolved.tokenCacheMs < 0) {
-    throw new Error(`ApiSettings.tokenCacheMs must be an integer >= 0 (ms), got ${resolved.tokenCacheMs}`);
+    throw new ConfigError(
+      `ApiSettings.tokenCacheMs must be an integer >= 0 (ms), got ${resolved.tokenCacheMs}`,
+    );
   }
   if (resolved.dataLimitEncoding !== 'json' && resolved.dataLimitEncoding !== 'msgpack') {
-    throw new Error(
+    throw new ConfigError(
       `ApiSettings.dataLimitEncoding must be 'json' or 'msgpack', got ${String(resolved.dataLimitEncoding)}`,
     );
   }
@@ -99,7 +102,7 @@ export function resolveApiSettings(settings: ApiSettings): ResolvedApiSettings {
 
 function positiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`ApiSettings.${name} must be a positive integer (bytes), got ${value}`);
+    throw new ConfigError(`ApiSettings.${name} must be a positive integer (bytes), got ${value}`);
   }
 }
 

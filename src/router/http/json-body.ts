@@ -12,8 +12,10 @@ export function registerJsonBody(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
-      // The reviver costs a call per key: only texts that could hold the key pay it.
-      done(null, text.includes('__proto__') ? JSON.parse(text, refuseProto) : JSON.parse(text));
+      // The reviver costs a call per key: only texts that could hold the key (spelled out, or with
+      // escapes such as "\u005f_proto__") pay it.
+      const risky = text.includes('__proto__') || text.includes('\\u');
+      done(null, risky ? JSON.parse(text, refuseProto) : JSON.parse(text));
     } catch (error) {
       done(error instanceof ApiError ? error : badRequest('bad_json', 'the request body is not valid JSON'));
     }

@@ -48,7 +48,16 @@ export function parsePublishBody(
   };
   if (data === undefined || data === null) return event;
   if (!isPlainObject(data)) throw badRequest('bad_data', 'data must be a JSON object (or null, or left out)');
-  const size = dataSize(data, settings.dataLimitEncoding);
+  let size: number;
+  try {
+    size = dataSize(data, settings.dataLimitEncoding);
+  } catch {
+    // Only nesting deep enough to exhaust the stack makes encoding a parsed JSON object throw.
+    throw badRequest(
+      'data_too_deep',
+      'data is nested too deeply to store: flatten it, or send less and let subscribers fetch the entity at url',
+    );
+  }
   if (size > settings.maxDataBytes) {
     throw badRequest(
       'data_too_large',

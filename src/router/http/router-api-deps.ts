@@ -34,6 +34,12 @@ export interface RouterApiDeps {
    * @defaultValue asks the batch store for `memoryUsed()`
    */
   readonly ping?: () => Promise<unknown>;
+  /**
+   * Whether a failure means the store cannot be reached now (answered 503
+   * with `Retry-After`, instead of 500).
+   * @defaultValue never
+   */
+  readonly isUnavailable?: (error: unknown) => boolean;
   /** Called after events were queued on a topic (for a published-events counter). */
   readonly onPublished?: (topic: string, count: number) => void;
   /** Called after each response (for request metrics). */

@@ -1,9 +1,9 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { describeError } from '../../support/logger.js';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { IngestCoalescer } from '../ingest-coalescer.js';
 import { ApiError } from './api-error.js';
 import { type ApiSettings, resolveApiSettings } from './api-settings.js';
 import { Authenticator } from './basic-auth.js';
+import { FailureLog } from './failure-log.js';
 import { registerJsonBody } from './json-body.js';
 import type { RouteContext } from './route-context.js';
 import type { RouterApiDeps } from './router-api-deps.js';
@@ -46,7 +46,15 @@ export function createRouterApi(deps: RouterApiDeps, settings: ApiSettings): Rou
     logger: false,
     bodyLimit: resolved.bodyLimit,
     ...(resolved.tls === undefined ? {} : { https: { key: resolved.tls.key, cert: resolved.tls.cert } }),
+    // A URL Fastify cannot decode: our shape, and the path (it may hold a token) not echoed.
+    frameworkErrors: (error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      (reply as unknown as FastifyReply)
+        .code(status)
+        .send({ error: 'bad_request', message: 'the request URL or headers are malformed' });
+    },
   }) as unknown as FastifyInstance;
+  const failures = new FailureLog(deps.logger, now);
 
   registerJsonBody(app);
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -56,10 +64,15 @@ export function createRouterApi(deps: RouterApiDeps, settings: ApiSettings): Rou
       // Fastify's own refusals (body too large, bad content type): its messages quote no body.
       return reply.code(status).send({ error: fastifyCode(error), message: error.message });
     }
-    deps.logger.error(
-      { method: request.method, route: request.routeOptions.url ?? 'unknown', error: describeError(error) },
-      'router API: a request failed',
-    );
+    const route = request.routeOptions.url ?? 'unknown';
+    if (deps.isUnavailable?.(error) === true) {
+      failures.report(route, request.method, error, 'router API: the store is unavailable');
+      return reply.code(503).header('retry-after', '1').send({
+        error: 'store_unavailable',
+        message: 'the router cannot reach its store (Redis) now: try again shortly',
+      });
+    }
+    failures.report(route, request.method, error, 'router API: a request failed');
     return reply.code(500).send({ error: 'internal', message: 'the router failed to answer; see its logs' });
   });
   app.setNotFoundHandler((request, reply) => {

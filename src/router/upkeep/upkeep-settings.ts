@@ -1,3 +1,4 @@
+import { ConfigError } from '../../config/config-error.js';
 /** What the {@link RouterUpkeep} tunes. */
 export interface UpkeepSettings {
   /**
@@ -54,7 +55,7 @@ export const DEFAULT_UPKEEP_SETTINGS = {
   autodropMaxBatchesPerRun: 1_000,
 } as const satisfies UpkeepSettings;
 
-/** Settings with the defaults filled in; throws a `RangeError` saying what to fix. */
+/** Settings with the defaults filled in; throws a `ConfigError` saying what to fix. */
 export function upkeepSettings(given: Partial<UpkeepSettings> = {}): UpkeepSettings {
   const high = given.autodropHighBytes ?? DEFAULT_UPKEEP_SETTINGS.autodropHighBytes;
   const settings: UpkeepSettings = {
@@ -67,11 +68,11 @@ export function upkeepSettings(given: Partial<UpkeepSettings> = {}): UpkeepSetti
   for (const [key, value] of Object.entries(settings)) {
     const min = key === 'autodropHighBytes' || key === 'autodropLowBytes' ? 0 : 1;
     if (!Number.isInteger(value) || value < min) {
-      throw new RangeError(`upkeep ${key} must be an integer >= ${min}, got ${value}`);
+      throw new ConfigError(`upkeep ${key} must be an integer >= ${min}, got ${value}`);
     }
   }
   if (settings.autodropHighBytes > 0 && settings.autodropLowBytes >= settings.autodropHighBytes) {
-    throw new RangeError(
+    throw new ConfigError(
       `upkeep autodropLowBytes (${settings.autodropLowBytes}) must be below autodropHighBytes (${settings.autodropHighBytes})`,
     );
   }
