@@ -5,27 +5,16 @@
  * and settings refused with a clear error.
  */
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashToken } from '../src/router/api-tokens.js';
 import { createRouterApi, type RouterApi } from '../src/router/http/router-api.js';
 import { silentLogger } from '../src/support/logger.js';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import { RoutemasterClient } from './helpers/routemaster-client.js';
-import { type RouterStores, routerStoresAdapters } from './helpers/router-stores.js';
+import { describeOnEachStores, type RouterStores } from './helpers/router-stores.js';
 
 const ROOT_KEY = 'settings-test-root-key';
 
-const PREFIX = testPrefix('router-api-settings');
-const redis = openRedis();
-const { adapters, close } = routerStoresAdapters(redis, PREFIX);
-
-afterAll(async () => {
-  await close();
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
-
-describe.each(adapters)('router API settings on $name stores', (adapter) => {
+describeOnEachStores('router-api-settings', 'router API settings on $name stores', (open) => {
   let stores: RouterStores;
   let api: RouterApi;
   const agent = new Agent();
@@ -33,7 +22,7 @@ describe.each(adapters)('router API settings on $name stores', (adapter) => {
   let clock = 1_700_000_000_000;
 
   beforeAll(async () => {
-    stores = adapter.open();
+    stores = open();
     api = createRouterApi(
       { ...stores, logger: silentLogger, now: () => clock },
       {

@@ -5,100 +5,94 @@
  * publishing and its validation, topic ownership, subscriptions and their
  * figures. The extensions are in router-api-extensions.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import { expect, it } from 'vitest';
 import type { Answer, RoutemasterClient } from './helpers/routemaster-client.js';
-import {
-  expectError,
-  HTTPS_URL,
-  ROOT_KEY,
-  type RouterApiBed,
-  startRouterApiBed,
-} from './helpers/router-api-bed.js';
-import { routerStoresAdapters } from './helpers/router-stores.js';
+import { describeRouterApi, expectError, HTTPS_URL, ROOT_KEY } from './helpers/router-api-bed.js';
 
 /** A client token of the form `<name>--<32 hex>`. */
 const GENERATED = /^([a-z0-9:_-]+)--[0-9a-f]{32}$/;
 
-const PREFIX = testPrefix('router-api');
-const redis = openRedis();
-const { adapters, close } = routerStoresAdapters(redis, PREFIX);
-
-afterAll(async () => {
-  await close();
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
-
-describe.each(adapters)('router API on $name stores', (adapter) => {
-  let bed: RouterApiBed;
-  let root: RoutemasterClient;
-  let anonymous: RoutemasterClient;
-  const newClient = (name: string) => bed.newClient(name);
-  const takeAll = () => bed.takeAll();
-
-  beforeAll(async () => {
-    bed = await startRouterApiBed(adapter.open());
-    ({ root, anonymous } = bed);
-  });
-
-  afterAll(() => bed?.close());
-
+describeRouterApi('router-api', 'router API on $name stores', (bed) => {
   it('asks for Basic credentials: none, an unknown token, or the wrong kind get 401', async () => {
-    const billing = await newClient('billing');
+    const billing = await bed.newClient('billing');
     for (const answer of [
-      await anonymous.get('/topics'),
-      await root.as('nobody--0123').get('/topics'),
-      await root.publish('widgets', 'create', HTTPS_URL), // the root key does not publish
+      await bed.anonymous.get('/topics'),
+      await bed.root.as('nobody--0123').get('/topics'),
+      await bed.root.publish('widgets', 'create', HTTPS_URL), // the root key does not publish
       await billing.get('/api_tokens'), // a client token does not manage tokens
-      await anonymous.post('/topics/widgets', '{"not json'), // credentials are checked before the body
+      await bed.anonymous.post('/topics/widgets', '{"not json'), // credentials are checked before the body
     ]) {
       expectError(answer, 401, 'unauthorized');
       expect(answer.headers['www-authenticate']).toBe('Basic realm="commitbus"');
     }
     expect((await billing.get('/topics')).status).toBe(200);
-    expect((await anonymous.get('/health')).json).toEqual({});
+    expect((await bed.anonymous.get('/health')).json).toEqual({});
   });
 
   it('manages tokens with the root key: generated or given, listed by hint, deleted with the subscription', async () => {
-    const generated = await root.addToken('search');
+    const generated = await bed.root.addToken('search');
     expect(generated.status).toBe(201);
     const { name, token } = generated.json as { name: string; token: string };
     expect(name).toBe('search');
     expect(token).toMatch(GENERATED);
-    const given = await root.addToken('search', 'search-second-token');
+    const given = await bed.root.addToken('search', 'search-second-token');
     expect({ status: given.status, json: given.json }).toEqual({
       status: 201,
       json: { name: 'search', token: 'search-second-token' },
     });
-    expectError(await root.addToken('search', 'search-second-token'), 409, 'token_exists');
-    expectError(await root.addToken('Search'), 400, 'bad_name');
-    expectError(await root.addToken('search', 'has space'), 400, 'bad_token');
-    expectError(await root.addToken('search', ROOT_KEY), 400, 'bad_token');
+    expectError(await bed.root.addToken('search', 'search-second-token'), 409, 'token_exists');
+    expectError(await bed.root.addToken('Search'), 400, 'bad_name');
+    expectError(await bed.root.addToken('search', 'has space'), 400, 'bad_token');
+    expectError(await bed.root.addToken('search', ROOT_KEY), 400, 'bad_token');
 
-    const listed = (await root.get('/api_tokens')).json as { name: string; token: string }[];
+    const listed = (await bed.root.get('/api_tokens')).json as { name: string; token: string }[];
     const mine = listed.filter((entry) => entry.name === 'search').map((entry) => entry.token);
-    // Only hints are stored: the start of each token, never the token.
-    expect(mine).toEqual([`${token.slice(0, Math.floor(token.length / 3))}…`, 'search…']);
+    // Only hints are stored: the name and 4 hex digits of a generated token, else 4 characters.
+    expect(mine).toEqual([`search--${token.slice('search--'.length, 'search--'.length + 4)}…`, 'sear…']);
 
-    const first = root.as(token);
-    const second = root.as('search-second-token');
+    const first = bed.root.as(token);
+    const second = bed.root.as('search-second-token');
     expect((await first.subscribe({ topics: ['orders'], callback: HTTPS_URL, uuid: 'search' })).status).toBe(
       204,
     );
-    expect((await root.delete(`/api_tokens/${token}`)).status).toBe(204);
+    expect((await bed.root.delete(`/api_tokens/${token}`)).status).toBe(204);
     expectError(await first.get('/topics'), 401, 'unauthorized');
     // The client still has a token: its subscription stays.
     expect(await subscriberNames()).toContain('search');
-    expect((await root.delete('/api_tokens/search-second-token')).status).toBe(204);
+    expect((await bed.root.delete('/api_tokens/search-second-token')).status).toBe(204);
     expect(await subscriberNames()).not.toContain('search');
     expectError(await second.get('/topics'), 401, 'unauthorized');
-    expect((await root.delete('/api_tokens/search-second-token')).status).toBe(204);
+    expect((await bed.root.delete('/api_tokens/search-second-token')).status).toBe(204);
+  });
+
+  it('deletes a token by its listed hint when exactly one token has it: 404 for none, 409 for several', async () => {
+    const listedHints = async () =>
+      ((await bed.root.get('/api_tokens')).json as { name: string; token: string }[])
+        .filter((entry) => entry.name === 'hinted')
+        .map((entry) => entry.token);
+    const generated = await bed.newClient('hinted');
+    expect((await bed.root.addToken('hinted', 'hint-same-token-1')).status).toBe(201);
+    expect((await bed.root.addToken('hinted', 'hint-same-token-2')).status).toBe(201);
+    const [generatedHint, sameHint] = await listedHints();
+    expect(generatedHint).toMatch(/^hinted--[0-9a-f]{4}…$/);
+    expect(sameHint).toBe('hint…');
+    const path = (hint: string) => `/api_tokens/${encodeURIComponent(hint)}`;
+
+    const ambiguous = await bed.root.delete(path('hint…'));
+    expectError(ambiguous, 409, 'ambiguous_hint');
+    expect((ambiguous.json as { message: string }).message).toContain('pass the full token');
+    expectError(await bed.root.delete(path('nope…')), 404, 'no_token');
+    expect(await listedHints()).toEqual([generatedHint, 'hint…', 'hint…']);
+
+    expect((await bed.root.delete(path(generatedHint ?? ''))).status).toBe(204);
+    expectError(await generated.get('/topics'), 401, 'unauthorized');
+    expect(await listedHints()).toEqual(['hint…', 'hint…']);
+    expect((await bed.root.as('hint-same-token-1').get('/topics')).status).toBe(200);
   });
 
   it('publishes an event as {topic, type, url, t, data?}; the first publisher owns the topic', async () => {
-    const catalog = await newClient('catalog');
-    const reader = await newClient('reader');
+    const catalog = await bed.newClient('catalog');
+    const reader = await bed.newClient('reader');
     await reader.subscribe({ topics: ['products'], callback: HTTPS_URL, uuid: 'reader-uuid', max: 1 });
     const before = Date.now();
     const answer = await catalog.publish('products', 'create', HTTPS_URL);
@@ -107,7 +101,7 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
     await catalog.publish('products', 'update', HTTPS_URL, { t: 1_600_000_000_000, data: { price: 3 } });
     expectError(await reader.publish('products', 'delete', HTTPS_URL), 403, 'topic_claimed');
 
-    const events = (await takeAll()).flatMap((batch) => batch.events.map((event) => JSON.parse(event)));
+    const events = (await bed.takeAll()).flatMap((batch) => batch.events.map((event) => JSON.parse(event)));
     expect(events).toHaveLength(2);
     expect(Object.keys(events[0])).toEqual(['topic', 'type', 'url', 't']);
     expect(events[0]).toEqual({ topic: 'products', type: 'create', url: HTTPS_URL, t: expect.any(Number) });
@@ -128,7 +122,7 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
   });
 
   it('refuses a bad event with 400 and a JSON body saying what is wrong', async () => {
-    const client = await newClient('validator');
+    const client = await bed.newClient('validator');
     const publish = (body: string, topic = 'checked') => client.post(`/topics/${topic}`, body);
     const cases: [Answer, string][] = [
       [await client.publish('Checked', 'create', HTTPS_URL), 'bad_topic'],
@@ -136,6 +130,7 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
       [await client.publish('checked', 'create', 'http://example.com/1'), 'bad_url'],
       [await client.publish('checked', 'create', 'https://example.com/1?x=1'), 'bad_url'],
       [await client.publish('checked', 'create', 'not a url'), 'bad_url'],
+      [await client.publish('checked', 'create', 'https://user:pass@example.com/1'), 'bad_url'],
       [await publish('{"type":"create"}'), 'bad_url'],
       [await publish(`{"type":"create","url":"${HTTPS_URL}","timestamp":"yesterday"}`), 'bad_timestamp'],
       [await publish(`{"type":"create","url":"${HTTPS_URL}","data":[1]}`), 'bad_data'],
@@ -164,8 +159,8 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
   });
 
   it('lists topics and lets only their publisher or the root key delete them', async () => {
-    const owner = await newClient('owner');
-    const other = await newClient('other');
+    const owner = await bed.newClient('owner');
+    const other = await bed.newClient('other');
     await owner.publish('mine', 'noop', HTTPS_URL);
     await owner.publish('theirs', 'noop', HTTPS_URL);
     const listed = await other.get('/topics'); // Content-Type json, no body
@@ -174,14 +169,14 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
     expectError(await other.delete('/topics/mine'), 403, 'topic_claimed');
     expect((await owner.delete('/topics/mine')).status).toBe(204);
     expectError(await owner.delete('/topics/mine'), 404, 'no_topic');
-    expect((await root.delete('/topics/theirs')).status).toBe(204);
-    const names = ((await root.get('/topics')).json as { name: string }[]).map((topic) => topic.name);
+    expect((await bed.root.delete('/topics/theirs')).status).toBe(204);
+    const names = ((await bed.root.get('/topics')).json as { name: string }[]).map((topic) => topic.name);
     expect(names).not.toContain('mine');
     expect(names).not.toContain('theirs');
   });
 
   it('subscribes (alias /subscriber), creating topics, with Routemaster defaults, and refuses bad bodies', async () => {
-    const sub = await newClient('subscriber-a');
+    const sub = await bed.newClient('subscriber-a');
     const body = { topics: ['alpha', 'beta'], callback: 'https://a.example.com/events', uuid: 'a-uuid' };
     expect((await sub.subscribe(body)).status).toBe(204);
     expect((await sub.get('/topics')).json as unknown[]).toEqual(
@@ -214,6 +209,8 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
       [{ ...body, topics: 'alpha' }, 'bad_topics'],
       [{ ...body, topics: ['Alpha'] }, 'bad_topics'],
       [{ ...body, callback: 'http://a.example.com/' }, 'bad_callback'],
+      [{ ...body, callback: 'https://user:pass@a.example.com/events' }, 'bad_callback'],
+      [{ ...body, callback: 'https://token@a.example.com/events' }, 'bad_callback'],
       [{ topics: ['alpha'], callback: body.callback }, 'bad_uuid'],
       [{ ...body, timeout: 3_600_001 }, 'bad_timeout'],
       [{ ...body, timeout: -1 }, 'bad_timeout'],
@@ -222,11 +219,14 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
       [{ ...body, ordered: 'yes' }, 'bad_ordered'],
     ];
     for (const [bad, code] of cases) expectError(await sub.subscribe(bad), 400, code);
+    const withUserinfo = await sub.subscribe({ ...body, callback: 'https://user:hunter2@a.example.com/' });
+    expect((withUserinfo.json as { message: string }).message).toContain('put the credential in uuid');
+    expect(withUserinfo.text).not.toContain('hunter2');
     expect((await bed.stores.subscribers.getSubscriber('subscriber-a'))?.topics).toEqual(['beta']);
   });
 
   it('unsubscribes from one topic and entirely: 204, then 404', async () => {
-    const sub = await newClient('subscriber-b');
+    const sub = await bed.newClient('subscriber-b');
     expectError(await sub.delete('/subscriber'), 404, 'no_subscriber');
     await sub.subscribe({ topics: ['gamma', 'delta'], callback: HTTPS_URL, uuid: 'b' });
     expect((await sub.delete('/subscriber/topics/gamma')).status).toBe(204);
@@ -239,9 +239,9 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
   });
 
   it('shows subscriptions (alias /subscribers) with real sent, queued and oldest figures', async () => {
-    const pub = await newClient('figures-pub');
-    const sub = await newClient('figures-sub');
-    const peer = await newClient('figures-peer');
+    const pub = await bed.newClient('figures-pub');
+    const sub = await bed.newClient('figures-sub');
+    const peer = await bed.newClient('figures-peer');
     await sub.subscribe({
       topics: ['figures'],
       callback: HTTPS_URL,
@@ -270,10 +270,10 @@ describe.each(adapters)('router API on $name stores', (adapter) => {
     expect(oldest).toBeGreaterThanOrEqual(firstAt - 1);
     expect(oldest).toBeLessThanOrEqual(Date.now());
 
-    const [batch] = await takeAll();
+    const [batch] = await bed.takeAll();
     expect(batch?.events).toHaveLength(2);
     expect(await bed.stores.batches.ack('api-test', batch?.id ?? '')).toBe(true);
-    expect(await entry(root, '/subscribers')).toMatchObject({
+    expect(await entry(bed.root, '/subscribers')).toMatchObject({
       uuid: 'figures-uuid',
       events: { sent: 2, queued: 1 },
     });

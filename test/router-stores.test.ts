@@ -307,7 +307,7 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
 
   it('replaces a subscriber keeping its queue and figures, and lists subscribers by name', async () => {
     const s = open();
-    const b = subscriber('b', ['t'], { signingSecrets: ['whsec_one', 'whsec_two'], ordered: true });
+    const b = subscriber('b', ['t'], { ordered: true });
     await s.subscribers.saveSubscriber(b);
     await s.subscribers.saveSubscriber(subscriber('a', ['t']));
     await s.batches.ingest('pub', 't', evs(1), T);

@@ -11,13 +11,26 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** A generated token: the client's name and `--`, then 32 hex digits. */
+const GENERATED_TOKEN = /^(.+--)[0-9a-f]{32}$/;
+
+/** How many characters of a token's secret part a hint shows, at most. */
+const HINT_CHARS = 4;
+
+/** The character that ends every hint, and that no token holds. */
+export const HINT_MARK = '…';
+
 /**
- * What listings show of a token: its first third followed by `…` (for a
- * generated token, the client's name and a few hex digits), enough to tell
- * tokens apart, too little to use one.
+ * What listings show of a token: `<name>--` and 4 hex digits for a generated
+ * token (`billing--3f2a…`), else its first 4 characters (fewer for a short
+ * token: never more than a third), then `…`. Enough to tell tokens apart,
+ * too little to use one.
  */
 export function tokenHint(token: string): string {
-  return `${token.slice(0, Math.floor(token.length / 3))}…`;
+  const generated = GENERATED_TOKEN.exec(token)?.[1];
+  if (generated !== undefined)
+    return `${generated}${token.slice(generated.length, generated.length + HINT_CHARS)}${HINT_MARK}`;
+  return `${token.slice(0, Math.min(HINT_CHARS, Math.floor(token.length / 3)))}${HINT_MARK}`;
 }
 
 /** The record stored for `token` of client `name`. */

@@ -37,7 +37,12 @@ export { RouterMetrics } from './router-metrics.js';
 export { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 export type { RouterStores } from './router-stores.js';
 export type { SubscriberQueueStats, SubscriberRecord } from './subscriber.js';
-export type { SubscriberStore } from './subscriber-store.js';
+export {
+  SIGNING_SECRETS_KEPT,
+  type SigningSecretsToRemove,
+  type SubscriberSettings,
+  type SubscriberStore,
+} from './subscriber-store.js';
 export type { TokenStore } from './token-store.js';
 export type { IngestResult, TopicRecord } from './topic.js';
 export { type TopicMessage, type TopicRouteOptions, topicRoute } from './topic-route.js';

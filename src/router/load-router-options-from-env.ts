@@ -39,10 +39,29 @@ const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>>
   verifyTls: 'ROUTEMASTER_SSL_VERIFY',
 };
 
+/** How Routemaster reads a boolean (`ROUTEMASTER_SSL_VERIFY`): these are true, anything else false. */
+const ROUTEMASTER_TRUE = /^(true|on|yes|1)$/i;
+
+/** The words our own boolean variables take, in any case. */
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
+  true: true,
+  yes: true,
+  on: true,
+  '1': true,
+  false: false,
+  no: false,
+  off: false,
+  '0': false,
+};
+
 /**
  * Reads {@link ROUTER_ENV_VARS} on top of `overrides`. A wrong value throws a
  * `ConfigError` naming the variable and the value; the root key is never
- * echoed.
+ * echoed. Booleans: our `ROUTER_*` variables take true/false, yes/no, on/off
+ * or 1/0 in any case and throw on anything else (a typo must not turn TLS
+ * verification off unnoticed); Routemaster's names are read as Routemaster
+ * reads them, `/^(true|on|yes|1)$/i` true and anything else false, never
+ * throwing, so a Routemaster environment means what it meant there.
  */
 export function loadRouterOptionsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -67,10 +86,15 @@ export function loadRouterOptionsFromEnv(
   const bool = (key: keyof typeof ROUTER_ENV_VARS): boolean | undefined => {
     const found = read(key);
     if (found === undefined) return undefined;
-    if (!['true', 'false', '1', '0'].includes(found.raw)) {
-      throw new ConfigError(`${found.name} must be "true" or "false", got ${JSON.stringify(found.raw)}`);
+    // Routemaster's own rule for its names, so its deployments read the same.
+    if (found.name === ROUTEMASTER_ALIASES[key]) return ROUTEMASTER_TRUE.test(found.raw);
+    const value = BOOLEAN_WORDS[found.raw.toLowerCase()];
+    if (value === undefined) {
+      throw new ConfigError(
+        `${found.name} must be true/false, yes/no, on/off or 1/0, got ${JSON.stringify(found.raw)}`,
+      );
     }
-    return found.raw === 'true' || found.raw === '1';
+    return value;
   };
   const file = (key: keyof typeof ROUTER_ENV_VARS): string | undefined => {
     const found = read(key);

@@ -16,12 +16,21 @@ export function clientNameProblem(name: unknown, what: string): string | undefin
   return `${what} must be 1 to 64 of a-z, 0-9, ':', '_' or '-' ([a-z0-9:_-]{1,64})`;
 }
 
+/** What a URL is to the router: an event's entity URL, or a subscriber's callback. */
+export type UrlRole = 'entity' | 'callback';
+
 /**
  * Why `url` is not an acceptable entity or callback URL, or `undefined` when
  * it is: an absolute https URL (http too when `allowHttp`) with no query
- * string, as Routemaster requires. `what` names it in the message.
+ * string, as Routemaster requires, and no credentials (`user:pass@`): others
+ * would see them. `what` names it in the message, `role` says what it is.
  */
-export function urlProblem(url: unknown, what: string, allowHttp: boolean): string | undefined {
+export function urlProblem(
+  url: unknown,
+  what: string,
+  allowHttp: boolean,
+  role: UrlRole = 'entity',
+): string | undefined {
   const schemes = allowHttp ? 'https (or http)' : 'https';
   if (typeof url !== 'string' || url === '') return `${what} must be a string: an absolute ${schemes} URL`;
   let parsed: URL;
@@ -36,8 +45,19 @@ export function urlProblem(url: unknown, what: string, allowHttp: boolean): stri
     return `${what} must be an ${schemes} URL, not ${parsed.protocol.slice(0, -1)}${hint}`;
   }
   if (url.includes('?')) return `${what} must not have a query string`;
+  if (parsed.username !== '' || parsed.password !== '') {
+    // Every client sees callbacks in GET /subscriptions, and every subscriber sees event URLs.
+    return `${what} must not carry a user or password (user:pass@host): ${USERINFO_HINTS[role]}`;
+  }
   return undefined;
 }
+
+/** What to do instead of a credential in a URL, by what the URL is. */
+const USERINFO_HINTS: Record<UrlRole, string> = {
+  callback:
+    'every client can list callbacks; put the credential in uuid, sent as the Basic username of each delivery',
+  entity: 'every subscriber receives it; let subscribers fetch the entity with their own credentials',
+};
 
 /**
  * Why `uuid` cannot be the username of the HTTP Basic credentials sent with

@@ -1,12 +1,13 @@
 import { Counter, Registry } from 'prom-client';
 import type { Agent } from 'undici';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Batch } from '../../src/router/batch.js';
 import { createRouterApi, type RouterApi } from '../../src/router/http/router-api.js';
 import type { AnsweredRequest } from '../../src/router/http/router-api-deps.js';
 import type { Logger } from '../../src/support/logger.js';
+import { type HeldCall, holdable } from './hold-gate.js';
 import { type Answer, RoutemasterClient } from './routemaster-client.js';
-import type { RouterStores } from './router-stores.js';
+import { describeOnEachStores, type RouterStores } from './router-stores.js';
 import { testCertificate, trustingAgent } from './tls.js';
 
 /** The root key of the test routers. */
@@ -42,6 +43,11 @@ export interface RouterApiBed {
   setStoresUp(up: boolean): void;
   /** A new client with a generated token. */
   newClient(name: string): Promise<RoutemasterClient>;
+  /**
+   * Holds the API's next write to the subscribers (save, pause, secrets)
+   * until released, so another request can run whole in between.
+   */
+  holdNextSubscriberWrite(): HeldCall;
   /** Every ready batch, taken (and left pending). */
   takeAll(): Promise<Batch[]>;
   /** Stops the server and its client (the stores stay: their adapter closes them). */
@@ -63,9 +69,16 @@ export async function startRouterApiBed(stores: RouterStores): Promise<RouterApi
   const log = (fields: object, message: string) => logged.push(JSON.stringify({ message, ...fields }));
   const logger: Logger = { info: log, warn: log, error: log };
   let storesUp = true;
+  const subscribers = holdable(stores.subscribers, [
+    'saveSubscriber',
+    'setPaused',
+    'addSigningSecret',
+    'removeSigningSecrets',
+  ]);
   const api = createRouterApi(
     {
       ...stores,
+      subscribers: subscribers.target,
       logger,
       metrics: registry,
       ping: async () => {
@@ -92,6 +105,7 @@ export async function startRouterApiBed(stores: RouterStores): Promise<RouterApi
     setStoresUp: (up) => {
       storesUp = up;
     },
+    holdNextSubscriberWrite: () => subscribers.holdNext(),
     async newClient(name) {
       const added = await root.addToken(name);
       expect(added.status).toBe(201);
@@ -110,4 +124,22 @@ export async function startRouterApiBed(stores: RouterStores): Promise<RouterApi
       await agent.close();
     },
   };
+}
+
+/**
+ * Declares `suite` once per store adapter, on a {@link RouterApiBed} started
+ * before its tests and closed after them: `bed`'s fields are there once the
+ * tests run.
+ */
+export function describeRouterApi(name: string, title: string, suite: (bed: RouterApiBed) => void): void {
+  describeOnEachStores(name, title, (open) => {
+    const bed = {} as RouterApiBed;
+    let started: RouterApiBed | undefined;
+    beforeAll(async () => {
+      started = await startRouterApiBed(open());
+      Object.assign(bed, started);
+    });
+    afterAll(() => started?.close());
+    suite(bed);
+  });
 }

@@ -36,10 +36,15 @@ export function subscriberRecord(
   };
 }
 
-/** Saves `record` (creating its topics). */
+/** Saves `record` (creating its topics), then its paused state and signing secrets, which have their own operations. */
 export async function subscribe(rig: RouterRig, record: SubscriberRecord): Promise<void> {
   await rig.topics.ensureTopics(record.topics);
   await rig.subscribers.saveSubscriber(record);
+  if (record.paused) await rig.subscribers.setPaused(record.name, true);
+  const secrets = record.signingSecrets;
+  for (const secret of [...secrets].reverse()) {
+    await rig.subscribers.addSigningSecret(record.name, secret, secrets.length);
+  }
 }
 
 /** An event as the router stores it, `n` in its data. */

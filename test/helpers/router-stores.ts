@@ -1,3 +1,4 @@
+import { afterAll, describe } from 'vitest';
 import type { Batch } from '../../src/router/batch.js';
 import type { BatchStore } from '../../src/router/batch-store.js';
 import type { SubscriberRecord } from '../../src/router/subscriber.js';
@@ -11,7 +12,7 @@ import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisBatchStore } from '../../src/transports/redis/redis.batch-store.js';
 import { RedisRouterCatalog } from '../../src/transports/redis/redis.router-catalog.js';
 import { RedisTokenStore } from '../../src/transports/redis/redis.token-store.js';
-import { type RedisClient, scanKeys } from './redis.js';
+import { deleteKeys, openRedis, type RedisClient, scanKeys, testPrefix } from './redis.js';
 
 /** One adapter's four stores, and (on Redis) the keys it left, without the `{tag}:router:` prefix. */
 export interface RouterStores {
@@ -74,6 +75,27 @@ export function routerStoresAdapters(
       await Promise.all(opened.map((store) => store.close()));
     },
   };
+}
+
+/**
+ * Declares `suite` once per store adapter (memory, then Redis under a key
+ * prefix of its own, `cb-test-<name>-…`), with `open` giving fresh stores;
+ * the keys are deleted and the connections closed after the file.
+ */
+export function describeOnEachStores(
+  name: string,
+  title: string,
+  suite: (open: () => RouterStores) => void,
+): void {
+  const prefix = testPrefix(name);
+  const redis = openRedis();
+  const { adapters, close } = routerStoresAdapters(redis, prefix);
+  afterAll(async () => {
+    await close();
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  });
+  describe.each(adapters)(title, (adapter) => suite(adapter.open));
 }
 
 /** Epoch ms the contract test's clock starts at. */

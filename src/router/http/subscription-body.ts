@@ -44,7 +44,7 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
     const problem = topicNameProblem(topic);
     if (problem !== undefined) throw badRequest('bad_topics', `topics: ${problem}`);
   }
-  const badCallback = urlProblem(callback, 'callback', allowHttpUrls);
+  const badCallback = urlProblem(callback, 'callback', allowHttpUrls, 'callback');
   if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
   const badUuid = uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);

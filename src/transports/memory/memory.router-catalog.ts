@@ -1,5 +1,11 @@
 import type { SubscriberRecord } from '../../router/subscriber.js';
-import type { SubscriberStore } from '../../router/subscriber-store.js';
+import {
+  keptSecrets,
+  SIGNING_SECRETS_KEPT,
+  type SigningSecretsToRemove,
+  type SubscriberSettings,
+  type SubscriberStore,
+} from '../../router/subscriber-store.js';
 import type { TopicRecord } from '../../router/topic.js';
 import type { TopicStore } from '../../router/topic-store.js';
 import { MemoryRouterState } from './memory.router-state.js';
@@ -8,7 +14,8 @@ import { MemoryRouterState } from './memory.router-state.js';
  * {@link TopicStore} and {@link SubscriberStore} in this process's memory,
  * with the Redis adapter's semantics. Its {@link MemoryBatchStore} is built
  * on it (`new MemoryBatchStore(catalog)`), as both share the subscribers.
- * Saving a subscriber creates its topics when missing; topics are listed by name.
+ * Saving a subscriber creates its topics when missing and keeps its paused
+ * state and signing secrets; topics are listed by name.
  */
 export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
   /** The state shared with the batch store. */
@@ -30,13 +37,15 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     return this.state.topics.delete(name);
   }
 
-  async saveSubscriber(subscriber: SubscriberRecord): Promise<void> {
-    const { topics, ...record } = subscriber;
+  async saveSubscriber(subscriber: SubscriberSettings): Promise<void> {
+    // Picked one by one: a whole SubscriberRecord may be given, its paused and secrets to be ignored.
+    const { name, callback, uuid, maxEvents, timeoutMs, topics, ordered } = subscriber;
+    const settings = { name, callback, uuid, maxEvents, timeoutMs };
     await this.ensureTopics(topics);
-    const known = this.state.subscribers.get(subscriber.name);
+    const known = this.state.subscribers.get(name);
     if (known === undefined) {
-      this.state.subscribers.set(subscriber.name, {
-        record: copy(record),
+      this.state.subscribers.set(name, {
+        record: { ...settings, ordered: ordered ?? false, paused: false, signingSecrets: [] },
         topics: new Set(topics),
         sent: 0,
         health: 100,
@@ -44,7 +53,8 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
       });
       return;
     }
-    known.record = copy(record);
+    // Paused and the secrets stay: they change only through their own operations.
+    known.record = { ...known.record, ...settings, ordered: ordered ?? known.record.ordered };
     known.topics.clear();
     for (const topic of topics) known.topics.add(topic);
   }
@@ -52,7 +62,7 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
   async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
     const sub = this.state.subscribers.get(name);
     if (sub === undefined) return undefined;
-    return { ...copy(sub.record), topics: [...sub.topics].sort() };
+    return { ...sub.record, signingSecrets: [...sub.record.signingSecrets], topics: [...sub.topics].sort() };
   }
 
   async listSubscribers(): Promise<SubscriberRecord[]> {
@@ -86,8 +96,25 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     if (!paused) this.state.wake();
     return true;
   }
-}
 
-function copy(record: Omit<SubscriberRecord, 'topics'>): Omit<SubscriberRecord, 'topics'> {
-  return { ...record, signingSecrets: [...record.signingSecrets] };
+  async addSigningSecret(name: string, secret: string, keep = SIGNING_SECRETS_KEPT): Promise<boolean> {
+    const kept = keptSecrets(keep);
+    const sub = this.state.subscribers.get(name);
+    if (sub === undefined) return false;
+    const signingSecrets = [secret, ...sub.record.signingSecrets].slice(0, kept);
+    sub.record = { ...sub.record, signingSecrets };
+    return true;
+  }
+
+  async removeSigningSecrets(
+    name: string,
+    which: SigningSecretsToRemove,
+  ): Promise<'removed' | 'none' | 'no-subscriber'> {
+    const sub = this.state.subscribers.get(name);
+    if (sub === undefined) return 'no-subscriber';
+    const left = which === 'previous' ? 1 : 0;
+    if (sub.record.signingSecrets.length <= left) return 'none';
+    sub.record = { ...sub.record, signingSecrets: sub.record.signingSecrets.slice(0, left) };
+    return 'removed';
+  }
 }

@@ -1,5 +1,11 @@
 import type { SubscriberRecord } from '../../router/subscriber.js';
-import type { SubscriberStore } from '../../router/subscriber-store.js';
+import {
+  keptSecrets,
+  SIGNING_SECRETS_KEPT,
+  type SigningSecretsToRemove,
+  type SubscriberSettings,
+  type SubscriberStore,
+} from '../../router/subscriber-store.js';
 import type { TopicRecord } from '../../router/topic.js';
 import type { TopicStore } from '../../router/topic-store.js';
 import type { QueueNames } from './queue-names.js';
@@ -12,8 +18,9 @@ import { routerScripts } from './router-scripts.js';
  * hash tag (see {@link RouterKeys}): topics in two hashes, each subscriber's
  * settings in a hash with its topics in a set, and each topic's subscribers
  * in a set that `router-ingest.lua` fans out to. Saving a subscriber creates
- * its topics when missing; topics and subscribers are listed by name, a
- * subscriber's topics sorted.
+ * its topics when missing; its paused state and signing secrets are fields
+ * of their own, changed only by their own scripts. Topics and subscribers are
+ * listed by name, a subscriber's topics sorted.
  */
 export class RedisRouterCatalog implements TopicStore, SubscriberStore {
   private readonly keys: RouterKeys;
@@ -58,34 +65,43 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
     return removed === 1;
   }
 
-  async saveSubscriber(subscriber: SubscriberRecord): Promise<void> {
-    const { topics, paused, ...record } = subscriber;
+  async saveSubscriber(subscriber: SubscriberSettings): Promise<void> {
+    const { name, callback, uuid, maxEvents, timeoutMs, topics, ordered } = subscriber;
     const k = this.keys;
     await routerScripts(this.client).routerSaveSubscriber(
       k.subscribers,
       k.topics,
-      k.subscriber(subscriber.name),
-      k.subscriberTopics(subscriber.name),
+      k.subscriber(name),
+      k.subscriberTopics(name),
       k.prefix,
-      subscriber.name,
-      JSON.stringify(record),
-      subscriber.maxEvents,
-      subscriber.timeoutMs,
-      paused ? 1 : 0,
-      subscriber.ordered ? 1 : 0,
+      name,
+      JSON.stringify({ name, callback, uuid, maxEvents, timeoutMs } satisfies StoredSettings),
+      maxEvents,
+      timeoutMs,
+      ordered === undefined ? '' : ordered ? 1 : 0,
       ...new Set(topics),
     );
   }
 
   async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
     const [fields, topics] = await Promise.all([
-      this.client.hmget(this.keys.subscriber(name), 'record', 'paused'),
+      this.client.hmget(this.keys.subscriber(name), 'record', 'paused', 'ordered', 'secrets'),
       this.client.smembers(this.keys.subscriberTopics(name)),
     ]);
-    const [json, paused] = fields;
+    const [json, paused, ordered, secrets] = fields;
     if (json === null || json === undefined) return undefined;
-    const record = JSON.parse(json) as Omit<SubscriberRecord, 'topics' | 'paused'>;
-    return { ...record, paused: paused === '1', topics: topics.sort() };
+    const { callback, uuid, maxEvents, timeoutMs } = JSON.parse(json) as StoredSettings;
+    return {
+      name,
+      callback,
+      uuid,
+      maxEvents,
+      timeoutMs,
+      topics: topics.sort(),
+      paused: paused === '1',
+      ordered: ordered === '1',
+      signingSecrets: typeof secrets === 'string' ? (JSON.parse(secrets) as string[]) : [],
+    };
   }
 
   async listSubscribers(): Promise<SubscriberRecord[]> {
@@ -128,4 +144,23 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
     const set = await routerScripts(this.client).routerSetPaused(k.subscriber(name), k.wake, paused ? 1 : 0);
     return set === 1;
   }
+
+  async addSigningSecret(name: string, secret: string, keep = SIGNING_SECRETS_KEPT): Promise<boolean> {
+    const added = await routerScripts(this.client).routerAddSigningSecret(
+      this.keys.subscriber(name),
+      secret,
+      keptSecrets(keep),
+    );
+    return added === 1;
+  }
+
+  removeSigningSecrets(
+    name: string,
+    which: SigningSecretsToRemove,
+  ): Promise<'removed' | 'none' | 'no-subscriber'> {
+    return routerScripts(this.client).routerRemoveSigningSecrets(this.keys.subscriber(name), which);
+  }
 }
+
+/** The settings kept as a subscriber's `record` JSON: those with no field of their own. */
+type StoredSettings = Pick<SubscriberRecord, 'name' | 'callback' | 'uuid' | 'maxEvents' | 'timeoutMs'>;

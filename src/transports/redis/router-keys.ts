@@ -30,7 +30,10 @@ export interface RouterKeys {
   readonly holders: string;
   /** List pushed to when a batch may have become ready; `waitForWork` pops it. */
   readonly wake: string;
-  /** Hash of a subscriber: record (JSON without topics), max, timeout, paused, ordered, sent, queued, health, inflight, early. */
+  /**
+   * Hash of a subscriber: record (JSON of its other settings), max, timeout,
+   * paused, ordered, secrets (JSON array), sent, queued, health, inflight, early.
+   */
   subscriber(name: string): string;
   /** Set of a subscriber's topics. */
   subscriberTopics(name: string): string;

@@ -28,6 +28,10 @@ export interface RouterScripts {
   routerUnsubscribe(...args: Arg[]): Promise<'removed' | 'no-subscriber' | 'not-subscribed'>;
   /** 1, or 0 when there is no such subscriber. */
   routerSetPaused(...args: Arg[]): Promise<number>;
+  /** 1, or 0 when there is no such subscriber. */
+  routerAddSigningSecret(...args: Arg[]): Promise<number>;
+  /** What became of the secrets. */
+  routerRemoveSigningSecrets(...args: Arg[]): Promise<'removed' | 'none' | 'no-subscriber'>;
   /** 1, or 0 when there was no such topic. */
   routerRemoveTopic(...args: Arg[]): Promise<number>;
 }
@@ -46,5 +50,7 @@ export const routerScripts = luaScripts<RouterScripts>({
   routerRemoveSubscriber: { file: 'router-remove-subscriber', keys: 9 },
   routerUnsubscribe: { file: 'router-unsubscribe', keys: 3 },
   routerSetPaused: { file: 'router-set-paused', keys: 2 },
+  routerAddSigningSecret: { file: 'router-add-signing-secret', keys: 1 },
+  routerRemoveSigningSecrets: { file: 'router-remove-signing-secrets', keys: 1 },
   routerRemoveTopic: { file: 'router-remove-topic', keys: 3 },
 });

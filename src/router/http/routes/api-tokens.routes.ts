@@ -1,14 +1,17 @@
-import { generateToken, hashToken, storedToken } from '../../api-tokens.js';
+import { generateToken, HINT_MARK, hashToken, storedToken } from '../../api-tokens.js';
 import { clientNameProblem } from '../../router-names.js';
-import { ApiError, badRequest } from '../api-error.js';
+import { ApiError, badRequest, notFound } from '../api-error.js';
 import { isPlainObject, list } from '../publish-body.js';
 import type { RouteContext } from '../route-context.js';
 
 /**
  * `/api_tokens`, root key only. Tokens are stored hashed, so `GET` lists each
- * token's hint (`billing--3f…`) where Routemaster lists the token itself, and
- * answers `[]` with 200 when there is none (Routemaster's 204 makes its own
- * Ruby client fail to parse the empty body).
+ * token's hint (`billing--3f2a…`) where Routemaster lists the token itself,
+ * and answers `[]` with 200 when there is none (Routemaster's 204 makes its
+ * own Ruby client fail to parse the empty body). `DELETE` takes the token, or
+ * a hint as listed (it holds `…`, which no token does) when exactly one token
+ * has it: 404 when none has, 409 when several have (then the full token is
+ * needed), so a script revoking by hint never believes it revoked nothing.
  */
 export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: RouteContext): void {
   const root = { onRequest: auth.guard(['root']) };
@@ -48,7 +51,8 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
   });
 
   app.delete<{ Params: { token: string } }>('/api_tokens/:token', root, async (request, reply) => {
-    const hash = hashToken(request.params.token);
+    const given = request.params.token;
+    const hash = given.includes(HINT_MARK) ? await hashOfHint(given) : hashToken(given);
     tokenCache.delete(hash);
     const removed = await deps.tokens.removeToken(hash);
     if (removed !== undefined) {
@@ -61,4 +65,24 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
     // 204 also when there was no such token, as Routemaster: deleting twice is not an error.
     reply.code(204).send();
   });
+
+  /** The hash of the one token listed with `hint`; a 404 when none is, a 409 when several are. */
+  async function hashOfHint(hint: string): Promise<string> {
+    const matches = (await deps.tokens.listTokens()).filter((token) => token.hint === hint);
+    const [match, ...others] = matches;
+    if (match === undefined) {
+      throw notFound(
+        'no_token',
+        'no token is listed with this hint: pass the full token, or a hint as GET /api_tokens lists it',
+      );
+    }
+    if (others.length > 0) {
+      throw new ApiError(
+        409,
+        'ambiguous_hint',
+        `${matches.length} tokens are listed with this hint: pass the full token to delete one`,
+      );
+    }
+    return match.hash;
+  }
 }

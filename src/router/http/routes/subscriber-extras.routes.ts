@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import type { SubscriberRecord } from '../../subscriber.js';
 import { notFound } from '../api-error.js';
 import { clientOf } from '../basic-auth.js';
 import type { RouteContext } from '../route-context.js';
@@ -12,6 +10,8 @@ import { generateSigningSecret } from '../signing-secret.js';
  * with it from now on, and with the previous secret too until
  * `DELETE /subscriber/signing_secret/previous`); and
  * `DELETE /subscriber/signing_secret` to send unsigned deliveries again.
+ * Each is one atomic store operation, so overlapping calls (or a
+ * resubscription) cannot undo one another.
  */
 export function registerSubscriberExtraRoutes({ app, deps, auth }: RouteContext): void {
   const client = { onRequest: auth.guard(['client']) };
@@ -27,37 +27,27 @@ export function registerSubscriberExtraRoutes({ app, deps, auth }: RouteContext)
   }
 
   app.post('/subscriber/signing_secret', client, async (request, reply) => {
-    const subscriber = await subscriberOf(request);
     const secret = generateSigningSecret();
     // The newest first; the one before stays for the receivers still on it (rotation), at most two.
-    await save(subscriber, [secret, ...subscriber.signingSecrets.slice(0, 1)]);
+    if (!(await deps.subscribers.addSigningSecret(clientOf(request), secret))) throw noSubscriber();
     reply.code(201);
     return { secret };
   });
 
   app.delete('/subscriber/signing_secret/previous', client, async (request, reply) => {
-    const subscriber = await subscriberOf(request);
-    if (subscriber.signingSecrets.length < 2) {
+    const outcome = await deps.subscribers.removeSigningSecrets(clientOf(request), 'previous');
+    if (outcome === 'no-subscriber') throw noSubscriber();
+    if (outcome === 'none') {
       throw notFound('no_previous_secret', 'there is no previous signing secret to retire');
     }
-    await save(subscriber, subscriber.signingSecrets.slice(0, 1));
     reply.code(204).send();
   });
 
   app.delete('/subscriber/signing_secret', client, async (request, reply) => {
-    await save(await subscriberOf(request), []);
+    const outcome = await deps.subscribers.removeSigningSecrets(clientOf(request), 'all');
+    if (outcome === 'no-subscriber') throw noSubscriber();
     reply.code(204).send();
   });
-
-  async function subscriberOf(request: FastifyRequest): Promise<SubscriberRecord> {
-    const subscriber = await deps.subscribers.getSubscriber(clientOf(request));
-    if (subscriber === undefined) throw noSubscriber();
-    return subscriber;
-  }
-
-  function save(subscriber: SubscriberRecord, signingSecrets: string[]): Promise<void> {
-    return deps.subscribers.saveSubscriber({ ...subscriber, signingSecrets });
-  }
 }
 
 function noSubscriber() {

@@ -18,20 +18,17 @@ export function registerSubscriptionRoutes({ app, deps, settings, auth }: RouteC
   for (const path of ['/subscription', '/subscriber']) {
     app.post(path, client, async (request, reply) => {
       const wanted = parseSubscriptionBody(request.body, settings.allowHttpUrls);
-      const name = clientOf(request);
       await deps.topics.ensureTopics(wanted.topics);
-      const existing = await deps.subscribers.getSubscriber(name);
+      // One write of the settings: paused and the signing secrets are left as they are, and
+      // ordered too when the body leaves it out, so an overlapping pause or rotation stays.
       await deps.subscribers.saveSubscriber({
-        name,
+        name: clientOf(request),
         callback: wanted.callback,
         uuid: wanted.uuid,
         maxEvents: wanted.maxEvents,
         timeoutMs: wanted.timeoutMs,
         topics: wanted.topics,
-        // A resubscription keeps what only the extensions set.
-        paused: existing?.paused ?? false,
-        ordered: wanted.ordered ?? existing?.ordered ?? false,
-        signingSecrets: existing?.signingSecrets ?? [],
+        ordered: wanted.ordered,
       });
       reply.code(204).send();
     });

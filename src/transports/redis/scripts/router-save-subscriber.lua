@@ -1,7 +1,9 @@
 --[[
-  Creates or replaces a subscriber in one atomic step: its settings, and its
+  Creates or updates a subscriber in one atomic step: its settings, and its
   topics (dropping those left out, creating missing topics with no
-  publisher). Its batches, sent count and health stay.
+  publisher). Its batches, sent count, health, paused state and signing
+  secrets stay (they change only through their own scripts); a new
+  subscriber starts not paused, with no secrets.
 
   KEYS[1]  P subscribers   set of subscriber names
   KEYS[2]  P topics        hash: topic -> publisher ('' for none)
@@ -9,30 +11,34 @@
   KEYS[4]  P st:<name>     set: its topics
   ARGV[1]  P, the router prefix: each topic's P ts:<topic> is built from it
   ARGV[2]  name
-  ARGV[3]  the record's JSON, without topics and paused
+  ARGV[3]  the record's JSON, without topics, paused, ordered and secrets
   ARGV[4]  maxEvents
   ARGV[5]  timeoutMs
-  ARGV[6]  paused (1 or 0)
-  ARGV[7]  ordered (1 or 0)
-  ARGV[8..] topics
+  ARGV[6]  ordered (1 or 0), or '' to keep the subscriber's own (0 when new)
+  ARGV[7..] topics
 
   Returns  1. Keeps: a topic's P ts:<topic> holds exactly the subscribers
            whose P st:<name> holds the topic.
 ]]
 local P, name = ARGV[1], ARGV[2]
 redis.call('SADD', KEYS[1], name)
-redis.call('HSET', KEYS[3], 'record', ARGV[3], 'max', ARGV[4], 'timeout', ARGV[5], 'paused', ARGV[6],
-  'ordered', ARGV[7])
+redis.call('HSET', KEYS[3], 'record', ARGV[3], 'max', ARGV[4], 'timeout', ARGV[5])
+if ARGV[6] == '' then
+  redis.call('HSETNX', KEYS[3], 'ordered', 0)
+else
+  redis.call('HSET', KEYS[3], 'ordered', ARGV[6])
+end
+redis.call('HSETNX', KEYS[3], 'paused', 0)
 redis.call('HSETNX', KEYS[3], 'health', 100)
 local wanted = {}
-for i = 8, #ARGV do wanted[ARGV[i]] = true end
+for i = 7, #ARGV do wanted[ARGV[i]] = true end
 for _, topic in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   if not wanted[topic] then
     redis.call('SREM', KEYS[4], topic)
     redis.call('SREM', P .. 'ts:' .. topic, name)
   end
 end
-for i = 8, #ARGV do
+for i = 7, #ARGV do
   redis.call('SADD', KEYS[4], ARGV[i])
   redis.call('SADD', P .. 'ts:' .. ARGV[i], name)
   redis.call('HSETNX', KEYS[2], ARGV[i], '')
