@@ -267,6 +267,8 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
       deadLetters: rig.deadLetters,
       sender,
       settings: deliverySettings({ maxAgeMs: 1, leaseMs: 1_000, idleWaitMs: 50 }, CONNECT_MS + REQUEST_MS),
+      // A clock a second ahead: every batch is past maxAgeMs when taken.
+      now: () => Date.now() + 1_000,
     }).start();
     router = {
       worker,
