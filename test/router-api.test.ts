@@ -216,6 +216,18 @@ describeRouterApi('router-api', 'router API on $name stores', (bed) => {
       [{ ...body, timeout: -1 }, 'bad_timeout'],
       [{ ...body, max: 0 }, 'bad_max'],
       [{ ...body, max: 1.5 }, 'bad_max'],
+      [{ ...body, max: 10_001 }, 'bad_max'],
+      [
+        {
+          ...body,
+          topics: Array.from(
+            { length: 1_001 },
+            (_, i) =>
+              `t_${'abcdefghij'[i % 10]}${'abcdefghij'[Math.floor(i / 10) % 10]}${'abcdefghij'[Math.floor(i / 100) % 10]}${i >= 1000 ? 'x' : ''}`,
+          ),
+        },
+        'bad_topics',
+      ],
       [{ ...body, ordered: 'yes' }, 'bad_ordered'],
     ];
     for (const [bad, code] of cases) expectError(await sub.subscribe(bad), 400, code);

@@ -3,7 +3,15 @@ import { badRequest } from './api-error.js';
 import { isPlainObject, list } from './publish-body.js';
 
 /** Timeout bounds and defaults, as Routemaster has them. */
-export const SUBSCRIPTION_LIMITS = { maxTimeoutMs: 3_600_000, timeoutMs: 500, maxEvents: 100 } as const;
+export const SUBSCRIPTION_LIMITS = {
+  maxTimeoutMs: 3_600_000,
+  timeoutMs: 500,
+  maxEvents: 100,
+  // routemaster-client's own bound; a batch is held whole in a worker's memory.
+  maxMaxEvents: 10_000,
+  // One subscription writes a key per topic: a cap keeps one request from stalling the store.
+  maxTopics: 1_000,
+} as const;
 
 const SUBSCRIPTION_KEYS = new Set(['topics', 'callback', 'uuid', 'timeout', 'max', 'ordered']);
 
@@ -40,6 +48,12 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   }
   const { topics, callback, uuid, timeout, max, ordered } = body;
   if (!Array.isArray(topics)) throw badRequest('bad_topics', 'topics must be an array of topic names');
+  if (topics.length > SUBSCRIPTION_LIMITS.maxTopics) {
+    throw badRequest(
+      'bad_topics',
+      `topics lists ${topics.length} topics; one subscription takes at most ${SUBSCRIPTION_LIMITS.maxTopics}`,
+    );
+  }
   for (const topic of topics) {
     const problem = topicNameProblem(topic);
     if (problem !== undefined) throw badRequest('bad_topics', `topics: ${problem}`);
@@ -60,8 +74,15 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
     );
   }
   const maxEvents = max ?? SUBSCRIPTION_LIMITS.maxEvents;
-  if (!Number.isSafeInteger(maxEvents) || (maxEvents as number) < 1) {
-    throw badRequest('bad_max', 'max must be an integer >= 1 (events in a full batch, default 100)');
+  if (
+    !Number.isSafeInteger(maxEvents) ||
+    (maxEvents as number) < 1 ||
+    (maxEvents as number) > SUBSCRIPTION_LIMITS.maxMaxEvents
+  ) {
+    throw badRequest(
+      'bad_max',
+      'max must be an integer from 1 to 10,000 (events in a full batch, default 100)',
+    );
   }
   if (ordered !== undefined && typeof ordered !== 'boolean') {
     throw badRequest('bad_ordered', 'ordered must be true or false');
