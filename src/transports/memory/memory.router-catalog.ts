@@ -35,18 +35,14 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     await this.ensureTopics(topics);
     const known = this.state.subscribers.get(subscriber.name);
     if (known === undefined) {
-      this.state.subscribers.set(subscriber.name, {
-        record: copy(record),
-        topics: new Set(topics),
-        sent: 0,
-        health: 100,
-        early: undefined,
-      });
+      this.state.addSubscriber(subscriber.name, copy(record), topics);
       return;
     }
     known.record = copy(record);
     known.topics.clear();
     for (const topic of topics) known.topics.add(topic);
+    // `paused` or `ordered` may have changed what it may send.
+    this.state.lineUp(subscriber.name);
   }
 
   async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
@@ -66,11 +62,7 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
   }
 
   async removeSubscriber(name: string): Promise<boolean> {
-    if (!this.state.subscribers.has(name)) return false;
-    for (const batch of [...this.state.batches.values()])
-      if (batch.subscriber === name) this.state.drop(batch);
-    this.state.subscribers.delete(name);
-    return true;
+    return this.state.removeSubscriber(name);
   }
 
   async unsubscribe(name: string, topic: string): Promise<'removed' | 'no-subscriber' | 'not-subscribed'> {
@@ -83,6 +75,7 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     const sub = this.state.subscribers.get(name);
     if (sub === undefined) return false;
     sub.record = { ...sub.record, paused };
+    this.state.lineUp(name);
     if (!paused) this.state.wake();
     return true;
   }

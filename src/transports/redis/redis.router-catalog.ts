@@ -66,6 +66,7 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
       k.topics,
       k.subscriber(subscriber.name),
       k.subscriberTopics(subscriber.name),
+      k.due,
       k.prefix,
       subscriber.name,
       JSON.stringify(record),
@@ -100,12 +101,13 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
       k.subscribers,
       k.all,
       k.early,
-      k.ready,
+      k.due,
       k.pending,
       k.holders,
       k.subscriber(name),
       k.subscriberTopics(name),
       k.subscriberBatches(name),
+      k.subscriberReady(name),
       k.prefix,
       name,
     );
@@ -125,7 +127,14 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
 
   async setPaused(name: string, paused: boolean): Promise<boolean> {
     const k = this.keys;
-    const set = await routerScripts(this.client).routerSetPaused(k.subscriber(name), k.wake, paused ? 1 : 0);
+    const set = await routerScripts(this.client).routerSetPaused(
+      k.subscriber(name),
+      k.due,
+      k.wake,
+      k.prefix,
+      name,
+      paused ? 1 : 0,
+    );
     return set === 1;
   }
 }
