@@ -1,14 +1,15 @@
 /**
- * The router's store ports (TokenStore, TopicStore, SubscriberStore, BatchStore) driven the same way
- * against their memory and Redis adapters: fan-out, ownership, batching by size and deadline, take
- * (paused, in-flight cap, ordered), ack/nack/discard/requeue, lease recovery, autodrop, stats and the
- * catalogue. On Redis each case also checks which keys are left under `{tag}:router:`.
+ * The router's store ports driven the same way against their memory and Redis adapters: fan-out,
+ * ownership, batching by size and deadline, take (paused, in-flight cap, ordered, no stuck backlog in
+ * the others' way), ack/nack/discard/requeue, lease recovery, autodrop, stats and the catalogue. On
+ * Redis each case also checks which keys are left under `{tag}:router:`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
 import {
+  catalogKeys,
   evs,
-  type RouterStores,
+  expectKeys,
   routerStoresAdapters,
   shape,
   subscriber,
@@ -26,30 +27,6 @@ afterAll(async () => {
 });
 
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
-
-/** On Redis: the keys left under `{tag}:router:`, sorted; `undefined` in memory. */
-async function left(s: RouterStores): Promise<string[] | undefined> {
-  return s.keys === undefined ? undefined : (await s.keys()).sort();
-}
-
-/** Asserts the Redis keys left (nothing to assert in memory). */
-async function expectKeys(s: RouterStores, keys: string[]): Promise<void> {
-  const found = await left(s);
-  if (found !== undefined) expect(found).toEqual([...keys].sort());
-}
-
-/** The catalogue keys of subscribers (name to topics), with the topic hashes and the batch counter. */
-function catalogKeys(subs: Record<string, string[]>): string[] {
-  const keys = ['topics', 'topic-events', 'subscribers', 'seq'];
-  const topics = new Set<string>();
-  for (const [name, ts] of Object.entries(subs)) {
-    keys.push(`s:${name}`);
-    if (ts.length > 0) keys.push(`st:${name}`);
-    for (const t of ts) topics.add(t);
-  }
-  for (const t of topics) keys.push(`ts:${t}`);
-  return keys;
-}
 
 describe.each(adapters)('router stores ($name)', ({ open }) => {
   it('fans an ingest out to every subscriber of the topic and promotes at the deadline, not before', async () => {
@@ -148,6 +125,64 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
     expect(shape(await s.batches.take({ ...W, now: T, maxInFlightPerSubscriber: 2 }))).toEqual([
       { subscriber: 'b', events: evs(3), attempts: 0 },
     ]);
+  });
+
+  // Review: take looked at the first limit + 1,000 due batches only, so a stuck backlog starved the rest.
+  it.each([
+    ['paused', { paused: true }, 0],
+    ['at its in-flight cap', {}, 16],
+    ['ordered, its first batch out', { ordered: true }, 1],
+  ])('lets no backlog of a subscriber %s hold the others back', async (_, stuck, out) => {
+    const s = open();
+    await s.subscribers.saveSubscriber(subscriber('slow', ['big'], { maxEvents: 1, ...stuck }));
+    if ('paused' in stuck) await s.subscribers.setPaused('slow', true); // saving leaves it alone
+    await s.subscribers.saveSubscriber(subscriber('ok', ['small'], { timeoutMs: 0 }));
+    await s.batches.ingest('pub', 'big', evs(...Array.from({ length: 1_100 }, (_, i) => i)), T);
+    const at16 = { ...W, limit: 16, maxInFlightPerSubscriber: 16 };
+    const taken = await s.batches.take({ ...at16, now: T });
+    expect(taken.length).toBe(out);
+    await s.batches.ingest('pub', 'small', evs(1), T + 1);
+    expect(shape(await s.batches.take({ ...at16, now: T + 1 }))).toEqual([
+      { subscriber: 'ok', events: evs(1), attempts: 0 },
+    ]);
+    if ('paused' in stuck) await s.subscribers.setPaused('slow', false);
+    else await s.batches.ack('w1', taken[0]?.id ?? '');
+    const [next] = await s.batches.take({ ...at16, limit: 1, now: T + 1 });
+    expect(next).toMatchObject({ subscriber: 'slow', events: evs(out) });
+  });
+
+  it('puts a subscriber back in line on discard, recovery, requeue, new settings, drops and promotion', async () => {
+    const s = open();
+    const a = subscriber('a', ['t'], { maxEvents: 1, ordered: true });
+    await s.subscribers.saveSubscriber(a);
+    await s.batches.ingest('pub', 't', evs(1, 2), T);
+    const [b1] = await s.batches.take({ ...W, now: T });
+    expect(await s.batches.take({ ...W, now: T })).toEqual([]);
+    expect(await s.batches.discard('w1', b1?.id ?? '')).toBe(true);
+    const [b2] = await s.batches.take({ ...W, now: T });
+    await s.batches.requeue('a', evs(3), T);
+    expect(await s.batches.take({ ...W, now: T })).toEqual([]);
+    const later = T + W.leaseMs;
+    expect(await s.batches.recoverExpired(later, later)).toBe(1);
+    expect(await s.batches.take({ ...W, now: later })).toMatchObject([{ id: b2?.id, attempts: 1 }]);
+    await s.subscribers.saveSubscriber({ ...a, ordered: false });
+    const [b3] = await s.batches.take({ ...W, now: later });
+    for (const b of [b2, b3]) expect(await s.batches.ack('w1', b?.id ?? '')).toBe(true);
+    // Ordered again, its first batch early (maxEvents 2), a requeued one behind it.
+    await s.subscribers.saveSubscriber({ ...a, maxEvents: 2 });
+    await s.batches.ingest('pub', 't', evs(4), later);
+    await s.batches.requeue('a', evs(5), later);
+    expect(await s.batches.take({ ...W, now: later })).toEqual([]);
+    expect(await s.batches.dropOldest(1)).toEqual({ batches: 1, eventsBySubscriber: { a: 1 } });
+    const [b5] = await s.batches.take({ ...W, now: later });
+    await s.batches.ingest('pub', 't', evs(6), later);
+    await s.batches.ack('w1', b5?.id ?? '');
+    expect(await s.batches.take({ ...W, now: later })).toEqual([]);
+    expect(await s.batches.promoteDue(later + 500)).toBe(1);
+    const [b6] = await s.batches.take({ ...W, now: later + 500 });
+    expect(await s.batches.ack('w1', b6?.id ?? '')).toBe(true);
+    expect([b1, b2, b3, b5, b6].map((b) => b?.events)).toEqual([evs(1), evs(2), evs(3), evs(5), evs(6)]);
+    await expectKeys(s, catalogKeys({ a: ['t'] }));
   });
 
   it('hands out an ordered subscriber its batches in creation order, one at a time', async () => {
@@ -352,8 +387,8 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
     await s.batches.waitForWork(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
     started = Date.now();
+    // Whichever reaches the store first, the wait ends at the ingest, not at its timeout.
     const waiting = s.batches.waitForWork(5_000);
-    await new Promise((resolve) => setTimeout(resolve, 20));
     await s.batches.ingest('pub', 't', evs(1), T);
     await waiting;
     expect(Date.now() - started).toBeLessThan(1_000);

@@ -46,6 +46,8 @@ export interface BatchStore {
    * Takes ready batches due at or before `now`, oldest due first, skipping
    * paused subscribers and those with `maxInFlightPerSubscriber` batches out
    * (1 for ordered ones, whose batches go out in the order they were made).
+   * However many batches the skipped ones hold, they neither hold back the
+   * others' nor slow the take.
    */
   take(options: TakeOptions): Promise<Batch[]>;
   /** Resolves when a batch may have become ready, or after `timeoutMs`. */

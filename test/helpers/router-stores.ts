@@ -1,4 +1,4 @@
-import { afterAll, describe } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Batch } from '../../src/router/batch.js';
 import type { BatchStore } from '../../src/router/batch-store.js';
 import type { SubscriberRecord } from '../../src/router/subscriber.js';
@@ -134,4 +134,23 @@ export function evs(...ns: number[]): string[] {
 /** What matters of taken batches for comparing: subscriber, events, attempts. */
 export function shape(batches: Batch[]): { subscriber: string; events: string[]; attempts: number }[] {
   return batches.map((b) => ({ subscriber: b.subscriber, events: [...b.events], attempts: b.attempts }));
+}
+
+/** On Redis, asserts the keys left under `{tag}:router:` are `keys`, in any order (nothing to assert in memory). */
+export async function expectKeys(s: RouterStores, keys: string[]): Promise<void> {
+  if (s.keys === undefined) return;
+  expect((await s.keys()).sort()).toEqual([...keys].sort());
+}
+
+/** The catalogue keys of subscribers (name to topics), with the topic hashes and the batch counter. */
+export function catalogKeys(subs: Record<string, string[]>): string[] {
+  const keys = ['topics', 'topic-events', 'subscribers', 'seq'];
+  const topics = new Set<string>();
+  for (const [name, ts] of Object.entries(subs)) {
+    keys.push(`s:${name}`);
+    if (ts.length > 0) keys.push(`st:${name}`);
+    for (const t of ts) topics.add(t);
+  }
+  for (const t of topics) keys.push(`ts:${t}`);
+  return keys;
 }

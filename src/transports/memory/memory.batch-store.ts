@@ -3,7 +3,7 @@ import type { BatchStore, DroppedBatches, TakeOptions } from '../../router/batch
 import type { SubscriberQueueStats } from '../../router/subscriber.js';
 import type { IngestResult } from '../../router/topic.js';
 import type { MemoryRouterCatalog } from './memory.router-catalog.js';
-import type { MemoryBatch, MemoryRouterState } from './memory.router-state.js';
+import type { MemoryBatch, MemoryRouterState, MemorySubscriber } from './memory.router-state.js';
 
 /** Rough bytes per batch besides its events, for {@link MemoryBatchStore.memoryUsed}. */
 const BATCH_OVERHEAD = 200;
@@ -69,27 +69,27 @@ export class MemoryBatchStore implements BatchStore {
     return due.length;
   }
 
+  /** Walks the subscribers in line, not the batches, as `router-take.lua` does. */
   async take({ worker, limit, now, leaseMs, maxInFlightPerSubscriber }: TakeOptions): Promise<Batch[]> {
     const { state } = this;
-    const inFlight = new Map<string, number>();
-    for (const b of state.batches.values())
-      if (b.state === 'pending') inFlight.set(b.subscriber, (inFlight.get(b.subscriber) ?? 0) + 1);
-    const due = [...state.batches.values()]
-      .filter((b) => b.state === 'ready' && b.at <= now)
-      .sort(byAtThenId);
     const taken: Batch[] = [];
-    for (const batch of due) {
-      if (taken.length >= limit) break;
-      const sub = state.subscribers.get(batch.subscriber);
-      if (sub === undefined || sub.record.paused) continue;
-      const cap = sub.record.ordered ? 1 : maxInFlightPerSubscriber;
-      const out = inFlight.get(batch.subscriber) ?? 0;
-      if (out >= cap) continue;
-      if (sub.record.ordered && state.firstBatchOf(batch.subscriber) !== batch) continue;
-      inFlight.set(batch.subscriber, out + 1);
-      batch.state = 'pending';
-      batch.at = now + leaseMs;
-      batch.worker = worker;
+    // Each turn takes a batch or lines a subscriber up past now (or out); see router-take.lua.
+    for (let turn = 0; turn < limit + 100 && taken.length < limit; turn++) {
+      const first = state.due.first();
+      if (first === undefined || first.score > now) break;
+      const name = first.member;
+      const sub = state.subscribers.get(name);
+      if (sub === undefined) {
+        state.due.delete(name);
+        continue;
+      }
+      sub.cap = maxInFlightPerSubscriber;
+      const batch = this.next(sub, now);
+      if (batch === undefined) {
+        state.lineUp(name);
+        continue;
+      }
+      state.lease(batch, worker, now + leaseMs);
       taken.push({
         id: batch.id,
         subscriber: batch.subscriber,
@@ -101,6 +101,16 @@ export class MemoryBatchStore implements BatchStore {
       });
     }
     return taken;
+  }
+
+  /** The batch `sub` would send now: its earliest ready one due by `now` or, when ordered, its oldest once ready. */
+  private next(sub: MemorySubscriber, now: number): MemoryBatch | undefined {
+    const cap = sub.record.ordered ? 1 : (sub.cap ?? Number.POSITIVE_INFINITY);
+    if (sub.record.paused || sub.inflight >= cap) return undefined;
+    const batch = sub.record.ordered
+      ? this.state.firstBatchOf(sub)
+      : this.state.batches.get(sub.ready.first()?.member ?? '');
+    return batch?.state === 'ready' && batch.at <= now ? batch : undefined;
   }
 
   waitForWork(timeoutMs: number): Promise<void> {
@@ -141,8 +151,7 @@ export class MemoryBatchStore implements BatchStore {
     if (!this.state.subscribers.has(subscriber))
       throw new Error(`no subscriber "${subscriber}" to requeue events for: subscribe it again first`);
     if (events.length === 0) return;
-    const batch = this.state.newBatch(subscriber, now, 'ready', now);
-    batch.events.push(...events);
+    this.state.newBatch(subscriber, now, 'ready', now).events.push(...events);
     this.state.wake();
   }
 
@@ -178,22 +187,16 @@ export class MemoryBatchStore implements BatchStore {
 
   async stats(): Promise<Record<string, SubscriberQueueStats>> {
     const stats: Record<string, SubscriberQueueStats> = {};
-    const figures = new Map<string, { queued: number; oldest: number | null; batches: number }>();
-    for (const batch of this.state.batches.values()) {
-      const f = figures.get(batch.subscriber) ?? { queued: 0, oldest: batch.createdAt, batches: 0 };
-      f.queued += batch.events.length;
-      f.batches += 1;
-      figures.set(batch.subscriber, f);
-    }
     for (const name of [...this.state.subscribers.keys()].sort()) {
       const sub = this.state.subscribers.get(name);
       if (sub === undefined) continue;
-      const f = figures.get(name) ?? { queued: 0, oldest: null, batches: 0 };
+      let queued = 0;
+      for (const batch of sub.batches.values()) queued += batch.events.length;
       stats[name] = {
         sent: sub.sent,
-        queued: f.queued,
-        oldest: f.oldest,
-        batches: f.batches,
+        queued,
+        oldest: this.state.firstBatchOf(sub)?.createdAt ?? null,
+        batches: sub.batches.size,
         health: sub.health,
       };
     }
@@ -208,10 +211,8 @@ export class MemoryBatchStore implements BatchStore {
 
   /** A pending batch back to ready, due at `retryAt`, with one more attempt. */
   private retry(batch: MemoryBatch, retryAt: number): void {
-    batch.state = 'ready';
-    batch.at = retryAt;
-    batch.worker = undefined;
     batch.attempts += 1;
+    this.state.makeReady(batch, retryAt);
   }
 }
 

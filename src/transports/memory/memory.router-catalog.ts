@@ -44,19 +44,19 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     await this.ensureTopics(topics);
     const known = this.state.subscribers.get(name);
     if (known === undefined) {
-      this.state.subscribers.set(name, {
-        record: { ...settings, ordered: ordered ?? false, paused: false, signingSecrets: [] },
-        topics: new Set(topics),
-        sent: 0,
-        health: 100,
-        early: undefined,
-      });
+      this.state.addSubscriber(
+        name,
+        { ...settings, ordered: ordered ?? false, paused: false, signingSecrets: [] },
+        topics,
+      );
       return;
     }
     // Paused and the secrets stay: they change only through their own operations.
     known.record = { ...known.record, ...settings, ordered: ordered ?? known.record.ordered };
     known.topics.clear();
     for (const topic of topics) known.topics.add(topic);
+    // `paused` or `ordered` may have changed what it may send.
+    this.state.lineUp(subscriber.name);
   }
 
   async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
@@ -76,11 +76,7 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
   }
 
   async removeSubscriber(name: string): Promise<boolean> {
-    if (!this.state.subscribers.has(name)) return false;
-    for (const batch of [...this.state.batches.values()])
-      if (batch.subscriber === name) this.state.drop(batch);
-    this.state.subscribers.delete(name);
-    return true;
+    return this.state.removeSubscriber(name);
   }
 
   async unsubscribe(name: string, topic: string): Promise<'removed' | 'no-subscriber' | 'not-subscribed'> {
@@ -93,6 +89,7 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
     const sub = this.state.subscribers.get(name);
     if (sub === undefined) return false;
     sub.record = { ...sub.record, paused };
+    this.state.lineUp(name);
     if (!paused) this.state.wake();
     return true;
   }

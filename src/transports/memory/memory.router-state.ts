@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SubscriberRecord } from '../../router/subscriber.js';
+import { MemorySortedSet } from './memory.sorted-set.js';
 import { Wakeups } from './wakeups.js';
 
 /** Wake-ups kept for workers not waiting yet, as the Redis `wake` list is trimmed. */
@@ -13,6 +14,14 @@ export interface MemorySubscriber {
   health: number;
   /** Its early batch, the one new events join. */
   early: string | undefined;
+  /** Its batches, in creation order. */
+  readonly batches: Map<string, MemoryBatch>;
+  /** Its ready batch ids by due time. */
+  readonly ready: MemorySortedSet;
+  /** Its batches out (pending). */
+  inflight: number;
+  /** The in-flight cap the last take was given (none before the first). */
+  cap: number | undefined;
 }
 
 /** A batch as the memory adapters keep it; `at` is its deadline (early), due time (ready) or lease end (pending). */
@@ -32,7 +41,9 @@ export interface MemoryBatch {
 /**
  * What the memory router adapters share: the catalogue and the batches,
  * kept as the Redis adapters keep them (see `router-ingest.lua`), so both
- * behave alike. Batches are kept in creation order.
+ * behave alike. Batches are kept in creation order, each subscriber's ready
+ * ones by due time, and the subscribers that may send one in {@link due}
+ * (see `includes/router-line-up.lua`).
  */
 export class MemoryRouterState {
   /** Topic name to its publisher (`null` while none) and events published. */
@@ -41,11 +52,38 @@ export class MemoryRouterState {
   readonly subscribers = new Map<string, MemorySubscriber>();
   /** Every batch, in creation order. */
   readonly batches = new Map<string, MemoryBatch>();
+  /** The subscribers in line for a take, by the due time of the batch each would send next. */
+  readonly due = new MemorySortedSet();
   private readonly wakeups = new Wakeups();
   private wakes = 0;
   private seq = 0;
 
-  /** A new early batch for `subscriber`: first in line for its new events. */
+  /** A new subscriber, with no batches. */
+  addSubscriber(name: string, record: MemorySubscriber['record'], topics: Iterable<string>): void {
+    this.subscribers.set(name, {
+      record,
+      topics: new Set(topics),
+      sent: 0,
+      health: 100,
+      early: undefined,
+      batches: new Map(),
+      ready: new MemorySortedSet(),
+      inflight: 0,
+      cap: undefined,
+    });
+  }
+
+  /** Removes a subscriber with its batches; `false` when there was none. */
+  removeSubscriber(name: string): boolean {
+    const sub = this.subscribers.get(name);
+    if (sub === undefined) return false;
+    for (const batch of sub.batches.values()) this.batches.delete(batch.id);
+    this.subscribers.delete(name);
+    this.due.delete(name);
+    return true;
+  }
+
+  /** A new batch for `subscriber`, early (first in line for its new events) or ready. */
   newBatch(subscriber: string, now: number, state: 'early' | 'ready', at: number): MemoryBatch {
     this.seq += 1;
     const id = `${String(this.seq).padStart(12, '0')}-${randomBytes(6).toString('hex')}`;
@@ -62,22 +100,73 @@ export class MemoryRouterState {
       worker: undefined,
     };
     this.batches.set(id, batch);
+    const sub = this.subscribers.get(subscriber);
+    sub?.batches.set(id, batch);
+    if (state === 'ready') this.makeReady(batch, at);
     return batch;
   }
 
-  /** Makes an early batch ready, due at `due`, and no longer its subscriber's early one. */
+  /**
+   * Makes a batch ready, due at `due` (an early one, no longer its
+   * subscriber's early one; a pending one, no longer out), and lines its
+   * subscriber up again.
+   */
   makeReady(batch: MemoryBatch, due: number): void {
+    const sub = this.subscribers.get(batch.subscriber);
+    if (batch.state === 'pending' && sub !== undefined) sub.inflight -= 1;
     batch.state = 'ready';
     batch.at = due;
-    const sub = this.subscribers.get(batch.subscriber);
-    if (sub?.early === batch.id) sub.early = undefined;
+    batch.worker = undefined;
+    if (sub === undefined) return;
+    if (sub.early === batch.id) sub.early = undefined;
+    sub.ready.add(batch.id, due);
+    this.lineUp(batch.subscriber);
   }
 
-  /** Removes a batch and every reference to it. */
+  /** Hands a ready batch to `worker` until `leaseEnd`, and lines its subscriber up again. */
+  lease(batch: MemoryBatch, worker: string, leaseEnd: number): void {
+    const sub = this.subscribers.get(batch.subscriber);
+    batch.state = 'pending';
+    batch.at = leaseEnd;
+    batch.worker = worker;
+    if (sub === undefined) return;
+    sub.ready.delete(batch.id);
+    sub.inflight += 1;
+    this.lineUp(batch.subscriber);
+  }
+
+  /** Removes a batch and every reference to it, and lines its subscriber up again. */
   drop(batch: MemoryBatch): void {
     this.batches.delete(batch.id);
     const sub = this.subscribers.get(batch.subscriber);
-    if (sub?.early === batch.id) sub.early = undefined;
+    if (sub === undefined) return;
+    if (sub.early === batch.id) sub.early = undefined;
+    if (batch.state === 'pending') sub.inflight -= 1;
+    sub.batches.delete(batch.id);
+    sub.ready.delete(batch.id);
+    this.lineUp(batch.subscriber);
+  }
+
+  /**
+   * Puts a subscriber in {@link due}, scored by the due time of the batch it
+   * would send next, while it is not paused, has fewer batches out than its
+   * cap (1 when ordered) and has a ready batch it may send (its earliest or,
+   * when ordered, its oldest batch once ready); else takes it out.
+   */
+  lineUp(name: string): void {
+    const sub = this.subscribers.get(name);
+    let at: number | undefined;
+    if (sub !== undefined && !sub.record.paused) {
+      const cap = sub.record.ordered ? 1 : (sub.cap ?? sub.inflight + 1);
+      if (sub.inflight < cap) {
+        if (sub.record.ordered) {
+          const head = this.firstBatchOf(sub);
+          at = head === undefined ? undefined : sub.ready.score(head.id);
+        } else at = sub.ready.first()?.score;
+      }
+    }
+    if (at === undefined) this.due.delete(name);
+    else this.due.add(name, at);
   }
 
   /** Signals that a batch may have become ready: wakes a waiting worker, or the next to wait. */
@@ -98,8 +187,7 @@ export class MemoryRouterState {
   }
 
   /** The oldest batch of `subscriber` (the first in creation order), if any. */
-  firstBatchOf(subscriber: string): MemoryBatch | undefined {
-    for (const batch of this.batches.values()) if (batch.subscriber === subscriber) return batch;
-    return undefined;
+  firstBatchOf(subscriber: MemorySubscriber): MemoryBatch | undefined {
+    return subscriber.batches.values().next().value;
   }
 }

@@ -11,6 +11,12 @@ export interface LuaScriptSpec {
    * caller then passes the count as the first argument.
    */
   readonly keys: number | 'counted';
+  /**
+   * Files of `./scripts/includes/` (without `.lua`) whose functions the
+   * script calls: their text is put before the script's.
+   * @defaultValue none
+   */
+  readonly includes?: readonly string[];
 }
 
 /**
@@ -28,7 +34,9 @@ export function luaScripts<T>(
   const sources = Object.entries<LuaScriptSpec>(specs).map(([command, spec]) => ({
     command,
     keys: spec.keys === 'counted' ? undefined : spec.keys,
-    lua: readFileSync(new URL(`./scripts/${spec.file}.lua`, import.meta.url), 'utf8'),
+    lua: [...(spec.includes ?? []).map((name) => `includes/${name}`), spec.file]
+      .map((file) => readFileSync(new URL(`./scripts/${file}.lua`, import.meta.url), 'utf8'))
+      .join('\n'),
   }));
   const defined = new WeakSet<RedisClient>();
   return <C extends RedisClient>(client: C) => {

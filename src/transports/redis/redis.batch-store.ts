@@ -41,7 +41,7 @@ export class RedisBatchStore implements BatchStore {
       k.seq,
       k.all,
       k.early,
-      k.ready,
+      k.due,
       k.wake,
       k.topicSubscribers(topic),
       k.prefix,
@@ -56,14 +56,14 @@ export class RedisBatchStore implements BatchStore {
 
   promoteDue(now: number): Promise<number> {
     const k = this.keys;
-    return routerScripts(this.client).routerPromote(k.early, k.ready, k.wake, k.prefix, now);
+    return routerScripts(this.client).routerPromote(k.early, k.due, k.wake, k.prefix, now);
   }
 
   async take({ worker, limit, now, leaseMs, maxInFlightPerSubscriber }: TakeOptions): Promise<Batch[]> {
     if (limit <= 0) return [];
     const k = this.keys;
     const rows = await routerScripts(this.client).routerTake(
-      k.ready,
+      k.due,
       k.pending,
       k.holders,
       k.prefix,
@@ -123,9 +123,10 @@ export class RedisBatchStore implements BatchStore {
     const done = await routerScripts(this.client).routerRequeue(
       k.subscriber(subscriber),
       k.subscriberBatches(subscriber),
+      k.subscriberReady(subscriber),
       k.seq,
       k.all,
-      k.ready,
+      k.due,
       k.wake,
       k.prefix,
       subscriber,
@@ -142,7 +143,7 @@ export class RedisBatchStore implements BatchStore {
     return routerScripts(this.client).routerRecover(
       k.pending,
       k.holders,
-      k.ready,
+      k.due,
       k.wake,
       k.prefix,
       now,
@@ -157,7 +158,7 @@ export class RedisBatchStore implements BatchStore {
       k.all,
       k.pending,
       k.early,
-      k.ready,
+      k.due,
       k.prefix,
       limit,
     );
@@ -210,7 +211,7 @@ export class RedisBatchStore implements BatchStore {
       k.pending,
       k.holders,
       k.all,
-      k.ready,
+      k.due,
       k.wake,
       k.prefix,
       mode,
@@ -225,7 +226,7 @@ export class RedisBatchStore implements BatchStore {
   /** The server holding the router's keys: the Redis itself, or the cluster node serving their slot. */
   private async serverOfKeys(): Promise<{ info(section: string): Promise<string> }> {
     if (!(this.client instanceof Cluster)) return this.client;
-    const slot = Number(await this.client.cluster('KEYSLOT', this.keys.ready));
+    const slot = Number(await this.client.cluster('KEYSLOT', this.keys.due));
     const [master] = (this.client.slots[slot] ?? []) as string[];
     const node = this.client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === master);
     if (node === undefined)

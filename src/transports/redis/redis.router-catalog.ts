@@ -73,6 +73,7 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
       k.topics,
       k.subscriber(name),
       k.subscriberTopics(name),
+      k.due,
       k.prefix,
       name,
       JSON.stringify({ name, callback, uuid, maxEvents, timeoutMs } satisfies StoredSettings),
@@ -116,12 +117,13 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
       k.subscribers,
       k.all,
       k.early,
-      k.ready,
+      k.due,
       k.pending,
       k.holders,
       k.subscriber(name),
       k.subscriberTopics(name),
       k.subscriberBatches(name),
+      k.subscriberReady(name),
       k.prefix,
       name,
     );
@@ -141,7 +143,14 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
 
   async setPaused(name: string, paused: boolean): Promise<boolean> {
     const k = this.keys;
-    const set = await routerScripts(this.client).routerSetPaused(k.subscriber(name), k.wake, paused ? 1 : 0);
+    const set = await routerScripts(this.client).routerSetPaused(
+      k.subscriber(name),
+      k.due,
+      k.wake,
+      k.prefix,
+      name,
+      paused ? 1 : 0,
+    );
     return set === 1;
   }
 

@@ -22,8 +22,12 @@ export interface RouterKeys {
   readonly all: string;
   /** Sorted set: early batch ids by deadline. */
   readonly early: string;
-  /** Sorted set: ready batch ids by due time. */
-  readonly ready: string;
+  /**
+   * Sorted set: the subscribers that may send a ready batch now (not paused,
+   * under their in-flight cap, an ordered one's oldest batch ready), by the
+   * due time of the batch each would send next.
+   */
+  readonly due: string;
   /** Sorted set: pending batch ids by lease end. */
   readonly pending: string;
   /** Hash: pending batch id to the worker holding it. */
@@ -32,13 +36,16 @@ export interface RouterKeys {
   readonly wake: string;
   /**
    * Hash of a subscriber: record (JSON of its other settings), max, timeout,
-   * paused, ordered, secrets (JSON array), sent, queued, health, inflight, early.
+   * paused, ordered, secrets (JSON array), sent, queued, health, inflight,
+   * cap, early.
    */
   subscriber(name: string): string;
   /** Set of a subscriber's topics. */
   subscriberTopics(name: string): string;
   /** Sorted set: a subscriber's batch ids by creation (seq). */
   subscriberBatches(name: string): string;
+  /** Sorted set: a subscriber's ready batch ids by due time. */
+  subscriberReady(name: string): string;
   /** Set of a topic's subscribers. */
   topicSubscribers(topic: string): string;
 }
@@ -55,13 +62,14 @@ export function routerKeys(tag: string): RouterKeys {
     seq: `${prefix}seq`,
     all: `${prefix}all`,
     early: `${prefix}early`,
-    ready: `${prefix}ready`,
+    due: `${prefix}due`,
     pending: `${prefix}pending`,
     holders: `${prefix}holders`,
     wake: `${prefix}wake`,
     subscriber: (name) => `${prefix}s:${name}`,
     subscriberTopics: (name) => `${prefix}st:${name}`,
     subscriberBatches: (name) => `${prefix}sb:${name}`,
+    subscriberReady: (name) => `${prefix}sr:${name}`,
     topicSubscribers: (topic) => `${prefix}ts:${topic}`,
   };
 }

@@ -36,20 +36,23 @@ export interface RouterScripts {
   routerRemoveTopic(...args: Arg[]): Promise<number>;
 }
 
+/** The scripts that change what a subscriber may send, and line it up again for `router-take.lua`. */
+const LINE_UP = ['router-line-up'];
+
 /** The scripts, defined once per connection. */
 export const routerScripts = luaScripts<RouterScripts>({
-  routerIngest: { file: 'router-ingest', keys: 8 },
-  routerPromote: { file: 'router-promote', keys: 3 },
-  routerTake: { file: 'router-take', keys: 3 },
-  routerFinish: { file: 'router-finish', keys: 5 },
-  routerRequeue: { file: 'router-requeue', keys: 6 },
-  routerRecover: { file: 'router-recover', keys: 4 },
-  routerDropOldest: { file: 'router-drop-oldest', keys: 4 },
+  routerIngest: { file: 'router-ingest', keys: 8, includes: LINE_UP },
+  routerPromote: { file: 'router-promote', keys: 3, includes: LINE_UP },
+  routerTake: { file: 'router-take', keys: 3, includes: LINE_UP },
+  routerFinish: { file: 'router-finish', keys: 5, includes: LINE_UP },
+  routerRequeue: { file: 'router-requeue', keys: 7, includes: LINE_UP },
+  routerRecover: { file: 'router-recover', keys: 4, includes: LINE_UP },
+  routerDropOldest: { file: 'router-drop-oldest', keys: 4, includes: LINE_UP },
   routerStats: { file: 'router-stats', keys: 1 },
-  routerSaveSubscriber: { file: 'router-save-subscriber', keys: 4 },
-  routerRemoveSubscriber: { file: 'router-remove-subscriber', keys: 9 },
+  routerSaveSubscriber: { file: 'router-save-subscriber', keys: 5, includes: LINE_UP },
+  routerRemoveSubscriber: { file: 'router-remove-subscriber', keys: 10 },
   routerUnsubscribe: { file: 'router-unsubscribe', keys: 3 },
-  routerSetPaused: { file: 'router-set-paused', keys: 2 },
+  routerSetPaused: { file: 'router-set-paused', keys: 3, includes: LINE_UP },
   routerAddSigningSecret: { file: 'router-add-signing-secret', keys: 1 },
   routerRemoveSigningSecrets: { file: 'router-remove-signing-secrets', keys: 1 },
   routerRemoveTopic: { file: 'router-remove-topic', keys: 3 },

@@ -9,19 +9,22 @@
   subscribers and of batches are built from it here, under the same hash tag:
     P s:<name>    subscriber hash (max, timeout, early, queued, ...)
     P sb:<name>   sorted set: the subscriber's batch ids by seq
+    P sr:<name>   sorted set: the subscriber's ready batch ids by due time
     P b:<id>      batch hash: sub, createdAt, attempts, lastError, n, seq
     P e:<id>      list: the batch's events (JSON), in publishing order
 
   Invariants: a subscriber's `early` field names a batch in `early` (or is
   absent); every batch is in `all` and its subscriber's `sb`, and in exactly
-  one of `early`, `ready`, `pending`; `queued` is the sum of its batches' `n`.
+  one of `early`, its subscriber's `sr`, `pending`; `queued` is the sum of
+  its batches' `n`; `due` lines subscribers up as includes/router-line-up.lua
+  says.
 
   KEYS[1]  P topics        hash: topic -> publisher ('' for none)
   KEYS[2]  P topic-events  hash: topic -> events published
   KEYS[3]  P seq           batch counter
   KEYS[4]  P all           sorted set: batch id by seq
   KEYS[5]  P early         sorted set: batch id by deadline
-  KEYS[6]  P ready         sorted set: batch id by due time
+  KEYS[6]  P due           sorted set: subscriber name by its next batch's due time
   KEYS[7]  P wake          list popped by waiting workers
   KEYS[8]  P ts:<topic>    set: the topic's subscribers
   ARGV[1]  P
@@ -55,6 +58,7 @@ for _, name in ipairs(subs) do
   local s = P .. 's:' .. name
   local conf = redis.call('HMGET', s, 'max', 'timeout', 'early')
   local max, timeout, id = tonumber(conf[1]), tonumber(conf[2]), conf[3]
+  local readiedHere = 0
   local i = 6
   while i <= #ARGV do
     local n, deadline
@@ -79,13 +83,17 @@ for _, name in ipairs(subs) do
     end
     if n + take >= max or deadline <= now then
       redis.call('ZREM', KEYS[5], id)
-      redis.call('ZADD', KEYS[6], now, id)
+      redis.call('ZADD', P .. 'sr:' .. name, now, id)
       redis.call('HDEL', s, 'early')
-      readied = readied + 1
+      readiedHere = readiedHere + 1
       id = nil
     end
   end
   redis.call('HINCRBY', s, 'queued', total)
+  if readiedHere > 0 then
+    lineUp(P, KEYS[6], name)
+    readied = readied + readiedHere
+  end
 end
 if readied > 0 then
   for _ = 1, math.min(readied, 16) do redis.call('LPUSH', KEYS[7], 1) end

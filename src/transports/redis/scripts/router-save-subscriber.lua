@@ -3,13 +3,16 @@
   topics (dropping those left out, creating missing topics with no
   publisher). Its batches, sent count, health, paused state and signing
   secrets stay (they change only through their own scripts); a new
-  subscriber starts not paused, with no secrets.
+  subscriber starts not paused, with no secrets. It is lined up again
+  (includes/router-line-up.lua), as `ordered` may have changed.
 
   KEYS[1]  P subscribers   set of subscriber names
   KEYS[2]  P topics        hash: topic -> publisher ('' for none)
   KEYS[3]  P s:<name>      the subscriber's hash
   KEYS[4]  P st:<name>     set: its topics
-  ARGV[1]  P, the router prefix: each topic's P ts:<topic> is built from it
+  KEYS[5]  P due           sorted set: subscriber name by its next batch's due time
+  ARGV[1]  P, the router prefix: each topic's P ts:<topic>, and the
+           subscriber's P sb:<name> and P sr:<name>, are built from it
   ARGV[2]  name
   ARGV[3]  the record's JSON, without topics, paused, ordered and secrets
   ARGV[4]  maxEvents
@@ -43,4 +46,5 @@ for i = 7, #ARGV do
   redis.call('SADD', P .. 'ts:' .. ARGV[i], name)
   redis.call('HSETNX', KEYS[2], ARGV[i], '')
 end
+lineUp(P, KEYS[5], name)
 return 1
