@@ -25,7 +25,6 @@ afterAll(async () => {
   await deleteKeys(redis, PREFIX);
   await redis.quit();
 });
-
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 
 describe.each(adapters)('router stores ($name)', ({ open }) => {
@@ -387,7 +386,7 @@ describe.each(adapters)('router stores ($name)', ({ open }) => {
     await s.batches.waitForWork(100);
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
     started = Date.now();
-    // Whichever reaches the store first, the wait ends at the ingest, not at its timeout.
+    // Whichever reaches the store first, the wait ends at the ingest:
     const waiting = s.batches.waitForWork(5_000);
     await s.batches.ingest('pub', 't', evs(1), T);
     await waiting;
