@@ -62,12 +62,17 @@ export async function startRouter(
       'the router API needs a root key to manage API tokens: set ROUTER_ROOT_KEY (or ROUTEMASTER_ROOT_KEY), or options.api.rootKey',
     );
   }
-  const sender = new WebhookSender(options.sender);
   const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
   const stores = deps.stores ?? createRouterStores(resolveConfig(config), logger);
-  await checkStore(stores, logger);
+  try {
+    await checkStore(stores, logger);
+  } catch (error) {
+    if (deps.stores === undefined) await stores.close().catch(() => undefined);
+    throw error;
+  }
+  const sender = new WebhookSender(options.sender);
   const metrics = new RouterMetrics().watchQueues(stores.batches);
 
   const worker = has('delivery')
@@ -137,7 +142,6 @@ async function checkStore(stores: RouterStores, logger: Logger): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/WRONGPASS|NOAUTH|NOPERM|invalid (username-)?password/i.test(message)) {
-      await stores.close().catch(() => undefined);
       throw new ConfigError(
         `Redis refused the router's credentials (${message.split('\n')[0]}): fix the user or password in REDIS_URL or REDIS_CLUSTER_NODES`,
       );
