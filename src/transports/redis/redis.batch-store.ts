@@ -92,7 +92,13 @@ export class RedisBatchStore implements BatchStore {
     });
     // One BLPOP at a time on the blocking connection; other waiters share it.
     if (this.waiting === undefined) {
-      this.blocking ??= this.client.duplicate();
+      if (this.blocking === undefined) {
+        this.blocking = this.client.duplicate();
+        // Its connection errors go where the client's go (the throttled warning), never unhandled.
+        this.blocking.on('error', (error: Error) => {
+          if (this.client.listenerCount('error') > 0) this.client.emit('error', error);
+        });
+      }
       const popped = this.blocking.blpop(this.keys.wake, timeoutMs / 1000).catch(() => undefined);
       this.waiting = popped;
       void popped.finally(() => {
