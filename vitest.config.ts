@@ -7,7 +7,8 @@ const LOCAL_CLUSTER = '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
  * The Redis suites that matter, run a second time on a Redis Cluster: publish
  * and drain, async jobs and retries, dead letters, pause/block, ordering (and
  * its invariants), the outbox relay, a crash test, handlers that kill their
- * worker (deliveries counted), and the cluster's own.
+ * worker (deliveries counted), the router's stores, delivery and bus route,
+ * and the cluster's own.
  */
 const ON_CLUSTER_TOO = [
   'test/bullmq-dispatch.test.ts',
@@ -25,6 +26,8 @@ const ON_CLUSTER_TOO = [
   'test/poison-input.test.ts',
   'test/redis-cluster.test.ts',
   'test/router-stores.test.ts',
+  'test/router-delivery.test.ts',
+  'test/router-wiring.test.ts',
 ];
 
 export default defineConfig({
