@@ -26,6 +26,7 @@ const ON_CLUSTER_TOO = [
   'test/poison-input.test.ts',
   'test/redis-cluster.test.ts',
   'test/router-stores.test.ts',
+  'test/router-stores-line.test.ts',
   'test/router-delivery.test.ts',
   'test/router-wiring.test.ts',
 ];

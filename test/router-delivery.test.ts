@@ -87,6 +87,10 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     await subscribe(rig, subscriberRecord('audit', other.url, { topics: ['audit'] }));
     router = await startTestRouter(rig, { floorMs: 60 });
     await publish(rig, 'orders', 1, 5);
+    await waitFor('the first failure', () => sub.deliveries.length === 1);
+    await waitFor("the failure kept as the subscriber's last error", async () => {
+      return (await rig.batches.stats()).shop?.lastError?.message === 'HTTP 500';
+    });
     await waitFor('the batch delivered', () => sub.delivered().length === 5);
     expect(sub.deliveries.map((d) => d.status)).toEqual([500, 500, 500, 204]);
     const gaps = sub.deliveries.slice(1).map((d, i) => d.at - (sub.deliveries[i]?.at ?? 0));
@@ -99,7 +103,8 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     await waitFor('the next batch', () => sub.delivered().length === 10);
     expect(numbers(sub.delivered())).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(sub.deliveries).toHaveLength(5);
-    expect((await rig.batches.stats()).shop).toMatchObject({ queued: 0, sent: 10 });
+    // Delivered since: the last error is gone.
+    expect((await rig.batches.stats()).shop).toMatchObject({ queued: 0, sent: 10, lastError: null });
     const metrics = await router.metrics.metrics();
     expect(metrics).toContain('commitbus_router_deliveries_failed_total{subscriber="shop"} 3');
     expect(metrics).toContain('commitbus_router_events_delivered_total{subscriber="shop"} 10');

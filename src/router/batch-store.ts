@@ -56,7 +56,8 @@ export interface BatchStore {
   ack(worker: string, batchId: string): Promise<boolean>;
   /**
    * A failed delivery: back to ready, due at `retryAt`, with one more attempt
-   * and the error kept; damages its subscriber (-2). `false` when `worker`
+   * and the error kept (on the batch, and as its subscriber's `lastError`,
+   * which the next delivered batch clears); damages its subscriber (-2). `false` when `worker`
    * no longer held it.
    */
   nack(worker: string, batchId: string, retryAt: number, error: string): Promise<boolean>;

@@ -35,4 +35,9 @@ export interface SubscriberQueueStats {
   readonly batches: number;
   /** Health points 0..100: +1 per delivered batch, -2 per failed one. */
   readonly health: number;
+  /**
+   * Why the last delivery failed, and when (epoch ms); `null` when none has
+   * failed since the last one delivered.
+   */
+  readonly lastError: { readonly message: string; readonly at: number } | null;
 }

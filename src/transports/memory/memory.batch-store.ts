@@ -125,6 +125,7 @@ export class MemoryBatchStore implements BatchStore {
     if (sub !== undefined) {
       sub.sent += batch.events.length;
       sub.health = Math.min(100, sub.health + 1);
+      sub.lastError = null;
     }
     return true;
   }
@@ -135,7 +136,10 @@ export class MemoryBatchStore implements BatchStore {
     this.retry(batch, retryAt);
     batch.lastError = error;
     const sub = this.state.subscribers.get(batch.subscriber);
-    if (sub !== undefined) sub.health = Math.max(0, sub.health - 2);
+    if (sub !== undefined) {
+      sub.health = Math.max(0, sub.health - 2);
+      sub.lastError = { message: error, at: Date.now() };
+    }
     this.state.wake();
     return true;
   }
@@ -198,6 +202,7 @@ export class MemoryBatchStore implements BatchStore {
         oldest: this.state.firstBatchOf(sub)?.createdAt ?? null,
         batches: sub.batches.size,
         health: sub.health,
+        lastError: sub.lastError === null ? null : { ...sub.lastError },
       };
     }
     return stats;

@@ -12,6 +12,8 @@ export interface MemorySubscriber {
   readonly topics: Set<string>;
   sent: number;
   health: number;
+  /** The last failed delivery's error and time, until one is delivered. */
+  lastError: { message: string; at: number } | null;
   /** Its early batch, the one new events join. */
   early: string | undefined;
   /** Its batches, in creation order. */
@@ -65,6 +67,7 @@ export class MemoryRouterState {
       topics: new Set(topics),
       sent: 0,
       health: 100,
+      lastError: null,
       early: undefined,
       batches: new Map(),
       ready: new MemorySortedSet(),

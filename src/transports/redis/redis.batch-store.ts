@@ -186,13 +186,16 @@ export class RedisBatchStore implements BatchStore {
   async stats(): Promise<Record<string, SubscriberQueueStats>> {
     const rows = await routerScripts(this.client).routerStats(this.keys.subscribers, this.keys.prefix);
     const stats: Record<string, SubscriberQueueStats> = {};
-    for (const [name, sent, queued, health, batches, oldest] of rows.sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const [name, sent, queued, health, batches, oldest, lastError, lastErrorAt] of rows.sort(
+      ([a], [b]) => (a < b ? -1 : 1),
+    )) {
       stats[name] = {
         sent: Number(sent),
         queued: Number(queued),
         oldest: oldest === '' ? null : Number(oldest),
         batches: Number(batches),
         health: Number(health),
+        lastError: lastErrorAt === '' ? null : { message: lastError, at: Number(lastErrorAt) },
       };
     }
     return stats;
@@ -225,6 +228,7 @@ export class RedisBatchStore implements BatchStore {
       batchId,
       retryAt,
       error,
+      Date.now(),
     );
     return settled === 1;
   }

@@ -18,8 +18,8 @@ export interface RouterScripts {
   routerRecover(...args: Arg[]): Promise<number>;
   /** Subscriber, events: per batch dropped. */
   routerDropOldest(...args: Arg[]): Promise<string[]>;
-  /** Per subscriber: name, sent, queued, health, batches, oldest createdAt or ''. */
-  routerStats(...args: Arg[]): Promise<[string, string, string, string, number, string][]>;
+  /** Per subscriber: name, sent, queued, health, batches, oldest createdAt or '', lastError or '', its time or ''. */
+  routerStats(...args: Arg[]): Promise<[string, string, string, string, number, string, string, string][]>;
   /** 1. */
   routerSaveSubscriber(...args: Arg[]): Promise<number>;
   /** 1, or 0 when there was no such subscriber. */

@@ -5,7 +5,14 @@ import { callerOf, clientOf } from '../basic-auth.js';
 import type { RouteContext } from '../route-context.js';
 import { parseSubscriptionBody } from '../subscription-body.js';
 
-const NO_QUEUE: SubscriberQueueStats = { sent: 0, queued: 0, oldest: null, batches: 0, health: 100 };
+const NO_QUEUE: SubscriberQueueStats = {
+  sent: 0,
+  queued: 0,
+  oldest: null,
+  batches: 0,
+  health: 100,
+  lastError: null,
+};
 
 /**
  * `POST /subscription` (alias `/subscriber`), `DELETE /subscriber`,
@@ -86,6 +93,8 @@ function describe(subscriber: SubscriberRecord, stats: SubscriberQueueStats, may
     events: { sent: stats.sent, queued: stats.queued, oldest: stats.oldest },
     batches: stats.batches,
     health: stats.health,
+    // Why deliveries fail now (a status or an error code, never a credential); null once one is delivered.
+    last_error: stats.lastError,
     paused: subscriber.paused,
     ordered: subscriber.ordered,
     signed: subscriber.signingSecrets.length > 0,

@@ -19,6 +19,7 @@
   ARGV[4]  batch id
   ARGV[5]  nack: retryAt (epoch ms)
   ARGV[6]  nack: the error
+  ARGV[7]  nack: now (epoch ms), when the subscriber's lastError happened
 
   Returns  1 when settled, 0 when the worker did not hold the batch.
   Keeps:   `inflight` and `queued` of the subscriber; no key of a removed
@@ -37,6 +38,7 @@ if mode == 'nack' then
   redis.call('ZADD', P .. 'sr:' .. name, ARGV[5], id)
   redis.call('HINCRBY', b, 'attempts', 1)
   redis.call('HSET', b, 'lastError', ARGV[6])
+  redis.call('HSET', s, 'lastError', ARGV[6], 'lastErrorAt', ARGV[7])
   local health = tonumber(redis.call('HGET', s, 'health') or '100')
   redis.call('HSET', s, 'health', math.max(0, health - 2))
   lineUp(P, KEYS[4], name)
@@ -53,6 +55,7 @@ if mode == 'ack' then
   redis.call('HINCRBY', s, 'sent', n)
   local health = tonumber(redis.call('HGET', s, 'health') or '100')
   redis.call('HSET', s, 'health', math.min(100, health + 1))
+  redis.call('HDEL', s, 'lastError', 'lastErrorAt')
 end
 lineUp(P, KEYS[4], name)
 return 1
