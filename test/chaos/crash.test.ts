@@ -7,7 +7,7 @@
  * rolled-back event by any, and nothing may be left in the outbox, the stream
  * or the queues.
  *
- * `npm test` runs CHAOS_EVENTS=400; `npm run test:chaos` runs 10,000.
+ * `npm test` runs CHAOS_EVENTS=250; `npm run test:chaos` runs 10,000.
  * Env knobs: CHAOS_EVENTS, CHAOS_KILL_MIN_MS / CHAOS_KILL_MAX_MS (time between
  * kills), CHAOS_MIN_UPTIME_MS (none killed sooner after it is ready), CHAOS_KILL_AFTER_COMMIT_EVERY,
  * CHAOS_PUBLISH_TIMEOUT_MS / CHAOS_SETTLE_TIMEOUT_MS (bounds of the two phases).
@@ -18,7 +18,7 @@ import { collectReport, formatReport, isEmpty, leftovers } from '../helpers/chao
 import { chaosTestBed } from '../helpers/chaos-test-bed.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const EVENTS = Number(process.env.CHAOS_EVENTS ?? 400);
+const EVENTS = Number(process.env.CHAOS_EVENTS ?? 250);
 const LARGE = EVENTS > 1_000;
 const KILL_MIN_MS = Number(process.env.CHAOS_KILL_MIN_MS ?? 100);
 const KILL_MAX_MS = Number(process.env.CHAOS_KILL_MAX_MS ?? 600);

@@ -10,7 +10,7 @@
  * keeps its `seq` and `prev`, nothing is missing, and nothing is left in the
  * outbox or the lanes.
  *
- * `npm test` runs ORDERING_EVENTS=3000 units of work; `npm run test:chaos` more.
+ * `npm test` runs ORDERING_EVENTS=2000 units of work; `npm run test:chaos` more.
  * Env knobs: ORDERING_EVENTS (units of work), ORDERING_KEYS (items),
  * ORDERING_KILL_MIN_MS / ORDERING_KILL_MAX_MS (time between kills),
  * ORDERING_MIN_UPTIME_MS (no worker killed sooner after it is ready),
@@ -38,7 +38,7 @@ import {
 } from '../helpers/ordering-report.js';
 import { waitForProgress } from '../helpers/wait-for.js';
 
-const UNITS = Number(process.env.ORDERING_EVENTS ?? 3_000);
+const UNITS = Number(process.env.ORDERING_EVENTS ?? 2_000);
 const KEYS = Number(process.env.ORDERING_KEYS ?? 200);
 const LARGE = UNITS > 5_000;
 const PRODUCERS = 3;
