@@ -1,32 +1,22 @@
 /**
- * The router's batch store, both adapters: \`take\` walks the subscribers that can send, so a
+ * The router's batch store, both adapters: `take` walks the subscribers that can send, so a
  * paused, capped or ordered subscriber's backlog never holds the others back, and every step that
  * changes what a subscriber may send puts it back in line.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import { expect, it } from 'vitest';
 import {
   catalogKeys,
+  describeOnEachStores,
   evs,
   expectKeys,
-  routerStoresAdapters,
   shape,
   subscriber,
   T,
 } from './helpers/router-stores.js';
 
-const PREFIX = testPrefix('router-stores-line');
-const redis = openRedis();
-const { adapters, close } = routerStoresAdapters(redis, PREFIX);
-
-afterAll(async () => {
-  await close();
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 
-describe.each(adapters)('router stores in line ($name)', ({ open }) => {
+describeOnEachStores('router-stores-line', 'router stores in line ($name)', (open) => {
   // Review: take looked at the first limit + 1,000 due batches only, so a stuck backlog starved the rest.
   it.each([
     ['paused', { paused: true }, 0],

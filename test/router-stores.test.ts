@@ -4,30 +4,20 @@
  * are in router-stores-line.test.ts), ack/nack/discard/requeue, lease recovery, autodrop, stats and the catalogue. On
  * Redis each case also checks which keys are left under `{tag}:router:`.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { deleteKeys, openRedis, testPrefix } from './helpers/redis.js';
+import { expect, it } from 'vitest';
 import {
   catalogKeys,
+  describeOnEachStores,
   evs,
   expectKeys,
-  routerStoresAdapters,
   shape,
   subscriber,
   T,
 } from './helpers/router-stores.js';
 
-const PREFIX = testPrefix('router-stores');
-const redis = openRedis();
-const { adapters, close } = routerStoresAdapters(redis, PREFIX);
-
-afterAll(async () => {
-  await close();
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 
-describe.each(adapters)('router stores ($name)', ({ open }) => {
+describeOnEachStores('router-stores', 'router stores ($name)', (open) => {
   it('fans an ingest out to every subscriber of the topic and promotes at the deadline, not before', async () => {
     const s = open();
     await s.subscribers.saveSubscriber(subscriber('a', ['orders']));

@@ -63,22 +63,14 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   const badUuid = uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
   const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
-  if (
-    !Number.isInteger(timeoutMs) ||
-    (timeoutMs as number) < 0 ||
-    (timeoutMs as number) > SUBSCRIPTION_LIMITS.maxTimeoutMs
-  ) {
+  if (!isIntegerIn(timeoutMs, 0, SUBSCRIPTION_LIMITS.maxTimeoutMs)) {
     throw badRequest(
       'bad_timeout',
       'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)',
     );
   }
   const maxEvents = max ?? SUBSCRIPTION_LIMITS.maxEvents;
-  if (
-    !Number.isSafeInteger(maxEvents) ||
-    (maxEvents as number) < 1 ||
-    (maxEvents as number) > SUBSCRIPTION_LIMITS.maxMaxEvents
-  ) {
+  if (!isIntegerIn(maxEvents, 1, SUBSCRIPTION_LIMITS.maxMaxEvents)) {
     throw badRequest(
       'bad_max',
       'max must be an integer from 1 to 10,000 (events in a full batch, default 100)',
@@ -91,8 +83,12 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
     topics: [...new Set(topics as string[])],
     callback: callback as string,
     uuid: uuid as string,
-    timeoutMs: timeoutMs as number,
-    maxEvents: maxEvents as number,
+    timeoutMs,
+    maxEvents,
     ...(ordered === undefined ? {} : { ordered }),
   };
+}
+
+function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
 }
