@@ -15,7 +15,7 @@ const ROOMS = [
   ['scheduling'],
   ['ordering'],
   ['outbox'],
-  ['router'],
+  ['router', 'event-store'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
   ['cli', 'testing'],

@@ -1,7 +1,8 @@
 /**
  * The package root: what a service author needs. Adapters and their stores
  * are at `commitbus/redis` and `commitbus/memory`, the test bus at
- * `commitbus/testing`, the router's parts at `commitbus/router`. `test/package-root.test.ts` pins this list: adding a
+ * `commitbus/testing`, the router's parts at `commitbus/router`, the event store's at
+ * `commitbus/event-store`. `test/package-root.test.ts` pins this list: adding a
  * name is a deliberate change (and a line in README's API section).
  */
 import 'reflect-metadata';
@@ -9,6 +10,7 @@ import 'reflect-metadata';
 export * from './bus/index.js';
 export * from './config/index.js';
 export * from './dead-letters/index.js';
+export * from './event-store/public.js';
 export * from './events/index.js';
 export * from './handlers/index.js';
 export * from './idempotency/index.js';

@@ -1,4 +1,7 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { CreateCommitbusEventStore1764100000000 } from '../event-store/schema/create-event-store-tables.migration.js';
+import { StoreEventRowEntity } from '../event-store/schema/store-event-row.entity.js';
+import { StoreStateRowEntity } from '../event-store/schema/store-state-row.entity.js';
 import { CreateCommitbusHandled1763700000001 } from '../idempotency/create-handled-table.migration.js';
 import { HandledEventEntity } from '../idempotency/handled-event.entity.js';
 import { CreateCommitbusOrderKeys1763900000000 } from '../ordering/create-order-keys-table.migration.js';
@@ -16,6 +19,8 @@ export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
   OutboxRecordEntity,
   HandledEventEntity,
   OrderKeyRecordEntity,
+  StoreEventRowEntity,
+  StoreStateRowEntity,
 ]);
 
 /**
@@ -27,4 +32,5 @@ export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = O
   CreateCommitbusHandled1763700000001,
   CreateCommitbusOrderKeys1763900000000,
   AddCommitbusOutboxOrder1764000000000,
+  CreateCommitbusEventStore1764100000000,
 ]);

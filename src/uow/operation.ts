@@ -4,12 +4,19 @@ import type { UnitOfWork } from './unit-of-work.js';
  * Something to do as part of a unit of work. Every hook is optional and may be
  * async; hooks of all operations run in registration order.
  *
- * On success: DB commit, then every `onCommit`, then every `onPostCommit`.
+ * On success: every `onBeforeCommit` (in the transaction), DB commit, then
+ * every `onCommit`, then every `onPostCommit`.
  * On failure: DB rollback, then every `onException`, `onRollback`, `onPostRollback`.
  */
 export interface Operation {
   /** Runs at once when the operation is registered. */
   onRegister?(uow: UnitOfWork): void;
+  /**
+   * Runs inside the transaction just before commit, after the work of the
+   * unit of work and before its events are written to the outbox; a throw
+   * rolls the unit of work back.
+   */
+  onBeforeCommit?(uow: UnitOfWork): void | Promise<void>;
   /** Runs after the DB commit. */
   onCommit?(uow: UnitOfWork): void | Promise<void>;
   /** Runs after every operation's `onCommit`. */

@@ -39,8 +39,12 @@ export class UnitOfWork {
     return this.phase === 'open';
   }
 
-  /** @internal Writes registered events to the outbox; runs inside the transaction, just before commit. */
+  /**
+   * @internal Runs every operation's `onBeforeCommit`, then writes registered
+   * events to the outbox; inside the transaction, just before commit.
+   */
   async beforeCommit(): Promise<void> {
+    for (const op of this.operations) await op.onBeforeCommit?.(this);
     await this.events.beforeCommit(this.manager);
   }
 

@@ -1,0 +1,105 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager, ObjectLiteral, QueryRunner } from 'typeorm';
+import type { RowKey } from './reducer-result.js';
+import type { ResolvedModel } from './resolved-model.js';
+import { RowCache } from './row-cache.js';
+import type { StoreEvent } from './store-event.js';
+
+// Set while the batch state itself queries, so its own statements are not intercepted.
+const own = new AsyncLocalStorage<true>();
+const READ_ONLY = /^\s*(select|savepoint|release|rollback|start transaction|begin|commit)\b/i;
+
+/**
+ * The writer's view of the models' rows during one transaction: a
+ * {@link RowCache} per model. Before any other statement reaches the
+ * database the waiting writes are flushed, so every read (a reducer's own
+ * query, a deriver's, the outbox's) sees the state as of the last applied
+ * event; a statement that may write a model's table makes its cache forget.
+ */
+export class BatchState {
+  private readonly caches = new Map<ResolvedModel, RowCache>();
+  private flushing: Promise<void> | undefined;
+  private restore: (() => void) | undefined;
+
+  constructor(
+    private readonly runner: QueryRunner,
+    models: readonly ResolvedModel[],
+  ) {
+    for (const model of models) this.caches.set(model, new RowCache(model));
+  }
+
+  /** The cache of `model`. */
+  cache(model: ResolvedModel): RowCache {
+    const cache = this.caches.get(model);
+    if (cache === undefined) throw new Error(`model "${model.name}" is not part of this batch`);
+    return cache;
+  }
+
+  /** Runs `fn` as the batch's own query work (not intercepted). */
+  own<T>(fn: () => Promise<T>): Promise<T> {
+    return own.run(true, fn);
+  }
+
+  /** Sends every waiting write. */
+  async flush(manager: EntityManager = this.runner.manager): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (![...this.caches.values()].some((c) => c.dirty)) return;
+    this.flushing = own.run(true, async () => {
+      for (const cache of this.caches.values()) await cache.flush(manager);
+    });
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Reads, for each model with `prefetch`, the rows `events` will read, one query per model. */
+  async prefetch(events: readonly StoreEvent[]): Promise<void> {
+    for (const [model, cache] of this.caches) {
+      const keysOf = model.model.prefetch;
+      if (keysOf === undefined) continue;
+      const keys: RowKey<ObjectLiteral>[] = [];
+      for (const event of events) {
+        const found = keysOf(event);
+        if (found === undefined || found === null) continue;
+        if (Array.isArray(found)) keys.push(...found);
+        else keys.push(found as RowKey<ObjectLiteral>);
+      }
+      await own.run(true, () => cache.load(this.runner.manager, keys));
+    }
+  }
+
+  /** Forgets every cached row and drops waiting writes (after a rollback). */
+  reset(): void {
+    for (const [model] of this.caches) this.caches.set(model, new RowCache(model));
+  }
+
+  /** Routes every statement of the runner through the batch until {@link detach}. */
+  attach(): void {
+    if (this.restore !== undefined) return;
+    const runner = this.runner;
+    const original = runner.query;
+    runner.query = (async (...args: Parameters<QueryRunner['query']>) => {
+      const [query] = args;
+      if (own.getStore() !== true) {
+        await this.flush();
+        if (!READ_ONLY.test(query)) {
+          for (const cache of this.caches.values()) {
+            if (query.includes(cache.model.metadata.tableName)) cache.clear();
+          }
+        }
+      }
+      return original.apply(runner, args);
+    }) as QueryRunner['query'];
+    this.restore = () => {
+      runner.query = original;
+    };
+  }
+
+  /** Stops routing the runner's statements. */
+  detach(): void {
+    this.restore?.();
+    this.restore = undefined;
+  }
+}

@@ -1,0 +1,62 @@
+import type { DataSource } from 'typeorm';
+import { withTransactionGate } from '../uow/transaction-gate.js';
+import type { EventQueue, PreparedEvent } from './event-queue.js';
+
+interface Pending {
+  readonly event: PreparedEvent;
+  resolve(v: number): void;
+  reject(error: unknown): void;
+}
+
+// Events queued in one transaction at most.
+const MAX_GROUP = 500;
+
+/**
+ * Queues dispatches made outside a unit of work: those made while a
+ * transaction is in flight go together in the next one, so 20 concurrent
+ * dispatchers cost a few commits, not 20 (group commit). Order among them is
+ * the order of the calls.
+ */
+export class DispatchBatcher {
+  private pending: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queue: EventQueue,
+    private readonly onQueued: () => void,
+  ) {}
+
+  /** Queues `event`; resolves with its version once committed. */
+  add(event: PreparedEvent): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ event, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending.splice(0, MAX_GROUP);
+        try {
+          const versions = await withTransactionGate(this.dataSource, () =>
+            this.dataSource.transaction((manager) =>
+              this.queue.append(
+                manager,
+                group.map((p) => p.event),
+              ),
+            ),
+          );
+          for (const [i, p] of group.entries()) p.resolve(versions[i] as number);
+          this.onQueued();
+        } catch (error) {
+          for (const p of group) p.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/** The DataSource lacks the event store's tables, or is not PostgreSQL or SQLite. */
+export class EventStoreNotConfiguredError extends Error {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_EVENT_STORE_NOT_CONFIGURED';
+
+  constructor(reason: string, options?: ErrorOptions) {
+    super(
+      `the event store cannot run: ${reason}. Add COMMITBUS_ENTITIES (or EVENT_STORE_ENTITIES) to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize)`,
+      options,
+    );
+    this.name = 'EventStoreNotConfiguredError';
+  }
+}

@@ -1,0 +1,223 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager, ObjectLiteral } from 'typeorm';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { applyResult } from './apply-result.js';
+import type { BatchState } from './batch-state.js';
+import { CycleFailure, step } from './cycle-failure.js';
+import { MalformedResultError } from './errors/malformed-result.error.js';
+import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
+import type { CycleContext, ReduceContext, SubEventRecordView } from './event-model.js';
+import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
+import type { ResolvedModel } from './resolved-model.js';
+import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
+
+/** How deep sub-events may nest. */
+export const MAX_SUB_EVENT_DEPTH = 100;
+
+/** Set while a cycle runs, so a `store.dispatch` from inside it can be refused. */
+export const insideCycle = new AsyncLocalStorage<true>();
+
+/** What the cycle needs besides the event. */
+export interface CycleSetting {
+  /** Every model, in declaration order. */
+  readonly models: readonly ResolvedModel[];
+  /** Every type some model knows. */
+  readonly known: ReadonlySet<string>;
+  /** What an unknown type does. */
+  readonly unknownTypes: 'halt' | 'record';
+  /**
+   * Set by a replay: preprocessors and transact callbacks do not run, and the
+   * sub-events are the ones history stored, not the ones reducers return.
+   */
+  readonly replaying?: boolean;
+}
+
+/** What handling one event (and its sub-events) produced. */
+export interface CycleOutcome {
+  /** The event's data after preprocessing. */
+  readonly data: unknown;
+  /** Each model's result. */
+  readonly result: ModelResults;
+  /** Its sub-events, depth-first. */
+  readonly events: readonly SubEventRecord[];
+  /** False when its type was unknown and recorded without handling. */
+  readonly known: boolean;
+}
+
+/**
+ * Handles one event in the caller's transaction: preprocess, reduce (every
+ * model on the same state), apply, derive, sub-events depth-first, transact.
+ * Throws a {@link CycleFailure} naming the step, model and sub-event path.
+ */
+export function runCycle(
+  setting: CycleSetting,
+  state: BatchState,
+  manager: EntityManager,
+  uow: () => UnitOfWork,
+  event: StoreEvent,
+  stored: readonly SubEventRecord[] = [],
+): Promise<CycleOutcome> {
+  return insideCycle.run(true, () => handle(setting, state, manager, uow, event, [event.type], 0, stored));
+}
+
+async function handle(
+  setting: CycleSetting,
+  state: BatchState,
+  manager: EntityManager,
+  uow: () => UnitOfWork,
+  input: StoreEvent,
+  path: readonly string[],
+  depth: number,
+  stored: readonly SubEventRecord[],
+): Promise<CycleOutcome> {
+  const replaying = setting.replaying === true;
+  if (!setting.known.has(input.type)) {
+    if (setting.unknownTypes === 'record') return { data: input.data, result: {}, events: [], known: false };
+    throw new CycleFailure('type', path, new UnknownStoreEventTypeError(input.type, [...setting.known]));
+  }
+  const added = new Map<ResolvedModel, StoreEventInput[]>();
+  const context = (model: ResolvedModel): ReduceContext<ObjectLiteral> => {
+    const base: CycleContext = {
+      manager,
+      get uow() {
+        return uow();
+      },
+      addEvent: (type, data) => {
+        const list = added.get(model) ?? [];
+        list.push({ type, data: data ?? null });
+        added.set(model, list);
+      },
+      replaying,
+    };
+    const cache = state.cache(model);
+    return Object.assign(base, {
+      repository: manager.getRepository(model.metadata.target),
+      get: async (key: RowKey<ObjectLiteral>) => {
+        await state.own(() => cache.load(manager, [key]));
+        return cache.peek(key) ?? undefined;
+      },
+    });
+  };
+
+  let event: StoreEvent = input;
+  for (const model of setting.models) {
+    const pre = model.model.preprocess;
+    if (pre === undefined || replaying) continue;
+    const out = await step('preprocess', path, model.name, () => pre(event, context(model)));
+    if (out === undefined || out === null) continue;
+    if (out.type !== event.type) {
+      throw new CycleFailure(
+        'preprocess',
+        path,
+        new Error(`the preprocessor changed the type to "${out.type}": a preprocessor may change data only`),
+        model.name,
+      );
+    }
+    event = { ...event, data: out.data };
+  }
+
+  const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
+  const returned = await Promise.all(
+    reducing.map((model) =>
+      step('reduce', path, model.name, async () => {
+        const reducer = model.model.reducers?.[event.type] as (
+          e: StoreEvent,
+          c: ReduceContext<ObjectLiteral>,
+        ) => unknown;
+        const value = await reducer(event, context(model));
+        const problem = resultProblem(value, model.primary);
+        if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
+        return value as ReducerResult<ObjectLiteral> | undefined;
+      }),
+    ),
+  );
+  const result: Record<string, ReducerResult<ObjectLiteral>> = {};
+  const subEvents: StoreEventInput[] = [];
+  for (const [i, model] of reducing.entries()) {
+    const value = returned[i];
+    if (value === undefined || value === null) continue;
+    result[model.name] = value;
+  }
+  for (const model of setting.models) {
+    subEvents.push(...(result[model.name]?.events ?? []), ...(added.get(model) ?? []));
+    added.delete(model);
+  }
+
+  for (const model of reducing) {
+    const value = result[model.name];
+    if (value === undefined) continue;
+    const custom = model.model.applyResult;
+    await step('apply', path, model.name, () =>
+      custom
+        ? custom(value, context(model))
+        : state.own(() => applyResult(manager, state.cache(model), value)),
+    );
+  }
+
+  for (const model of setting.models) {
+    const derive = model.model.derive;
+    if (derive === undefined) continue;
+    await step('derive', path, model.name, () =>
+      derive(
+        Object.assign(context(model), {
+          event,
+          result,
+          own: result[model.name],
+          apply: async (extra: ReducerResult<ObjectLiteral>) => {
+            const problem = resultProblem(extra, model.primary);
+            if (problem !== undefined)
+              throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
+            await state.own(() => applyResult(manager, state.cache(model), extra));
+          },
+        }),
+      ),
+    );
+  }
+  for (const model of setting.models) subEvents.push(...(added.get(model) ?? []));
+
+  const records: SubEventRecord[] = [];
+  const runSub = async (sub: StoreEventInput): Promise<SubEventRecord> => {
+    if (depth + 1 > MAX_SUB_EVENT_DEPTH) {
+      throw new CycleFailure(
+        'store',
+        path,
+        new Error(`sub-events nest deeper than ${MAX_SUB_EVENT_DEPTH}: a sub-event keeps adding itself`),
+      );
+    }
+    const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: sub.data ?? null };
+    const children = replaying ? ((sub as SubEventRecord).events ?? []) : [];
+    const out = await handle(
+      setting,
+      state,
+      manager,
+      uow,
+      subEvent,
+      [...path, sub.type],
+      depth + 1,
+      children,
+    );
+    const record = { type: sub.type, data: out.data, result: out.result, events: out.events };
+    records.push(record);
+    return record;
+  };
+  if (replaying) {
+    for (const sub of stored) await runSub(sub);
+    return { data: event.data, result, events: records, known: true };
+  }
+  for (const sub of subEvents) await runSub(sub);
+
+  for (const model of setting.models) {
+    const transact = model.model.transact;
+    if (transact === undefined) continue;
+    await step('transact', path, model.name, () =>
+      transact(
+        Object.assign(context(model), {
+          event,
+          dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
+            runSub({ type, data: data ?? null }),
+        }),
+      ),
+    );
+  }
+  return { data: event.data, result, events: records, known: true };
+}

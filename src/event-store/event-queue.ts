@@ -1,0 +1,241 @@
+import type { EntityManager } from 'typeorm';
+import type {
+  AuditEntry,
+  HistoryEvent,
+  StepFailure,
+  StoreEvent,
+  StoreEventStatus,
+  SubEventRecord,
+} from './store-event.js';
+import { QUEUE_ROW, type StoreTables, WRITER_ROW } from './store-tables.js';
+
+/** An event ready to be queued: serialized data and its size. */
+export interface PreparedEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly json: string;
+  readonly ts: number;
+  readonly important: boolean;
+}
+
+/** A queued event as the writer reads it. */
+export interface QueuedEvent extends StoreEvent {
+  /** Failed attempts so far. */
+  readonly attempts: number;
+  /** Kept by pruning. */
+  readonly important: boolean;
+}
+
+/** What the writer stores for a handled event. */
+export interface FinishedEvent {
+  readonly v: number;
+  readonly status: StoreEventStatus;
+  readonly data: unknown;
+  readonly result: unknown;
+  readonly events: readonly SubEventRecord[];
+}
+
+// PostgreSQL takes at most 65,535 parameters a statement; 7 a row.
+const INSERT_CHUNK = 1_000;
+
+/** The queue and history table operations, in SQL on the caller's transaction. */
+export class EventQueue {
+  constructor(readonly tables: StoreTables) {}
+
+  /** Creates the two state rows when missing. */
+  async ensureState(manager: EntityManager): Promise<void> {
+    const { state, p } = this.bound();
+    for (const id of [QUEUE_ROW, WRITER_ROW]) {
+      await manager.query(
+        `INSERT INTO ${state} (id, queued, handled) VALUES (${p(1)}, 0, 0) ON CONFLICT (id) DO NOTHING`,
+        [id],
+      );
+    }
+  }
+
+  /**
+   * Queues `events` in the caller's transaction and returns their versions.
+   * Taking the versions locks the queue row until that transaction ends, so
+   * versions have no gaps and commit in order.
+   */
+  async append(manager: EntityManager, events: readonly PreparedEvent[]): Promise<number[]> {
+    const { state, p } = this.bound();
+    const take = () =>
+      this.tables.rows<{ queued: string | number }>(
+        manager,
+        `UPDATE ${state} SET queued = queued + ${p(1)} WHERE id = ${p(2)} RETURNING queued`,
+        [events.length, QUEUE_ROW],
+      );
+    let [row] = await take();
+    if (row === undefined) {
+      // A fresh table: the state rows are made on first use.
+      await this.ensureState(manager);
+      [row] = await take();
+    }
+    if (row === undefined) throw new Error('the event store state row could not be created');
+    const first = Number(row.queued) - events.length + 1;
+    const versions = events.map((_, i) => first + i);
+    for (let start = 0; start < events.length; start += INSERT_CHUNK) {
+      const chunk = events.slice(start, start + INSERT_CHUNK);
+      const params: unknown[] = [];
+      const values = chunk.map((event, i) => {
+        const n = params.length;
+        params.push(
+          versions[start + i],
+          event.type,
+          event.ts,
+          event.json,
+          event.important,
+          event.json.length,
+        );
+        return `(${p(n + 1)}, ${p(n + 2)}, ${p(n + 3)}, ${p(n + 4)}, 'queued', 0, ${p(n + 5)}, ${p(n + 6)})`;
+      });
+      await manager.query(
+        `INSERT INTO ${this.tables.events} (v, type, ts, data, status, attempts, important, size) VALUES ${values.join(', ')}`,
+        this.tables.dialect === 'sqlite'
+          ? params.map((x) => (typeof x === 'boolean' ? Number(x) : x))
+          : params,
+      );
+    }
+    return versions;
+  }
+
+  /** The last version queued and the last handled. */
+  async versions(manager: EntityManager): Promise<{ queued: number; handled: number }> {
+    const rows = await this.tables.rows<{ id: string; queued: string | number; handled: string | number }>(
+      manager,
+      `SELECT id, queued, handled FROM ${this.tables.state}`,
+    );
+    const queue = rows.find((r) => r.id === QUEUE_ROW);
+    const writer = rows.find((r) => r.id === WRITER_ROW);
+    return { queued: Number(queue?.queued ?? 0), handled: Number(writer?.handled ?? 0) };
+  }
+
+  /** Up to `limit` queued events after version `after`, in order. */
+  async next(manager: EntityManager, after: number, limit: number): Promise<QueuedEvent[]> {
+    const { p } = this.bound();
+    const rows = await this.tables.rows<RawRow>(
+      manager,
+      `SELECT v, type, ts, data, attempts, important FROM ${this.tables.events} WHERE v > ${p(1)} ORDER BY v LIMIT ${p(2)}`,
+      [after, limit],
+    );
+    return rows.map((r) => ({
+      v: Number(r.v),
+      type: r.type,
+      ts: Number(r.ts),
+      data: JSON.parse(r.data),
+      attempts: Number(r.attempts),
+      important: r.important === true || r.important === 1,
+    }));
+  }
+
+  /** Stores what handling did to each event. */
+  async finish(manager: EntityManager, finished: readonly FinishedEvent[]): Promise<void> {
+    if (finished.length === 0) return;
+    const { p } = this.bound();
+    const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+    if (this.tables.dialect === 'postgres') {
+      // One statement for the batch.
+      await manager.query(
+        `UPDATE ${this.tables.events} AS e SET status = d.status, data = d.data, result = d.result, events = d.events, error = NULL
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(v, status, data, result, events)
+         WHERE e.v = d.v`,
+        [
+          finished.map((f) => f.v),
+          finished.map((f) => f.status),
+          finished.map((f) => JSON.stringify(f.data)),
+          finished.map((f) => json(f.result)),
+          finished.map((f) => json(f.events)),
+        ],
+      );
+      return;
+    }
+    for (const f of finished) {
+      await manager.query(
+        `UPDATE ${this.tables.events} SET status = ${p(1)}, data = ${p(2)}, result = ${p(3)}, events = ${p(4)}, error = NULL WHERE v = ${p(5)}`,
+        [f.status, JSON.stringify(f.data), json(f.result), json(f.events), f.v],
+      );
+    }
+  }
+
+  /**
+   * Moves the handled version from `from` to `to`; false when it was not at
+   * `from` (another writer moved it: the caller must roll back).
+   */
+  async advance(manager: EntityManager, from: number, to: number): Promise<boolean> {
+    const { p, state } = this.bound();
+    const rows = await this.tables.rows(
+      manager,
+      `UPDATE ${state} SET handled = ${p(1)} WHERE id = ${p(2)} AND handled = ${p(3)} RETURNING handled`,
+      [to, WRITER_ROW, from],
+    );
+    return rows.length === 1;
+  }
+
+  /** Records a failed attempt of event `v`. */
+  async recordFailure(manager: EntityManager, v: number, failure: StepFailure): Promise<void> {
+    const { p } = this.bound();
+    await manager.query(
+      `UPDATE ${this.tables.events} SET error = ${p(1)}, attempts = attempts + 1 WHERE v = ${p(2)}`,
+      [JSON.stringify(failure), v],
+    );
+  }
+
+  /** The history rows of `versions` (those that exist). */
+  async history(manager: EntityManager, versions: readonly number[]): Promise<HistoryEvent[]> {
+    if (versions.length === 0) return [];
+    const { p } = this.bound();
+    const rows = await this.tables.rows<RawRow>(
+      manager,
+      `SELECT * FROM ${this.tables.events} WHERE v IN (${versions.map((_, i) => p(i + 1)).join(', ')}) ORDER BY v`,
+      versions,
+    );
+    return rows.map(toHistory);
+  }
+
+  /** History rows with `from <= v <= to`, in order. */
+  async range(manager: EntityManager, from: number, to: number): Promise<HistoryEvent[]> {
+    const { p } = this.bound();
+    const rows = await this.tables.rows<RawRow>(
+      manager,
+      `SELECT * FROM ${this.tables.events} WHERE v >= ${p(1)} AND v <= ${p(2)} ORDER BY v`,
+      [from, to],
+    );
+    return rows.map(toHistory);
+  }
+
+  private bound() {
+    return { state: this.tables.state, p: (n: number) => this.tables.p(n) };
+  }
+}
+
+interface RawRow {
+  v: string | number;
+  type: string;
+  ts: string | number;
+  data: string;
+  status: StoreEventStatus;
+  result: string | null;
+  events: string | null;
+  error: string | null;
+  attempts: string | number;
+  important: boolean | number;
+  audit: string | null;
+}
+
+function toHistory(r: RawRow): HistoryEvent {
+  const error = r.error === null ? undefined : (JSON.parse(r.error) as StepFailure);
+  return {
+    v: Number(r.v),
+    type: r.type,
+    ts: Number(r.ts),
+    data: JSON.parse(r.data),
+    status: r.status,
+    ...(r.result === null ? {} : { result: JSON.parse(r.result) }),
+    events: r.events === null ? [] : (JSON.parse(r.events) as SubEventRecord[]),
+    ...(error === undefined ? {} : { error }),
+    attempts: Number(r.attempts),
+    important: r.important === true || r.important === 1,
+    audit: r.audit === null ? [] : (JSON.parse(r.audit) as AuditEntry[]),
+  };
+}

@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DataSource } from 'typeorm';
+import { consoleLogger, type Logger } from '../support/logger.js';
+import { withTransactionGate } from '../uow/transaction-gate.js';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
+import type { DispatchTarget } from './dispatch.op.js';
+import { DispatchBatcher } from './dispatch-batcher.js';
+import { EventSkippedError } from './errors/event-skipped.error.js';
+import { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
+import { type CycleSetting, insideCycle } from './event-cycle.js';
+import type { Listener } from './event-model.js';
+import { EventQueue, type PreparedEvent } from './event-queue.js';
+import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
+import { prepareEvent } from './prepare-event.js';
+import { type PruneOptions, pruneHistory } from './prune.js';
+import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
+import { resolveModels } from './resolved-model.js';
+import type { HistoryEvent, StoreEvent } from './store-event.js';
+import { StoreProcessor } from './store-processor.js';
+import { StoreTables } from './store-tables.js';
+import { VersionWatch } from './version-watch.js';
+
+/** How to dispatch one event. */
+export interface DispatchOptions {
+  /** Resolve once queued (with the queued event) instead of once handled. @defaultValue true */
+  readonly wait?: boolean;
+  /** Keep its history row when pruning. @defaultValue false */
+  readonly important?: boolean;
+  /** When it happened, epoch ms. @defaultValue now */
+  readonly ts?: number;
+}
+
+/**
+ * An event-sourced store: events are queued with gap-free versions, and one
+ * writer across all processes reduces them, one at a time in version order,
+ * into the models' tables, each in the same transaction as its version bump.
+ * Make one with {@link createEventStore}; `start()` joins the race to be the
+ * writer; `dispatch` works in any process.
+ */
+export class EventStore implements DispatchTarget {
+  /** The DataSource holding its tables. */
+  readonly dataSource: DataSource;
+  private readonly tables: StoreTables;
+  private readonly queue: EventQueue;
+  private readonly setting: CycleSetting;
+  private readonly watch: VersionWatch;
+  private readonly processor: StoreProcessor;
+  private readonly batcher: DispatchBatcher;
+  private readonly listeners: Listener[];
+  private readonly maxEventBytes: number;
+  private readonly checkTypes: boolean;
+  private readonly logger: Logger;
+  private ready: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: EventStoreOptions) {
+    const fail = (message: string): never => {
+      throw new EventStoreUsageError(`createEventStore: ${message}`);
+    };
+    if (options === null || typeof options !== 'object' || options.dataSource === undefined)
+      fail('pass { dataSource, models }');
+    if (!Array.isArray(options.models)) fail('models must be an array of defineModel(...) models');
+    checkNumbers(options, fail);
+    const o = { ...EVENT_STORE_DEFAULTS, ...options };
+    this.dataSource = o.dataSource;
+    this.tables = new StoreTables(o.dataSource);
+    this.queue = new EventQueue(this.tables);
+    const models = resolveModels(o.dataSource, o.models);
+    const known = new Set<string>();
+    for (const { model } of models) {
+      for (const type of Object.keys(model.reducers ?? {})) known.add(type);
+      for (const type of model.types ?? []) known.add(type);
+    }
+    this.setting = { models, known, unknownTypes: o.unknownTypes };
+    this.maxEventBytes = o.maxEventBytes;
+    this.checkTypes = !o.dispatchUnknownTypes;
+    this.listeners = [...(o.listeners ?? [])];
+    this.logger = o.logger ?? consoleLogger;
+    options.bus?.useDataSource(o.dataSource);
+    this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
+    this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
+    this.processor = new StoreProcessor(
+      {
+        dataSource: o.dataSource,
+        queue: this.queue,
+        setting: this.setting,
+        bus: options.bus,
+        watch: this.watch,
+        listeners: this.listeners,
+      },
+      {
+        batchSize: o.batchSize,
+        pollMs: o.pollMs,
+        takeoverMs: o.takeoverMs,
+        leaseMs: o.leaseMs,
+        retryDelayMs: o.retryDelayMs,
+        maxRetryDelayMs: o.maxRetryDelayMs,
+        owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+        logger: this.logger,
+      },
+    );
+  }
+
+  /** The event types some model knows. */
+  get knownTypes(): readonly string[] {
+    return [...this.setting.known];
+  }
+
+  /** Whether this process is the writer now. */
+  get isWriter(): boolean {
+    return this.processor.isWriter;
+  }
+
+  /** Checks the tables and starts competing to be the writer; resolves once checked. */
+  async start(): Promise<void> {
+    this.open();
+    await this.init();
+    this.processor.start();
+  }
+
+  /**
+   * Queues an event and, unless `{ wait: false }`, resolves with its history
+   * once handled. Rejects with `EventStoreHaltedError` when it (or an
+   * event before it) fails, {@link EventSkippedError} when it was skipped.
+   * Inside a unit of work, register a {@link DispatchOp} instead.
+   */
+  dispatch<D = unknown>(
+    type: string,
+    data?: D,
+    options?: DispatchOptions & { wait?: true },
+  ): Promise<HistoryEvent<D>>;
+  /** Queues an event and resolves once it is queued, with its version. */
+  dispatch<D = unknown>(
+    type: string,
+    data: D,
+    options: DispatchOptions & { wait: false },
+  ): Promise<StoreEvent<D>>;
+  async dispatch(
+    type: string,
+    data?: unknown,
+    options: DispatchOptions = {},
+  ): Promise<HistoryEvent | StoreEvent> {
+    this.open();
+    if (insideCycle.getStore() === true) {
+      throw new EventStoreUsageError(
+        `store.dispatch("${String(type)}") was called while an event is handled: it would wait for itself. Use ctx.addEvent (or return { events }) for a sub-event, or dispatch from transact's ctx.dispatch`,
+      );
+    }
+    const uow = currentUnitOfWork();
+    if (uow !== undefined && uow.manager.connection === this.dataSource) {
+      throw new EventStoreUsageError(
+        `store.dispatch("${String(type)}") was called inside a unit of work, outside its transaction: register new DispatchOp(store, type, data) on the unit of work so the event is queued only if it commits`,
+      );
+    }
+    const event = this.prepare(type, data, options);
+    await this.init();
+    const v = await this.batcher.add(event);
+    if (options.wait === false) return { v, type: event.type, ts: event.ts, data: event.data };
+    return this.handledVersion(v);
+  }
+
+  /** The version the tables are at (the last handled event), read from the database. */
+  async getVersion(): Promise<number> {
+    this.open();
+    return (await this.read((manager) => this.queue.versions(manager))).handled;
+  }
+
+  /**
+   * Resolves with event `v`'s history once the store is at `v` or beyond,
+   * whichever process handled it. Rejects as `dispatch` does.
+   */
+  async handledVersion(v: number): Promise<HistoryEvent> {
+    this.open();
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new EventStoreUsageError(`handledVersion takes a version from 1 up, got ${String(v)}`);
+    await this.watch.until(v);
+    const [event] = await this.read((manager) => this.queue.history(manager, [v]));
+    if (event === undefined)
+      throw new EventStoreUsageError(`event v${v} has no history row (it was pruned, or never dispatched)`);
+    if (event.status === 'skipped') throw new EventSkippedError(event);
+    return event;
+  }
+
+  /** Resolves once every event queued before the call (by any process) is handled. */
+  async waitForQueue(): Promise<number> {
+    this.open();
+    const { queued } = await this.read((manager) => this.queue.versions(manager));
+    return queued === 0 ? 0 : this.watch.until(queued);
+  }
+
+  /** Adds a listener, called after each event's commit in the writer process; returns a remover. */
+  addListener(listener: Listener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** The event the store is halted at (with its `error`), or `undefined` when it is not halted. */
+  halted(): Promise<HistoryEvent | undefined> {
+    this.open();
+    return this.read((manager) => haltedEvent(this.queue, manager));
+  }
+
+  /** History rows `from..to` (inclusive), in order. */
+  history(from: number, to: number): Promise<HistoryEvent[]> {
+    this.open();
+    return this.read((manager) => this.queue.range(manager, from, to));
+  }
+
+  /** Retries the halted event now instead of after its backoff; logged in its audit trail. */
+  async retry(note: OperatorNote = {}): Promise<HistoryEvent> {
+    const event = await this.requireHalted('retry');
+    return this.act('retry', event.v, note);
+  }
+
+  /** Records event `v` (the one the store is halted at) as skipped and goes on with the next. */
+  skip(v: number, note: OperatorNote = {}): Promise<HistoryEvent> {
+    return this.act('skip', v, note);
+  }
+
+  /** Replaces the data of queued event `v` (checked as at dispatch) and retries it. */
+  correct(v: number, data: unknown, note: OperatorNote = {}): Promise<HistoryEvent> {
+    return this.act('correct', v, note, data);
+  }
+
+  /** Deletes history rows (see {@link PruneOptions}); returns how many. */
+  prune(options: PruneOptions): Promise<number> {
+    this.open();
+    return this.read((manager) => pruneHistory(this.queue, manager, options));
+  }
+
+  /** Rebuilds models from history as the writer (see {@link replayModels}). */
+  async replay(options: ReplayOptions = {}): Promise<ReplayReport> {
+    this.open();
+    await this.init();
+    return this.processor.asWriter(options.timeoutMs ?? 30_000, (runner) =>
+      withTransactionGate(this.dataSource, () => replayModels(runner, this.queue, this.setting, options)),
+    );
+  }
+
+  /** Stops the writer (after its current batch) and rejects pending waits. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.processor.stop();
+    this.watch.close();
+  }
+
+  /** @internal See {@link DispatchTarget.prepare}. */
+  prepare(type: string, data: unknown, options: { important?: boolean; ts?: number } = {}): PreparedEvent {
+    return prepareEvent(
+      type,
+      data,
+      {
+        maxEventBytes: this.maxEventBytes,
+        ...(this.checkTypes
+          ? {
+              knownTypes: this.setting.known,
+              onUnknown: (t: string): never => {
+                throw new UnknownStoreEventTypeError(t, [...this.setting.known]);
+              },
+            }
+          : {}),
+      },
+      options,
+    );
+  }
+
+  /** @internal See {@link DispatchTarget.appendIn}. */
+  appendIn(uow: UnitOfWork, events: readonly PreparedEvent[]): Promise<number[]> {
+    this.open();
+    if (uow.manager.connection !== this.dataSource) {
+      throw new EventStoreUsageError(
+        "a DispatchOp was registered on a unit of work of another DataSource than its store's",
+      );
+    }
+    return this.queue.append(uow.manager, events);
+  }
+
+  /** @internal See {@link DispatchTarget.queued}. */
+  queued(): void {
+    this.processor.wake();
+  }
+
+  private async act(
+    action: 'retry' | 'skip' | 'correct',
+    v: number,
+    note: OperatorNote,
+    data?: unknown,
+  ): Promise<HistoryEvent> {
+    this.open();
+    const json =
+      action === 'correct'
+        ? this.prepare((await this.history(v, v))[0]?.type ?? 'unknown', data).json
+        : undefined;
+    const event = await withTransactionGate(this.dataSource, () =>
+      this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
+    );
+    this.processor.wake();
+    this.logger.warn(
+      { action, v, type: event.type, by: note.by, reason: note.reason },
+      `event store: operator ${action} of v${v} (${event.type})`,
+    );
+    return event;
+  }
+
+  private async requireHalted(action: string): Promise<HistoryEvent> {
+    const event = await this.halted();
+    if (event === undefined)
+      throw new EventStoreUsageError(`the event store is not halted: nothing to ${action}`);
+    return event;
+  }
+
+  private read<T>(fn: (manager: DataSource['manager']) => Promise<T>): Promise<T> {
+    return withTransactionGate(this.dataSource, () => fn(this.dataSource.manager));
+  }
+
+  private init(): Promise<void> {
+    this.ready ??= withTransactionGate(this.dataSource, () =>
+      this.queue.ensureState(this.dataSource.manager),
+    ).catch((error: unknown) => {
+      this.ready = undefined;
+      throw wrapMissingTables(error);
+    });
+    return this.ready;
+  }
+
+  private open(): void {
+    if (this.closed)
+      throw new EventStoreUsageError('the event store is closed: make a new one with createEventStore');
+  }
+}
+
+/** Makes an event store on `options.dataSource` (see {@link EventStore}). */
+export function createEventStore(options: EventStoreOptions): EventStore {
+  return new EventStore(options);
+}
+
+function wrapMissingTables(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/does not exist|no such table/i.test(message)) {
+    return new EventStoreNotConfiguredError(`its tables are missing (${message})`, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,44 @@
+export type { DispatchTarget } from './dispatch.op.js';
+export { DispatchOp } from './dispatch.op.js';
+export { ApplyResultError } from './errors/apply-result.error.js';
+export { EventSkippedError } from './errors/event-skipped.error.js';
+export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
+export { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
+export { EventStoreUsageError } from './errors/event-store-usage.error.js';
+export { InvalidStoreEventError } from './errors/invalid-store-event.error.js';
+export { MalformedResultError } from './errors/malformed-result.error.js';
+export { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
+export type {
+  ApplyResult,
+  CycleContext,
+  Derivation,
+  Deriver,
+  EventModel,
+  Listener,
+  Preprocessor,
+  ReduceContext,
+  Reducer,
+  SubEventRecordView,
+  Transact,
+  TransactContext,
+} from './event-model.js';
+export { defineModel } from './event-model.js';
+export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
+export { EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+export type { OperatorNote } from './operator-actions.js';
+export type { PruneOptions } from './prune.js';
+export type { ReducerResult, RowKey } from './reducer-result.js';
+export type { ReplayOptions, ReplayProgress, ReplayReport } from './replay.js';
+export { CreateCommitbusEventStore1764100000000 } from './schema/create-event-store-tables.migration.js';
+export { type StoreEventRow, StoreEventRowEntity } from './schema/store-event-row.entity.js';
+export { type StoreStateRow, StoreStateRowEntity } from './schema/store-state-row.entity.js';
+export type {
+  AuditEntry,
+  HistoryEvent,
+  ModelResults,
+  StepFailure,
+  StoreEvent,
+  StoreEventInput,
+  StoreEventStatus,
+  SubEventRecord,
+} from './store-event.js';

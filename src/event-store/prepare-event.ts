@@ -1,0 +1,67 @@
+import { InvalidStoreEventError } from './errors/invalid-store-event.error.js';
+import type { PreparedEvent } from './event-queue.js';
+
+/** What {@link prepareEvent} checks against. */
+export interface DispatchLimits {
+  /** Largest serialized data, in bytes. */
+  readonly maxEventBytes: number;
+  /** Whether an unknown type is refused at dispatch, and the known ones. */
+  readonly knownTypes?: ReadonlySet<string>;
+  /** Called with an unknown type when `knownTypes` is set. */
+  readonly onUnknown?: (type: string) => never;
+}
+
+/**
+ * Checks and serializes one event for the queue: a type of 1 to 255
+ * characters, data JSON carries unchanged (no NaN, Infinity, BigInt, cycle,
+ * function, symbol or undefined in an array), within the size limit.
+ */
+export function prepareEvent(
+  type: unknown,
+  data: unknown,
+  limits: DispatchLimits,
+  options: { important?: boolean; ts?: number } = {},
+): PreparedEvent {
+  if (typeof type !== 'string' || type.length === 0 || type.length > 255) {
+    throw new InvalidStoreEventError(
+      `an event type must be a string of 1 to 255 characters, got ${describe(type)}`,
+    );
+  }
+  if (limits.knownTypes !== undefined && !limits.knownTypes.has(type)) limits.onUnknown?.(type);
+  let json: string;
+  try {
+    json = JSON.stringify(data === undefined ? null : data, checkValue);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidStoreEventError(`the data of "${type}" cannot be stored as JSON: ${reason}`, {
+      cause: error,
+    });
+  }
+  const bytes = json.length * 3 > limits.maxEventBytes ? Buffer.byteLength(json) : json.length;
+  if (bytes > limits.maxEventBytes) {
+    throw new InvalidStoreEventError(
+      `the data of "${type}" is ${bytes} bytes, over the limit of ${limits.maxEventBytes} (maxEventBytes): keep big data elsewhere and dispatch a reference to it`,
+    );
+  }
+  const ts = options.ts ?? Date.now();
+  if (!Number.isSafeInteger(ts) || ts < 0)
+    throw new InvalidStoreEventError(`ts must be epoch milliseconds, got ${describe(options.ts)}`);
+  return { type, data: JSON.parse(json), json, ts, important: options.important === true };
+}
+
+function checkValue(this: unknown, key: string, value: unknown): unknown {
+  const where = key === '' ? 'the data' : `field "${key}"`;
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new Error(`${where} is ${value} (JSON would store null)`);
+  if (typeof value === 'function' || typeof value === 'symbol')
+    throw new Error(`${where} is a ${typeof value}`);
+  if (value === undefined && Array.isArray(this))
+    throw new Error(`${where} of an array is undefined (JSON would store null)`);
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string')
+    return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters`;
+  return value === null ? 'null' : typeof value;
+}

@@ -1,0 +1,39 @@
+import type { EntityManager } from 'typeorm';
+import type { EventQueue } from './event-queue.js';
+
+/** Which history rows to delete. Rows still queued are never deleted. */
+export interface PruneOptions {
+  /** Delete rows dispatched longer ago than this, in ms. */
+  readonly olderThanMs?: number;
+  /** Keep this many of the latest handled rows. @defaultValue 0 */
+  readonly keepLast?: number;
+  /** Keep rows dispatched with `important: true`. @defaultValue true */
+  readonly keepImportant?: boolean;
+}
+
+/**
+ * Deletes handled, skipped and ignored history rows matching `options`;
+ * returns how many. A pruned history can no longer be replayed from v1.
+ */
+export async function pruneHistory(
+  queue: EventQueue,
+  manager: EntityManager,
+  options: PruneOptions,
+): Promise<number> {
+  const { tables } = queue;
+  const { handled } = await queue.versions(manager);
+  const params: unknown[] = [handled - Math.max(0, options.keepLast ?? 0)];
+  const where = [`v <= ${tables.p(1)}`, `status <> 'queued'`];
+  if (options.olderThanMs !== undefined) {
+    params.push(Date.now() - options.olderThanMs);
+    where.push(`ts < ${tables.p(params.length)}`);
+  }
+  if (options.keepImportant !== false)
+    where.push(tables.dialect === 'postgres' ? 'important = false' : 'important = 0');
+  const rows = await tables.rows<{ v: unknown }>(
+    manager,
+    `DELETE FROM ${tables.events} WHERE ${where.join(' AND ')} RETURNING v`,
+    params,
+  );
+  return rows.length;
+}

@@ -1,0 +1,126 @@
+import type { QueryRunner } from 'typeorm';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { BatchState } from './batch-state.js';
+import { CycleFailure } from './cycle-failure.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import { type CycleSetting, runCycle } from './event-cycle.js';
+import type { EventQueue } from './event-queue.js';
+import type { ResolvedModel } from './resolved-model.js';
+
+/** Replay progress: events replayed of all to replay. */
+export interface ReplayProgress {
+  /** Events replayed so far. */
+  readonly done: number;
+  /** Events to replay (the handled version). */
+  readonly total: number;
+  /** The last version replayed. */
+  readonly v: number;
+}
+
+/** What to rebuild and how to report. */
+export interface ReplayOptions {
+  /** Names of the models to rebuild. @defaultValue every model */
+  readonly models?: readonly string[];
+  /** Called after each page of events. */
+  readonly onProgress?: (progress: ReplayProgress) => void;
+  /** How long to wait to become the writer, in ms. @defaultValue 30000 */
+  readonly timeoutMs?: number;
+}
+
+/** What a replay did. */
+export interface ReplayReport {
+  /** The models rebuilt. */
+  readonly models: readonly string[];
+  /** Events replayed (skipped and ignored ones are not). */
+  readonly events: number;
+  /** The version the tables are at, as before. */
+  readonly version: number;
+}
+
+const PAGE = 500;
+
+/**
+ * Rebuilds models from history in one transaction on the writer's
+ * connection: empties their tables, then runs their reducers, apply steps and
+ * derivers over every handled event 1..N and the sub-events history kept for
+ * it. Preprocessors and transact callbacks do not run again (history holds
+ * their outcome), bus events are not sent again and listeners are not called.
+ * A failure rolls everything back and leaves the tables as they were.
+ */
+export async function replayModels(
+  runner: QueryRunner,
+  queue: EventQueue,
+  setting: CycleSetting,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const chosen = pick(setting.models, options.models);
+  const replaying: CycleSetting = {
+    models: chosen,
+    known: setting.known,
+    unknownTypes: 'record',
+    replaying: true,
+  };
+  const noBus = (): UnitOfWork => {
+    throw new EventStoreUsageError(
+      'bus events are not sent during a replay: check ctx.replaying before registering one',
+    );
+  };
+  const state = new BatchState(runner, chosen);
+  state.attach();
+  await runner.startTransaction();
+  try {
+    const { handled } = await queue.versions(runner.manager);
+    const [counted] = await queue.tables.rows<{ n: string | number }>(
+      runner.manager,
+      `SELECT COUNT(*) AS n FROM ${queue.tables.events} WHERE v <= ${queue.tables.p(1)}`,
+      [handled],
+    );
+    if (Number(counted?.n ?? 0) !== handled) {
+      throw new EventStoreUsageError(
+        `history holds ${counted?.n ?? 0} of the ${handled} handled events (it was pruned): a replay needs every event from v1; restore the history or rebuild the tables another way`,
+      );
+    }
+    for (const model of chosen) {
+      await runner.manager.createQueryBuilder().delete().from(model.metadata.target).execute();
+    }
+    let done = 0;
+    for (let from = 1; from <= handled; from += PAGE) {
+      const page = await queue.range(runner.manager, from, Math.min(handled, from + PAGE - 1));
+      for (const event of page) {
+        if (event.status !== 'handled') continue;
+        // Replaying must not silently pass over a step that fails now: say which event.
+        await runCycle(replaying, state, runner.manager, noBus, event, event.events).catch(
+          (error: unknown) => {
+            const failure = error instanceof CycleFailure ? error.failure : undefined;
+            throw new EventStoreUsageError(
+              `the replay failed at v${event.v} (${event.type})${failure ? ` in ${failure.step}${failure.model ? ` of model ${failure.model}` : ''}: ${failure.message}` : `: ${String(error)}`}; nothing was changed`,
+            );
+          },
+        );
+        done++;
+      }
+      await state.flush();
+      options.onProgress?.({ done, total: handled, v: Math.min(handled, from + PAGE - 1) });
+    }
+    state.detach();
+    await runner.commitTransaction();
+    return { models: chosen.map((m) => m.name), events: done, version: handled };
+  } catch (error) {
+    state.detach();
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+    throw error;
+  }
+}
+
+function pick(models: readonly ResolvedModel[], names: readonly string[] | undefined): ResolvedModel[] {
+  if (names === undefined) return [...models];
+  return names.map((name) => {
+    const model = models.find((m) => m.name === name);
+    if (model === undefined) {
+      throw new EventStoreUsageError(
+        `no model is named "${name}" (models: ${models.map((m) => m.name).join(', ')})`,
+      );
+    }
+    return model;
+  });
+}

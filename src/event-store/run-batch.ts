@@ -1,0 +1,174 @@
+import type { QueryRunner } from 'typeorm';
+import { UnitOfWork } from '../uow/unit-of-work.js';
+import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import { BatchState } from './batch-state.js';
+import { CycleFailure } from './cycle-failure.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import { type CycleSetting, runCycle } from './event-cycle.js';
+import type { EventQueue, FinishedEvent, QueuedEvent } from './event-queue.js';
+import type { HistoryEvent, StepFailure } from './store-event.js';
+
+/** What one batch did. */
+export interface BatchOutcome {
+  /** Events handled (or ignored), as history, in order. */
+  readonly handled: readonly HistoryEvent[];
+  /** The event that failed, with its failure recorded, if one did. */
+  readonly failed?: { readonly event: QueuedEvent; readonly failure: StepFailure };
+  /** The handled version after the batch. */
+  readonly version: number;
+  /** Runs each handled event's unit-of-work commit hooks (its bus events go out); returns their errors. */
+  readonly afterCommit: () => Promise<unknown[]>;
+}
+
+/** Raised when the handled version moved under the writer: another writer ran. */
+export class WriterConflictError extends Error {
+  constructor(expected: number) {
+    super(
+      `the handled version is no longer ${expected}: another process handled events; this writer steps back`,
+    );
+    this.name = 'WriterConflictError';
+  }
+}
+
+// The fast path failed at event `index` (or in the final flush): redo with savepoints.
+class FastPathFailed extends Error {
+  constructor(readonly index: number) {
+    super('fast path failed');
+  }
+}
+
+const SAVEPOINT = 'commitbus_es_event';
+
+/** What a batch runs on. */
+export interface BatchParts {
+  readonly runner: QueryRunner;
+  readonly queue: EventQueue;
+  readonly setting: CycleSetting;
+  readonly bus: UnitOfWorkBus | undefined;
+}
+
+/**
+ * Handles `events` (consecutive, right after version `handled`) in one
+ * transaction, the handled version moving by compare-and-set in it.
+ *
+ * First without savepoints, writes batched: when every event succeeds, that
+ * is the whole story. When one fails, the transaction is rolled back and the
+ * events up to it run again with a savepoint each, their writes flushed per
+ * event: the failing event rolls back alone, its failure is recorded, the
+ * ones before it commit and the ones after it wait.
+ */
+export async function runBatch(
+  parts: BatchParts,
+  handled: number,
+  events: readonly QueuedEvent[],
+): Promise<BatchOutcome> {
+  if (events.length > 1) {
+    try {
+      return await attempt(parts, handled, events, false);
+    } catch (error) {
+      if (!(error instanceof FastPathFailed)) throw error;
+      return attempt(parts, handled, events.slice(0, error.index + 1), true);
+    }
+  }
+  return attempt(parts, handled, events, true);
+}
+
+async function attempt(
+  { runner, queue, setting, bus }: BatchParts,
+  handled: number,
+  events: readonly QueuedEvent[],
+  savepoints: boolean,
+): Promise<BatchOutcome> {
+  const finished: FinishedEvent[] = [];
+  const history: HistoryEvent[] = [];
+  const committing: UnitOfWork[] = [];
+  let failed: BatchOutcome['failed'];
+  let failedUow: UnitOfWork | undefined;
+  const state = new BatchState(runner, setting.models);
+  state.attach();
+  await runner.startTransaction();
+  try {
+    await state.prefetch(events);
+    for (const [i, event] of events.entries()) {
+      if (savepoints) await savepoint(runner, queue.tables.dialect, i);
+      let uow: UnitOfWork | undefined;
+      const uowOf = () => {
+        if (bus === undefined) {
+          throw new EventStoreUsageError(
+            'this event store has no bus: pass createEventStore({ bus }) to send bus events from the cycle',
+          );
+        }
+        uow ??= new UnitOfWork(runner.manager, bus);
+        return uow;
+      };
+      try {
+        const out = await runCycle(setting, state, runner.manager, uowOf, event);
+        if (savepoints)
+          await state.flush().catch((error: unknown) => {
+            throw new CycleFailure('apply', [event.type], error);
+          });
+        await uow?.beforeCommit();
+        const status = out.known ? 'handled' : 'ignored';
+        finished.push({ v: event.v, status, data: out.data, result: out.result, events: out.events });
+        history.push({ ...event, data: out.data, status, result: out.result, events: out.events, audit: [] });
+        if (uow !== undefined) committing.push(uow);
+      } catch (error) {
+        if (!savepoints) throw new FastPathFailed(i);
+        await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+        state.reset();
+        failed = {
+          event,
+          failure:
+            error instanceof CycleFailure
+              ? error.failure
+              : new CycleFailure('store', [event.type], error).failure,
+        };
+        failedUow = uow;
+        break;
+      }
+    }
+    try {
+      await state.flush();
+    } catch (error) {
+      if (!savepoints) throw new FastPathFailed(events.length - 1);
+      throw error;
+    }
+    state.detach();
+    const version = handled + finished.length;
+    await queue.finish(runner.manager, finished);
+    if (finished.length > 0 && !(await queue.advance(runner.manager, handled, version))) {
+      throw new WriterConflictError(handled);
+    }
+    if (failed !== undefined) await queue.recordFailure(runner.manager, failed.event.v, failed.failure);
+    await runner.commitTransaction();
+    const rolledBack = failedUow;
+    const failure = failed?.failure;
+    return {
+      handled: history,
+      ...(failed === undefined ? {} : { failed }),
+      version,
+      afterCommit: async () => {
+        const errors: unknown[] = [];
+        for (const uow of committing) await uow.afterCommit().catch((error: unknown) => errors.push(error));
+        if (rolledBack !== undefined)
+          await rolledBack.afterRollback(failure).catch((error: unknown) => errors.push(error));
+        return errors;
+      },
+    };
+  } catch (error) {
+    state.detach();
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+    throw error;
+  }
+}
+
+// One round trip per event on PostgreSQL: release the last savepoint and open the next.
+async function savepoint(runner: QueryRunner, dialect: 'postgres' | 'sqlite', i: number): Promise<void> {
+  if (i === 0) await runner.query(`SAVEPOINT ${SAVEPOINT}`);
+  else if (dialect === 'postgres')
+    await runner.query(`RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}`);
+  else {
+    await runner.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    await runner.query(`SAVEPOINT ${SAVEPOINT}`);
+  }
+}

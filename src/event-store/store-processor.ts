@@ -1,0 +1,227 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { describeError, type Logger } from '../support/logger.js';
+import { withTransactionGate } from '../uow/transaction-gate.js';
+import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import type { CycleSetting } from './event-cycle.js';
+import type { Listener } from './event-model.js';
+import type { EventQueue } from './event-queue.js';
+import { runBatch } from './run-batch.js';
+import type { VersionWatch } from './version-watch.js';
+import { type WriterLock, writerLock } from './writer-lock.js';
+
+/** How the writer paces itself. */
+export interface ProcessorSettings {
+  /** Events handled in one transaction at most. */
+  readonly batchSize: number;
+  /** How often an idle writer looks for events dispatched by other processes, in ms. */
+  readonly pollMs: number;
+  /** How often a process that is not the writer tries to become it, in ms. */
+  readonly takeoverMs: number;
+  /** The writer lease on SQLite, in ms. */
+  readonly leaseMs: number;
+  /** The first wait before a failed event is retried, in ms; doubles per attempt. */
+  readonly retryDelayMs: number;
+  /** The longest wait between retries, in ms. */
+  readonly maxRetryDelayMs: number;
+  /** This process's name as a writer. */
+  readonly owner: string;
+  /** Where failures go. */
+  readonly logger: Logger;
+}
+
+/** What the writer needs. */
+export interface ProcessorParts {
+  readonly dataSource: DataSource;
+  readonly queue: EventQueue;
+  readonly setting: CycleSetting;
+  readonly bus: UnitOfWorkBus | undefined;
+  readonly watch: VersionWatch;
+  readonly listeners: readonly Listener[];
+}
+
+/**
+ * The writer loop: becomes the one writer, handles queued events in batches
+ * in `v` order, halts at a failing event and retries it with backoff (or at
+ * once after an operator's retry, correction or skip), calls listeners after
+ * each commit. A lost connection or lock makes it step back and try again.
+ */
+export class StoreProcessor {
+  private runner: QueryRunner | undefined;
+  private lock: WriterLock | undefined;
+  private halt: { v: number; retryAt: number } | undefined;
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private writer = false;
+
+  constructor(
+    private readonly parts: ProcessorParts,
+    private readonly settings: ProcessorSettings,
+  ) {}
+
+  /** Whether this process is the writer now. */
+  get isWriter(): boolean {
+    return this.writer;
+  }
+
+  /** Starts the loop (once). */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Cuts the current wait short: events were queued or an operator acted. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops after the current batch and gives the writer role up. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    await this.drop();
+  }
+
+  /**
+   * Runs `fn` as the writer between two batches, on the writer's connection
+   * (waiting up to `timeoutMs` to become the writer). Replay uses it.
+   */
+  async asWriter<T>(timeoutMs: number, fn: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const outcome = await this.serial(async () => {
+        const runner = await this.connect();
+        if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
+        return { value: await fn(runner) };
+      });
+      if (outcome !== undefined) return outcome.value;
+      if (Date.now() > deadline) {
+        throw new EventStoreUsageError(
+          `another process has been the event store's writer for ${timeoutMs} ms: stop its store (or wait) and try again`,
+        );
+      }
+      await delay(this.settings.takeoverMs);
+    }
+  }
+
+  // One turn of the loop or one asWriter call at a time, on the one writer connection.
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => {});
+    return next;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const wait = await this.serial(() => this.turn());
+        if (wait > 0) await this.sleep(wait);
+      } catch (error) {
+        this.writer = false;
+        this.settings.logger.warn(
+          { error: describeError(error) },
+          'event store writer: a database call failed; stepping back and trying again',
+        );
+        await this.drop();
+        await this.sleep(this.settings.takeoverMs);
+      }
+    }
+  }
+
+  // One step of the loop; returns how long to wait before the next.
+  private async turn(): Promise<number> {
+    const { queue, setting, bus, watch, listeners } = this.parts;
+    const runner = await this.connect();
+    this.writer = await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false));
+    if (!this.writer) return this.settings.takeoverMs;
+    const { handled } = await this.gate(() => queue.versions(runner.manager));
+    watch.handled(handled);
+    if (this.halt !== undefined) {
+      const halt = this.halt;
+      const [row] = await this.gate(() => queue.history(runner.manager, [halt.v]));
+      const operatorActed = handled >= halt.v || row === undefined || row.attempts === 0;
+      if (!operatorActed && Date.now() < halt.retryAt)
+        return Math.min(this.settings.pollMs * 5, halt.retryAt - Date.now());
+      this.halt = undefined;
+    }
+    const events = await this.gate(() => queue.next(runner.manager, handled, this.settings.batchSize));
+    if (events.length === 0) return this.settings.pollMs;
+    const outcome = await this.gate(() => runBatch({ runner, queue, setting, bus }, handled, events));
+    watch.handled(outcome.version);
+    const hookErrors = await outcome.afterCommit();
+    for (const error of hookErrors) {
+      this.settings.logger.warn(
+        { error: describeError(error) },
+        'event store: a bus event could not be published after commit; the outbox relay sends it',
+      );
+    }
+    for (const event of outcome.handled) {
+      for (const listener of listeners) {
+        try {
+          await listener(event);
+        } catch (error) {
+          this.settings.logger.warn(
+            { v: event.v, type: event.type, error: describeError(error) },
+            'event store: a listener failed (the event is handled; listeners are not retried)',
+          );
+        }
+      }
+    }
+    if (outcome.failed === undefined) return 0;
+    const { event, failure } = outcome.failed;
+    const attempts = event.attempts + 1;
+    const wait = Math.min(this.settings.maxRetryDelayMs, this.settings.retryDelayMs * 2 ** (attempts - 1));
+    this.halt = { v: event.v, retryAt: Date.now() + wait };
+    const [row] = await this.gate(() => queue.history(runner.manager, [event.v]));
+    if (row !== undefined) watch.halted(row);
+    this.settings.logger.error(
+      { v: event.v, type: event.type, attempts, failure: { ...failure, stack: undefined }, retryInMs: wait },
+      `event store halted at v${event.v} (${event.type}): ${failure.step}${failure.model ? ` of model ${failure.model}` : ''} failed: ${failure.message}. Later events wait; fix the cause and call store.retry(), or store.correct(v, data), or store.skip(v)`,
+    );
+    return Math.min(wait, this.settings.pollMs * 5);
+  }
+
+  private async connect(): Promise<QueryRunner> {
+    if (this.runner !== undefined && !this.runner.isReleased) return this.runner;
+    const runner = this.parts.dataSource.createQueryRunner();
+    await runner.connect();
+    this.runner = runner;
+    this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
+    return runner;
+  }
+
+  private async drop(): Promise<void> {
+    this.writer = false;
+    const runner = this.runner;
+    const lock = this.lock;
+    this.runner = undefined;
+    this.lock = undefined;
+    if (lock !== undefined) await this.gate(() => lock.release()).catch(() => {});
+    if (runner !== undefined && !runner.isReleased) await runner.release().catch(() => {});
+  }
+
+  private gate<T>(fn: () => Promise<T>): Promise<T> {
+    return withTransactionGate(this.parts.dataSource, fn);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
