@@ -41,13 +41,12 @@ export class DispatchBatcher {
       while (this.pending.length > 0) {
         const group = this.pending.splice(0, MAX_GROUP);
         try {
+          const events = group.map((p) => p.event);
+          // On PostgreSQL the append is one statement: it needs no transaction of its own.
           const versions = await withTransactionGate(this.dataSource, () =>
-            this.dataSource.transaction((manager) =>
-              this.queue.append(
-                manager,
-                group.map((p) => p.event),
-              ),
-            ),
+            this.queue.tables.dialect === 'postgres'
+              ? this.queue.append(this.dataSource.manager, events)
+              : this.dataSource.transaction((manager) => this.queue.append(manager, events)),
           );
           for (const [i, p] of group.entries()) p.resolve(versions[i] as number);
           this.onQueued();

@@ -35,7 +35,7 @@ export interface FinishedEvent {
   readonly events: readonly SubEventRecord[];
 }
 
-// PostgreSQL takes at most 65,535 parameters a statement; 7 a row.
+// SQLite takes at most 32,766 parameters a statement; 6 a row.
 const INSERT_CHUNK = 1_000;
 
 /** The queue and history table operations, in SQL on the caller's transaction. */
@@ -59,6 +59,7 @@ export class EventQueue {
    * versions have no gaps and commit in order.
    */
   async append(manager: EntityManager, events: readonly PreparedEvent[]): Promise<number[]> {
+    if (this.tables.dialect === 'postgres') return this.appendOnPostgres(manager, events);
     const { state, p } = this.bound();
     const take = () =>
       this.tables.rows<{ queued: string | number }>(
@@ -85,19 +86,51 @@ export class EventQueue {
           event.type,
           event.ts,
           event.json,
-          event.important,
+          Number(event.important),
           event.json.length,
         );
         return `(${p(n + 1)}, ${p(n + 2)}, ${p(n + 3)}, ${p(n + 4)}, 'queued', 0, ${p(n + 5)}, ${p(n + 6)})`;
       });
       await manager.query(
         `INSERT INTO ${this.tables.events} (v, type, ts, data, status, attempts, important, size) VALUES ${values.join(', ')}`,
-        this.tables.dialect === 'sqlite'
-          ? params.map((x) => (typeof x === 'boolean' ? Number(x) : x))
-          : params,
+        params,
       );
     }
     return versions;
+  }
+
+  // One statement, so a dispatch outside a transaction is one round trip:
+  // take the versions from the queue row and insert the rows with them.
+  private async appendOnPostgres(
+    manager: EntityManager,
+    events: readonly PreparedEvent[],
+  ): Promise<number[]> {
+    const run = () =>
+      this.tables.rows<{ v: string | number }>(
+        manager,
+        `WITH taken AS (UPDATE ${this.tables.state} SET queued = queued + $1 WHERE id = $2 RETURNING queued)
+         INSERT INTO ${this.tables.events} (v, type, ts, data, status, attempts, important, size)
+         SELECT taken.queued - $1 + e.n, e.type, e.ts, e.data, 'queued', 0, e.important, e.size
+         FROM taken, unnest($3::text[], $4::bigint[], $5::text[], $6::boolean[], $7::integer[]) WITH ORDINALITY AS e(type, ts, data, important, size, n)
+         RETURNING v`,
+        [
+          events.length,
+          QUEUE_ROW,
+          events.map((e) => e.type),
+          events.map((e) => e.ts),
+          events.map((e) => e.json),
+          events.map((e) => e.important),
+          events.map((e) => e.json.length),
+        ],
+      );
+    let rows = await run();
+    if (rows.length === 0) {
+      // A fresh table: the state rows are made on first use.
+      await this.ensureState(manager);
+      rows = await run();
+    }
+    if (rows.length !== events.length) throw new Error('the event store state row could not be created');
+    return rows.map((r) => Number(r.v)).sort((a, b) => a - b);
   }
 
   /** The last version queued and the last handled. */

@@ -6,7 +6,7 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import type { EventQueue } from './event-queue.js';
-import { runBatch } from './run-batch.js';
+import { runBatch, WriterConflictError } from './run-batch.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
 
@@ -119,6 +119,14 @@ export class StoreProcessor {
         const wait = await this.serial(() => this.turn());
         if (wait > 0) await this.sleep(wait);
       } catch (error) {
+        if (error instanceof WriterConflictError) {
+          // An operator skipped the event this writer was on (or a second writer ran): read the state again.
+          this.settings.logger.info(
+            { error: describeError(error) },
+            'event store writer: the handled version moved; reading it again',
+          );
+          continue;
+        }
         this.writer = false;
         this.settings.logger.warn(
           { error: describeError(error) },
