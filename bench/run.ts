@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { CommitbusSide } from './commitbus-side.js';
+import { compareEventStore } from './event-store-compare.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
 import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
@@ -310,15 +311,16 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  // BENCH_ONLY=router (or core, ordering, outbox, comma-separated) runs only those sections.
+  // BENCH_ONLY=router (or core, ordering, outbox, event-store, comma-separated) runs only those sections.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter((s) => s !== '');
   const runs = (section: string) => only.length === 0 || only.includes(section);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
   const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
   const router = runs('router') ? await compareRouter(`${prefix}-router`) : {};
+  const eventStore = runs('event-store') ? await compareEventStore(DATABASE_URL) : {};
   console.log();
-  console.log(JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router }));
+  console.log(JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router, ...eventStore }));
 }
 
 function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number> {
