@@ -20,9 +20,13 @@ const ROOT_VALUES = [
   'CorruptDeadLetterError',
   'DEFAULT_CONFIG',
   'DeadLetterRedriveError',
+  'DispatchOp',
   'DuplicateEventTypeError',
   'Event',
   'EventBus',
+  'EventSkippedError',
+  'EventStore',
+  'EventStoreHaltedError',
   'EventTooLargeError',
   'EventType',
   'HandlerConfigError',
@@ -51,9 +55,11 @@ const ROOT_VALUES = [
   'UnknownHandlerError',
   'consoleLogger',
   'createEventBus',
+  'createEventStore',
   'createRouterStores',
   'currentUnitOfWork',
   'defineHandler',
+  'defineModel',
   'loadConfigFromEnv',
   'loadRouterOptionsFromEnv',
   'silentLogger',
@@ -76,13 +82,16 @@ const ROOT_TYPES = [
   'DeadLetterTarget',
   'DeadLetters',
   'DeliveryOptions',
+  'DispatchOptions',
   'DrainResult',
   'DrainStopReason',
   'EventBusOptions',
   'EventContext',
   'EventHandlersConfig',
+  'EventModel',
   'EventOrdering',
   'EventProps',
+  'EventStoreOptions',
   'EventTypeOptions',
   'HaltedKey',
   'Handler',
@@ -91,6 +100,7 @@ const ROOT_TYPES = [
   'HandlerEntryOptions',
   'HandlerFn',
   'HasUnitOfWorks',
+  'HistoryEvent',
   'Logger',
   'Operation',
   'OrderedKeys',
@@ -98,6 +108,9 @@ const ROOT_TYPES = [
   'OrderingPolicy',
   'RedisClusterNode',
   'RedriveFailure',
+  'ReduceContext',
+  'Reducer',
+  'ReducerResult',
   'RouterOptions',
   'RouterRole',
   'RouterStores',
@@ -109,6 +122,7 @@ const ROOT_TYPES = [
   'SchedulingRules',
   'StartRouterDeps',
   'StartWorkerOptions',
+  'StoreEvent',
   'TopicMessage',
   'TopicRouteOptions',
   'TransportKind',
@@ -145,7 +159,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(98);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(112);
   });
 
   it('lists every one of its names in the README API section', () => {
@@ -198,6 +212,7 @@ describe('the subpath exports', () => {
     );
     expect(sources).toEqual({
       '.': 'src/index.ts',
+      './event-store': 'src/event-store/index.ts',
       './testing': 'src/testing/index.ts',
       './redis': 'src/transports/redis/index.ts',
       './memory': 'src/transports/memory/index.ts',

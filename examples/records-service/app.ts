@@ -2,8 +2,10 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import {
   createEventBus,
+  createEventStore,
   type Event,
   type EventBus,
+  type EventStore,
   loadConfigFromEnv,
   silentLogger,
   UnitOfWorkManager,
@@ -12,12 +14,15 @@ import { ENTITIES } from './entities.js';
 import { EVENTS } from './events.js';
 import { eventHandlers } from './handlers.js';
 import { RecordService } from './record.service.js';
+import { VIEW_MODELS } from './views.js';
 
 /** The example's wiring: database, bus, service. */
 export interface App {
   readonly dataSource: DataSource;
   readonly bus: EventBus;
   readonly service: RecordService;
+  /** The event-sourced view counts (views.ts); its writer runs once `views.start()` is called. */
+  readonly views: EventStore;
   close(): Promise<void>;
 }
 
@@ -44,12 +49,15 @@ export async function createApp(
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });
-  const service = new RecordService(new UnitOfWorkManager({ bus }));
+  const views = createEventStore({ dataSource, models: VIEW_MODELS, bus });
+  const service = new RecordService(new UnitOfWorkManager({ bus }), views);
   return {
     dataSource,
     bus,
     service,
+    views,
     close: async () => {
+      await views.close();
       await bus.close();
       await dataSource.destroy();
     },

@@ -6,12 +6,13 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
 import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
+import { POPULAR_AT, PopularRecord, RecordViews } from './views.js';
 
 const log = (line: string) => console.log(line);
 const app = await createApp(process.env, (events) => {
   for (const e of events) log(`  published  ${e.handlingKey.padEnd(15)} ${e.id}`);
 });
-const { bus, dataSource, service } = app;
+const { bus, dataSource, service, views } = app;
 const onRedis = bus.config.transport === 'bullmq';
 log(
   `commitbus demo on ${onRedis ? 'Redis + PostgreSQL' : 'the embedded default (in-process bus, SQLite)'}\n`,
@@ -20,8 +21,11 @@ log(
 let child: ChildProcess | undefined;
 if (onRedis) {
   await dataSource.getRepository(Record).clear();
-  for (const entity of [Notification, SearchIndexEntry, EventMetric])
+  for (const entity of [Notification, SearchIndexEntry, EventMetric, RecordViews, PopularRecord])
     await dataSource.getRepository(entity).clear();
+  // The event store starts empty too: its history and versions.
+  await dataSource.query('DELETE FROM commitbus_es_events');
+  await dataSource.query('DELETE FROM commitbus_es_state');
   child = fork(fileURLToPath(new URL('./worker.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
   });
@@ -29,6 +33,8 @@ if (onRedis) {
 } else {
   await bus.startWorker({ handleSignals: false });
 }
+// The event store's writer: this process becomes the one writer for the view counts.
+await views.start();
 
 // TypeORM gives SQLite a single connection, so in-process handlers would write
 // inside whatever transaction the service has open: on the embedded default
@@ -59,8 +65,29 @@ await step('create r1 again: the insert fails, the transaction rolls back, nothi
   ),
 );
 
+await step(
+  `view r1 ${POPULAR_AT} times and r2 once (each view is a unit of work dispatching RECORD.VIEWED to the event store)`,
+  async () => {
+    for (const recid of [...Array(POPULAR_AT).fill('r1'), 'r2']) {
+      const op = await service.view(recid);
+      const handled = await op.handled();
+      const sub = handled.events.map((e) => `, sub-event ${e.type}`).join('');
+      log(
+        `  v${handled.v} RECORD.VIEWED ${recid}: views=${String(handled.result?.recordViews?.sav?.[0]?.views)}${sub}`,
+      );
+    }
+  },
+);
+await step('view r3: it was deleted, so the unit of work fails and nothing is dispatched', () =>
+  service.view('r3').then(
+    () => log('  unexpected: it committed'),
+    (error: Error) => log(`  rolled back: ${error.message}`),
+  ),
+);
+
 // Handlers run on the worker (a separate process on Redis); wait until all is handled.
 const started = Date.now();
+await views.waitForQueue();
 await bus.whenIdle(15_000);
 log(`\nall handled ${Date.now() - started} ms after the last commit:`);
 const records = await dataSource.getRepository(Record).find({ order: { recid: 'ASC' } });
@@ -73,6 +100,13 @@ const index = await dataSource.getRepository(SearchIndexEntry).find({ order: { r
 log(`  search.index (async):  ${index.map((r) => `${r.recid} "${r.title}"`).join(', ')}`);
 const notes = await dataSource.getRepository(Notification).find({ order: { id: 'ASC' } });
 log(`  notifications (async, idempotent): ${notes.map((n) => n.message).join('; ')}`);
+const viewRows = await dataSource.getRepository(RecordViews).find({ order: { recid: 'ASC' } });
+log(`  record_views (event-sourced): ${viewRows.map((r) => `${r.recid}=${r.views}`).join(', ')}`);
+const popular = await dataSource.getRepository(PopularRecord).find();
+log(`  popular_record (sub-event): ${popular.map((r) => `${r.recid} since v${r.since}`).join(', ')}`);
+log(
+  `  event store version:   v${await views.getVersion()}, halted: ${(await views.halted()) ? 'yes' : 'no'}`,
+);
 await bus.outbox?.flush();
 log(`  outbox rows left:      ${await bus.outbox?.pending()}`);
 const deadLetters = await bus.deadLetters.list();

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { COMMITBUS_ENTITIES } from '../../src/index.js';
+import { VIEW_ENTITIES } from './views.js';
 
 /** A record, the service's own data. */
 @Entity('record')
@@ -53,5 +54,12 @@ export class EventMetric {
   count!: number;
 }
 
-/** Every entity of the example, and commitbus's own tables (outbox, completion records). */
-export const ENTITIES = [Record, Notification, SearchIndexEntry, EventMetric, ...COMMITBUS_ENTITIES];
+/** Every entity of the example, and commitbus's own tables (outbox, completion records, event store). */
+export const ENTITIES = [
+  Record,
+  Notification,
+  SearchIndexEntry,
+  EventMetric,
+  ...VIEW_ENTITIES,
+  ...COMMITBUS_ENTITIES,
+];

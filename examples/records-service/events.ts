@@ -27,5 +27,15 @@ export class RecordPublishedEvent extends RecordEvent {}
 @EventType('RECORD.DELETE', byRecord)
 export class RecordDeletedEvent extends RecordEvent {}
 
+/** A record became popular (sent by the event-sourced `popular` model, see views.ts). */
+@EventType('RECORD.POPULAR', byRecord)
+export class RecordPopularEvent extends RecordEvent {}
+
 /** Every event class of the example, for the bus's registry. */
-export const EVENTS = [RecordEvent, RecordCreatedEvent, RecordPublishedEvent, RecordDeletedEvent];
+export const EVENTS = [
+  RecordEvent,
+  RecordCreatedEvent,
+  RecordPublishedEvent,
+  RecordDeletedEvent,
+  RecordPopularEvent,
+];

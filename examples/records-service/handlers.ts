@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
 import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
-import type { RecordEvent, RecordPublishedEvent } from './events.js';
+import type { RecordEvent, RecordPopularEvent, RecordPublishedEvent } from './events.js';
 
 /** The example's `EVENT_HANDLERS`; handlers write through `dataSource`. */
 export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
@@ -43,8 +43,17 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
     }
   });
 
+  /** Async and idempotent: tells the owner their record is popular (the event comes from the event store). */
+  const notifyPopular = defineHandler('notifications.popular', async (event: RecordPopularEvent, ctx) => {
+    const manager = ctx.uow?.manager ?? dataSource.manager;
+    await manager
+      .getRepository(Notification)
+      .insert({ recid: event.recid, message: `Your record ${event.recid} is popular` });
+  });
+
   return {
     RECORD: [[countMetrics, true], updateSearchIndex],
     'RECORD.PUBLISH': [{ handler: sendNotification, idempotent: true }],
+    'RECORD.POPULAR': [{ handler: notifyPopular, idempotent: true }],
   };
 }

@@ -1,4 +1,11 @@
-import { SendEventOp, type UnitOfWork, type UnitOfWorkManager, unitOfWork } from '../../src/index.js';
+import {
+  DispatchOp,
+  type EventStore,
+  SendEventOp,
+  type UnitOfWork,
+  type UnitOfWorkManager,
+  unitOfWork,
+} from '../../src/index.js';
 import { Record } from './entities.js';
 import { RecordCreatedEvent, RecordDeletedEvent, RecordPublishedEvent } from './events.js';
 
@@ -12,7 +19,24 @@ export class RecordNotFoundError extends Error {
 
 /** The service layer: each method is one unit of work that publishes its events after commit. */
 export class RecordService {
-  constructor(readonly unitOfWorks: UnitOfWorkManager) {}
+  constructor(
+    readonly unitOfWorks: UnitOfWorkManager,
+    readonly views: EventStore,
+  ) {}
+
+  /**
+   * Records a view of a record: `RECORD.VIEWED` is dispatched to the event
+   * store in this unit of work, so it is queued only if the record exists and
+   * the transaction commits; the store's writer then reduces it into
+   * `record_views` (see views.ts).
+   */
+  @unitOfWork()
+  async view(recid: string, uow?: UnitOfWork): Promise<DispatchOp> {
+    if (!(await uow!.manager.existsBy(Record, { recid }))) throw new RecordNotFoundError(recid);
+    const op = new DispatchOp(this.views, 'RECORD.VIEWED', { recid });
+    uow!.register(op);
+    return op;
+  }
 
   /** Creates a record and publishes `RECORD.CREATE` after commit. */
   @unitOfWork()
