@@ -303,6 +303,7 @@ export class EventStore implements DispatchTarget {
     const event = await withTransactionGate(this.dataSource, () =>
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );
+    this.watch.resumed();
     this.processor.wake();
     this.logger.warn(
       { action, v, type: event.type, by: note.by, reason: note.reason },

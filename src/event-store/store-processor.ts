@@ -53,6 +53,7 @@ export class StoreProcessor {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  private woken = false;
   private chain: Promise<unknown> = Promise.resolve();
   private writer = false;
 
@@ -73,6 +74,7 @@ export class StoreProcessor {
 
   /** Cuts the current wait short: events were queued or an operator acted. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -215,7 +217,11 @@ export class StoreProcessor {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
+    // A wake during the last turn (events queued after it read the queue) cuts this wait.
+    if (this.stopping || this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -224,6 +230,7 @@ export class StoreProcessor {
       }
       this.wakeUp = () => {
         this.wakeUp = undefined;
+        this.woken = false;
         done();
       };
     });

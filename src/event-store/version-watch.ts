@@ -22,6 +22,8 @@ export class VersionWatch {
   private polling = false;
   private closed = false;
   private last = 0;
+  // The event the store is known to be halted at, so new waiters past it learn at once.
+  private haltedAt: HistoryEvent | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -33,6 +35,8 @@ export class VersionWatch {
   until(v: number): Promise<number> {
     if (this.closed) return Promise.reject(closedError());
     if (v <= this.last) return Promise.resolve(this.last);
+    if (this.haltedAt !== undefined && v >= this.haltedAt.v)
+      return Promise.reject(new EventStoreHaltedError(this.haltedAt));
     return new Promise<number>((resolve, reject) => {
       this.waiters.add({ v, resolve, reject });
       this.schedule();
@@ -43,6 +47,7 @@ export class VersionWatch {
   handled(version: number): void {
     if (version <= this.last) return;
     this.last = version;
+    if (this.haltedAt !== undefined && version >= this.haltedAt.v) this.haltedAt = undefined;
     for (const waiter of this.waiters) {
       if (waiter.v <= version) {
         this.waiters.delete(waiter);
@@ -51,14 +56,24 @@ export class VersionWatch {
     }
   }
 
-  /** Event `event.v` failed: waiters for it or later learn the store is halted. */
-  halted(event: HistoryEvent): void {
+  /**
+   * Event `event.v` failed: waiters for it or later learn the store is
+   * halted; so do new ones, until it is handled, when this process's writer
+   * reported it (`local`).
+   */
+  halted(event: HistoryEvent, local = true): void {
+    if (local) this.haltedAt = event;
     for (const waiter of this.waiters) {
       if (waiter.v >= event.v) {
         this.waiters.delete(waiter);
         waiter.reject(new EventStoreHaltedError(event));
       }
     }
+  }
+
+  /** The halted event was retried, corrected or skipped: waiters wait again. */
+  resumed(): void {
+    this.haltedAt = undefined;
   }
 
   /** Rejects every waiter and stops polling. */
@@ -86,7 +101,8 @@ export class VersionWatch {
         this.handled(handled);
         if (this.waiters.size > 0) {
           const [next] = await this.queue.history(this.dataSource.manager, [handled + 1]);
-          if (next?.error !== undefined && next.status === 'queued' && next.attempts > 0) this.halted(next);
+          if (next?.error !== undefined && next.status === 'queued' && next.attempts > 0)
+            this.halted(next, false);
         }
       });
     } catch {
