@@ -1,5 +1,6 @@
 import type { Operation } from '../uow/operation.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { PreparedEvent } from './event-queue.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
@@ -34,6 +35,7 @@ export class DispatchOp implements Operation {
   private outcome: 'open' | 'committed' | 'rolledBack' = 'open';
   private readonly settled: Promise<void>;
   private settle: () => void = () => {};
+  private uow: UnitOfWork | undefined;
 
   constructor(
     private readonly store: DispatchTarget,
@@ -45,6 +47,11 @@ export class DispatchOp implements Operation {
     this.settled = new Promise<void>((resolve) => {
       this.settle = resolve;
     });
+  }
+
+  /** @internal */
+  onRegister(uow: UnitOfWork): void {
+    this.uow = uow;
   }
 
   /** @internal Queues the event, in the transaction. */
@@ -67,6 +74,11 @@ export class DispatchOp implements Operation {
 
   /** The queued event, once the unit of work committed; rejects when it rolled back. */
   async queued(): Promise<StoreEvent> {
+    if (this.uow?.isOpen === true && currentUnitOfWork() === this.uow) {
+      throw new EventStoreUsageError(
+        `await op.queued() or op.handled() after the unit of work returns: inside it "${this.event.type}" is not queued yet, and waiting would never end`,
+      );
+    }
     await this.settled;
     if (this.outcome !== 'committed' || this.v === undefined) {
       throw new EventStoreUsageError(`the unit of work rolled back: "${this.event.type}" was not queued`);

@@ -14,8 +14,12 @@ import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from '
 /** How deep sub-events may nest. */
 export const MAX_SUB_EVENT_DEPTH = 100;
 
-/** Set while a cycle runs, so a `store.dispatch` from inside it can be refused. */
-export const insideCycle = new AsyncLocalStorage<true>();
+/**
+ * Set while the writer runs a cycle (`'cycle'`) or calls listeners
+ * (`'listener'`): a waiting `store.dispatch` from there would wait for the
+ * writer that waits for it, so it is refused.
+ */
+export const insideWriter = new AsyncLocalStorage<'cycle' | 'listener'>();
 
 /** What the cycle needs besides the event. */
 export interface CycleSetting {
@@ -57,7 +61,9 @@ export function runCycle(
   event: StoreEvent,
   stored: readonly SubEventRecord[] = [],
 ): Promise<CycleOutcome> {
-  return insideCycle.run(true, () => handle(setting, state, manager, uow, event, [event.type], 0, stored));
+  return insideWriter.run('cycle', () =>
+    handle(setting, state, manager, uow, event, [event.type], 0, stored),
+  );
 }
 
 async function handle(
@@ -174,6 +180,7 @@ async function handle(
     );
   }
   for (const model of setting.models) subEvents.push(...(added.get(model) ?? []));
+  added.clear();
 
   const records: SubEventRecord[] = [];
   const runSub = async (sub: StoreEventInput): Promise<SubEventRecord> => {
@@ -218,6 +225,10 @@ async function handle(
         }),
       ),
     );
+  }
+  // Sub-events added during transact (ctx.addEvent) run after it, in order.
+  for (const model of setting.models) {
+    for (const sub of added.get(model) ?? []) await runSub(sub);
   }
   return { data: event.data, result, events: records, known: true };
 }

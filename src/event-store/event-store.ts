@@ -11,7 +11,7 @@ import { EventSkippedError } from './errors/event-skipped.error.js';
 import { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
-import { type CycleSetting, insideCycle } from './event-cycle.js';
+import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
@@ -146,9 +146,15 @@ export class EventStore implements DispatchTarget {
     options: DispatchOptions = {},
   ): Promise<HistoryEvent | StoreEvent> {
     this.open();
-    if (insideCycle.getStore() === true) {
+    const writer = insideWriter.getStore();
+    if (writer === 'cycle') {
       throw new EventStoreUsageError(
         `store.dispatch("${String(type)}") was called while an event is handled: it would wait for itself. Use ctx.addEvent (or return { events }) for a sub-event, or dispatch from transact's ctx.dispatch`,
+      );
+    }
+    if (writer === 'listener' && options.wait !== false) {
+      throw new EventStoreUsageError(
+        `store.dispatch("${String(type)}") waits for the writer, and was called from a listener the writer waits for: pass { wait: false }`,
       );
     }
     const uow = currentUnitOfWork();
@@ -189,6 +195,11 @@ export class EventStore implements DispatchTarget {
   /** Resolves once every event queued before the call (by any process) is handled. */
   async waitForQueue(): Promise<number> {
     this.open();
+    if (insideWriter.getStore() !== undefined) {
+      throw new EventStoreUsageError(
+        'store.waitForQueue() was called from a reducer, deriver or listener: the writer runs them and would wait for itself',
+      );
+    }
     const { queued } = await this.read((manager) => this.queue.versions(manager));
     return queued === 0 ? 0 : this.watch.until(queued);
   }

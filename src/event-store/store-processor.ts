@@ -3,7 +3,7 @@ import { describeError, type Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
-import type { CycleSetting } from './event-cycle.js';
+import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import type { EventQueue } from './event-queue.js';
 import { runBatch, WriterConflictError } from './run-batch.js';
@@ -170,7 +170,7 @@ export class StoreProcessor {
     for (const event of outcome.handled) {
       for (const listener of listeners) {
         try {
-          await listener(event);
+          await insideWriter.run('listener', () => listener(event));
         } catch (error) {
           this.settings.logger.warn(
             { v: event.v, type: event.type, error: describeError(error) },
