@@ -126,7 +126,8 @@ export class EventStore implements DispatchTarget {
   /**
    * Queues an event and, unless `{ wait: false }`, resolves with its history
    * once handled. Rejects with `EventStoreHaltedError` when it (or an
-   * event before it) fails, {@link EventSkippedError} when it was skipped.
+   * event before it) fails, {@link EventSkippedError} when it was skipped
+   * (or ignored as an unknown type).
    * Inside a unit of work, register a {@link DispatchOp} instead.
    */
   dispatch<D = unknown>(
@@ -182,7 +183,7 @@ export class EventStore implements DispatchTarget {
     const [event] = await this.read((manager) => this.queue.history(manager, [v]));
     if (event === undefined)
       throw new EventStoreUsageError(`event v${v} has no history row (it was pruned, or never dispatched)`);
-    if (event.status === 'skipped') throw new EventSkippedError(event);
+    if (event.status === 'skipped' || event.status === 'ignored') throw new EventSkippedError(event);
     return event;
   }
 
