@@ -297,10 +297,12 @@ export class EventStore implements DispatchTarget {
     data?: unknown,
   ): Promise<HistoryEvent> {
     this.open();
-    const json =
-      action === 'correct'
-        ? this.prepare((await this.history(v, v))[0]?.type ?? 'unknown', data).json
-        : undefined;
+    let json: string | undefined;
+    if (action === 'correct') {
+      const [queued] = await this.history(v, v);
+      // A missing event is refused below, with a message that says so.
+      if (queued !== undefined) json = this.prepare(queued.type, data).json;
+    }
     const event = await withTransactionGate(this.dataSource, () =>
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );
