@@ -228,6 +228,27 @@ describeOnBothDatabases('event store halting', (bed) => {
     expect(attempts.every((a) => a.retryInMs <= 40)).toBe(true);
   });
 
+  it('a halt the writer reports late (listeners were slow) does not fail a dispatch made after the skip', async () => {
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store = bed.create({ models: shop({ on: true }), batchSize: 10, retryDelayMs: 60_000 });
+    // v1's listener holds the writer after the batch that commits v1 and records v2's failure.
+    store.addListener(() => slow);
+    await store.dispatch('ITEM.RESULT', item('a'), { wait: false });
+    const order = await store.dispatch('ORDER', { id: 'c', freeze: true }, { wait: false });
+    const waiting = store.handledVersion(order.v);
+    await store.start();
+    await expect(waiting).rejects.toBeInstanceOf(EventStoreHaltedError);
+    await store.skip(order.v, { by: 'ops' });
+    const queued = await store.dispatch('ITEM.RESULT', item('d'), { wait: false });
+    const after = store.handledVersion(queued.v);
+    release();
+    expect(await after).toMatchObject({ v: 3, status: 'handled' });
+    expect(await ids(bed)).toEqual(['a', 'd']);
+  });
+
   describe('operator actions refuse what they cannot do', () => {
     it('retry when not halted, skip or correct of a handled, missing or not-next event, correct with bad data', async () => {
       const store = bed.create({ models: shop({ on: true }), retryDelayMs: 60_000 });
