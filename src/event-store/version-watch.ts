@@ -53,6 +53,8 @@ export class VersionWatch {
 
   /** Event `event.v` failed: waiters for it or later learn the store is halted. */
   halted(event: HistoryEvent): void {
+    // Its row read after an operator skipped, retried or corrected it: the store is not halted there any more.
+    if (event.status !== 'queued' || event.attempts === 0) return;
     for (const waiter of this.waiters) {
       if (waiter.v >= event.v) {
         this.waiters.delete(waiter);

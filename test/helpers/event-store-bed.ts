@@ -8,9 +8,11 @@ import {
   createEventStore,
   type Event,
   type EventBus,
+  type EventHandlersConfig,
   type EventStore,
   type EventStoreOptions,
   type Logger,
+  silentLogger,
   UnitOfWorkManager,
 } from '../../src/index.js';
 import { withTransactionGate } from '../../src/uow/transaction-gate.js';
@@ -109,16 +111,24 @@ export class StoreBed {
     return store;
   }
 
-  /** An in-process bus (memory transport) knowing `events`; `published` collects what it published. */
-  bus(events: readonly ConcreteEventClass[]): { bus: EventBus; published: Event[] } {
+  /**
+   * An in-process bus (memory transport) knowing `events`; `published`
+   * collects what it published. With `handlers`, a worker runs them.
+   */
+  async bus(
+    events: readonly ConcreteEventClass[],
+    handlers?: EventHandlersConfig,
+  ): Promise<{ bus: EventBus; published: Event[] }> {
     const published: Event[] = [];
     const bus = createEventBus({
       events,
-      config: { transport: 'memory', scheduleEveryMs: 0 },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      ...(handlers === undefined ? {} : { handlers }),
+      config: { transport: 'memory', scheduleEveryMs: 0, blockMs: 20 },
+      logger: silentLogger,
       onPublished: (list) => published.push(...list),
     });
     this.current().buses.push(bus);
+    if (handlers !== undefined) await bus.startWorker({ handleSignals: false });
     return { bus, published };
   }
 
