@@ -54,6 +54,26 @@ export class BatchState {
     }
   }
 
+  /**
+   * The row of `key` as of the last applied event, `null` when absent. A
+   * flush forgets the rows it writes without every column, so a row known
+   * a moment ago may be gone from the cache by the time a reader looks (a
+   * parallel reducer's query flushed): wait for a flush in flight, and read
+   * again until the cache knows the row.
+   */
+  async row(
+    cache: RowCache,
+    manager: EntityManager,
+    key: RowKey<ObjectLiteral>,
+  ): Promise<ObjectLiteral | null> {
+    for (;;) {
+      while (this.flushing !== undefined) await this.flushing;
+      if (cache.knows(key)) return cache.peek(key);
+      await own.run(true, () => cache.load(manager, [key]));
+      if (cache.knows(key)) return cache.peek(key);
+    }
+  }
+
   /** Reads, for each model with `prefetch`, the rows `events` will read, one query per model. */
   async prefetch(events: readonly StoreEvent[]): Promise<void> {
     for (const [model, cache] of this.caches) {

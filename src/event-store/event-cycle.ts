@@ -98,10 +98,7 @@ async function handle(
     const cache = state.cache(model);
     return Object.assign(base, {
       repository: manager.getRepository(model.metadata.target),
-      get: async (key: RowKey<ObjectLiteral>) => {
-        await state.own(() => cache.load(manager, [key]));
-        return cache.peek(key) ?? undefined;
-      },
+      get: async (key: RowKey<ObjectLiteral>) => (await state.row(cache, manager, key)) ?? undefined,
     });
   };
 

@@ -126,7 +126,8 @@ export class EventStore implements DispatchTarget {
   /**
    * Queues an event and, unless `{ wait: false }`, resolves with its history
    * once handled. Rejects with `EventStoreHaltedError` when it (or an
-   * event before it) fails, {@link EventSkippedError} when it was skipped.
+   * event before it) fails, {@link EventSkippedError} when it was skipped
+   * (or ignored as an unknown type).
    * Inside a unit of work, register a {@link DispatchOp} instead.
    */
   dispatch<D = unknown>(
@@ -188,7 +189,7 @@ export class EventStore implements DispatchTarget {
     const [event] = await this.read((manager) => this.queue.history(manager, [v]));
     if (event === undefined)
       throw new EventStoreUsageError(`event v${v} has no history row (it was pruned, or never dispatched)`);
-    if (event.status === 'skipped') throw new EventSkippedError(event);
+    if (event.status === 'skipped' || event.status === 'ignored') throw new EventSkippedError(event);
     return event;
   }
 
@@ -307,10 +308,12 @@ export class EventStore implements DispatchTarget {
     data?: unknown,
   ): Promise<HistoryEvent> {
     this.open();
-    const json =
-      action === 'correct'
-        ? this.prepare((await this.history(v, v))[0]?.type ?? 'unknown', data).json
-        : undefined;
+    let json: string | undefined;
+    if (action === 'correct') {
+      const [queued] = await this.history(v, v);
+      // A missing event is refused below, with a message that says so.
+      if (queued !== undefined) json = this.prepare(queued.type, data).json;
+    }
     const event = await withTransactionGate(this.dataSource, () =>
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );

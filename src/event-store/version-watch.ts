@@ -62,6 +62,8 @@ export class VersionWatch {
    * reported it (`local`).
    */
   halted(event: HistoryEvent, local = true): void {
+    // Its row read after an operator skipped, retried or corrected it: the store is not halted there any more.
+    if (event.status !== 'queued' || event.attempts === 0) return;
     if (local) this.haltedAt = event;
     for (const waiter of this.waiters) {
       if (waiter.v >= event.v) {
