@@ -15,8 +15,8 @@ export async function applyResult(
   manager: EntityManager,
   cache: RowCache,
   result: ReducerResult<ObjectLiteral>,
+  name: string,
 ): Promise<void> {
-  const name = cache.model.name;
   const touched: RowKey<ObjectLiteral>[] = [
     ...(result.ins ?? []),
     ...(result.upd ?? []),

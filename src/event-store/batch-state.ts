@@ -25,7 +25,17 @@ export class BatchState {
     private readonly runner: QueryRunner,
     models: readonly ResolvedModel[],
   ) {
-    for (const model of models) this.caches.set(model, new RowCache(model));
+    this.fill(models);
+  }
+
+  // One cache per table: models sharing an entity see each other's writes.
+  private fill(models: readonly ResolvedModel[]): void {
+    const byTable = new Map<unknown, RowCache>();
+    for (const model of models) {
+      const cache = byTable.get(model.metadata.target) ?? new RowCache(model);
+      byTable.set(model.metadata.target, cache);
+      this.caches.set(model, cache);
+    }
   }
 
   /** The cache of `model`. */
@@ -45,7 +55,7 @@ export class BatchState {
     while (this.flushing !== undefined) await this.flushing;
     if (![...this.caches.values()].some((c) => c.dirty)) return;
     this.flushing = own.run(true, async () => {
-      for (const cache of this.caches.values()) await cache.flush(manager);
+      for (const cache of new Set(this.caches.values())) await cache.flush(manager);
     });
     try {
       await this.flushing;
@@ -92,7 +102,7 @@ export class BatchState {
 
   /** Forgets every cached row and drops waiting writes (after a rollback). */
   reset(): void {
-    for (const [model] of this.caches) this.caches.set(model, new RowCache(model));
+    this.fill([...this.caches.keys()]);
   }
 
   /** Routes every statement of the runner through the batch until {@link detach}. */

@@ -20,7 +20,6 @@ export function resolveModels(
   models: readonly EventModel<ObjectLiteral>[],
 ): ResolvedModel[] {
   const names = new Set<string>();
-  const tables = new Map<unknown, string>();
   return models.map((model, i) => {
     if (model === null || typeof model !== 'object' || model.entity === undefined) {
       throw new EventStoreUsageError(
@@ -36,13 +35,6 @@ export function resolveModels(
     const name = model.name ?? metadata.name;
     if (names.has(name)) throw new EventStoreUsageError(`two models are named "${name}": give one a name`);
     names.add(name);
-    const owner = tables.get(metadata.target);
-    if (owner !== undefined) {
-      throw new EventStoreUsageError(
-        `models "${owner}" and "${name}" own the same entity: a table has one model (merge their reducers)`,
-      );
-    }
-    tables.set(metadata.target, name);
     for (const [type, reducer] of Object.entries(model.reducers ?? {})) {
       if (typeof reducer !== 'function') {
         throw new EventStoreUsageError(`model "${name}"'s reducer for "${type}" is not a function`);
