@@ -1,4 +1,4 @@
-import type { EntityManager, ObjectLiteral } from 'typeorm';
+import type { ObjectLiteral } from 'typeorm';
 import { ApplyResultError } from './errors/apply-result.error.js';
 import type { ReducerResult, RowKey } from './reducer-result.js';
 import type { RowCache } from './row-cache.js';
@@ -12,7 +12,7 @@ import type { RowCache } from './row-cache.js';
  * column to NULL.
  */
 export async function applyResult(
-  manager: EntityManager,
+  read: (keys: readonly RowKey<ObjectLiteral>[]) => Promise<void>,
   cache: RowCache,
   result: ReducerResult<ObjectLiteral>,
   name: string,
@@ -22,7 +22,7 @@ export async function applyResult(
     ...(result.upd ?? []),
     ...(result.sav ?? []),
   ];
-  await cache.load(manager, touched);
+  await read(touched);
   for (const key of result.rm ?? []) cache.write(key, null);
   const empty = Object.fromEntries(
     cache.model.metadata.columns.filter((c) => !c.isPrimary).map((c) => [c.propertyName, null]),

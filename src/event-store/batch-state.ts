@@ -4,6 +4,15 @@ import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
 import { RowCache } from './row-cache.js';
 import type { StoreEvent } from './store-event.js';
+import type { StoreDialect } from './store-tables.js';
+
+/** How a batch keeps rows. */
+export interface BatchStateOptions {
+  /** The database, for what each column type gives back. */
+  readonly dialect: StoreDialect;
+  /** Models whose written rows are never kept (their tables change behind the store's back). */
+  readonly uncached: ReadonlySet<string>;
+}
 
 // Set while the batch state itself queries, so its own statements are not intercepted.
 const own = new AsyncLocalStorage<true>();
@@ -24,6 +33,7 @@ export class BatchState {
   constructor(
     private readonly runner: QueryRunner,
     models: readonly ResolvedModel[],
+    private readonly options: BatchStateOptions,
   ) {
     this.fill(models);
   }
@@ -32,7 +42,9 @@ export class BatchState {
   private fill(models: readonly ResolvedModel[]): void {
     const byTable = new Map<unknown, RowCache>();
     for (const model of models) {
-      const cache = byTable.get(model.metadata.target) ?? new RowCache(model);
+      const cache =
+        byTable.get(model.metadata.target) ??
+        new RowCache(model, this.options.dialect, !this.options.uncached.has(model.name));
       byTable.set(model.metadata.target, cache);
       this.caches.set(model, cache);
     }
@@ -77,11 +89,20 @@ export class BatchState {
     key: RowKey<ObjectLiteral>,
   ): Promise<ObjectLiteral | null> {
     for (;;) {
-      while (this.flushing !== undefined) await this.flushing;
-      if (cache.knows(key)) return cache.peek(key);
-      await own.run(true, () => cache.load(manager, [key]));
+      await this.ensure(cache, manager, [key]);
       if (cache.knows(key)) return cache.peek(key);
     }
+  }
+
+  /** Makes `cache` know `keys`: flushes when a written row it did not keep is among them, then reads the unknown ones. */
+  async ensure(
+    cache: RowCache,
+    manager: EntityManager,
+    keys: readonly RowKey<ObjectLiteral>[],
+  ): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (cache.needsFlush(keys)) await this.flush(manager);
+    await own.run(true, () => cache.load(manager, keys));
   }
 
   /** Reads, for each model with `prefetch`, the rows `events` will read, one query per model. */
@@ -96,7 +117,7 @@ export class BatchState {
         if (Array.isArray(found)) keys.push(...found);
         else keys.push(found as RowKey<ObjectLiteral>);
       }
-      await own.run(true, () => cache.load(this.runner.manager, keys));
+      await this.ensure(cache, this.runner.manager, keys);
     }
   }
 

@@ -153,7 +153,12 @@ async function handle(
     await step('apply', path, model.name, () =>
       custom
         ? custom(value, context(model))
-        : state.own(() => applyResult(manager, state.cache(model), value, model.name)),
+        : applyResult(
+            (keys) => state.ensure(state.cache(model), manager, keys),
+            state.cache(model),
+            value,
+            model.name,
+          ),
     );
   }
 
@@ -170,7 +175,12 @@ async function handle(
             const problem = resultProblem(extra, model.primary);
             if (problem !== undefined)
               throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
-            await state.own(() => applyResult(manager, state.cache(model), extra, model.name));
+            await applyResult(
+              (keys) => state.ensure(state.cache(model), manager, keys),
+              state.cache(model),
+              extra,
+              model.name,
+            );
           },
         }),
       ),

@@ -114,6 +114,14 @@ export interface EventModel<T extends ObjectLiteral> {
    */
   readonly prefetch?: (event: StoreEvent) => RowKey<T> | readonly RowKey<T>[] | undefined;
   /**
+   * Whether the writer keeps rows it wrote to this model's table for the
+   * next events of a batch. Set false when something besides the store
+   * changes the table (a trigger, a cascade, another process); commitbus
+   * finds triggers and cascading foreign keys itself.
+   * @defaultValue true
+   */
+  readonly cache?: boolean;
+  /**
    * Types this model handles without a reducer (in `derive` or `transact`),
    * so they count as known.
    */

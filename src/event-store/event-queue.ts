@@ -144,12 +144,16 @@ export class EventQueue {
     return { queued: Number(queue?.queued ?? 0), handled: Number(writer?.handled ?? 0) };
   }
 
-  /** Up to `limit` queued events after version `after`, in order. */
-  async next(manager: EntityManager, after: number, limit: number): Promise<QueuedEvent[]> {
+  /**
+   * Up to `limit` queued events after version `after`, in order; with
+   * `lock`, their rows are locked to the end of the caller's transaction
+   * (PostgreSQL), so an operator's change waits for the writer.
+   */
+  async next(manager: EntityManager, after: number, limit: number, lock = false): Promise<QueuedEvent[]> {
     const { p } = this.bound();
     const rows = await this.tables.rows<RawRow>(
       manager,
-      `SELECT v, type, ts, data, attempts, important FROM ${this.tables.events} WHERE v > ${p(1)} ORDER BY v LIMIT ${p(2)}`,
+      `SELECT v, type, ts, data, attempts, important FROM ${this.tables.events} WHERE v > ${p(1)} ORDER BY v LIMIT ${p(2)}${lock && this.tables.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
       [after, limit],
     );
     return rows.map((r) => ({
@@ -212,6 +216,12 @@ export class EventQueue {
       `UPDATE ${this.tables.events} SET error = ${p(1)}, attempts = attempts + 1 WHERE v = ${p(2)}`,
       [JSON.stringify(failure), v],
     );
+  }
+
+  /** Locks the row of event `v` to the end of the caller's transaction (PostgreSQL; SQLite's writes are serial). */
+  async lock(manager: EntityManager, v: number): Promise<void> {
+    if (this.tables.dialect !== 'postgres') return;
+    await manager.query(`SELECT v FROM ${this.tables.events} WHERE v = $1 FOR UPDATE`, [v]);
   }
 
   /** The history rows of `versions` (those that exist). */

@@ -252,9 +252,12 @@ export class EventStore implements DispatchTarget {
   async replay(options: ReplayOptions = {}): Promise<ReplayReport> {
     this.open();
     await this.init();
-    return this.processor.asWriter(options.timeoutMs ?? 30_000, (runner) =>
-      withTransactionGate(this.dataSource, () => replayModels(runner, this.queue, this.setting, options)),
-    );
+    return this.processor.asWriter(options.timeoutMs ?? 30_000, async (runner) => {
+      const tuning = await this.processor.tune(runner);
+      return withTransactionGate(this.dataSource, () =>
+        replayModels(runner, this.queue, this.setting, tuning, options),
+      );
+    });
   }
 
   /** Stops the writer (after its current batch) and rejects pending waits. Idempotent. */

@@ -38,6 +38,8 @@ export async function operatorAction(
 ): Promise<HistoryEvent> {
   const { tables } = queue;
   const p = (n: number) => tables.p(n);
+  // Waits for a writer handling the event right now; then the versions read below are current.
+  await queue.lock(manager, v);
   const { handled } = await queue.versions(manager);
   const [event] = await queue.history(manager, [v]);
   if (event === undefined || v <= handled) {

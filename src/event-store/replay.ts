@@ -6,6 +6,7 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
 import type { ResolvedModel } from './resolved-model.js';
+import type { CacheTuning } from './side-effects.js';
 
 /** Replay progress: events replayed of all to replay. */
 export interface ReplayProgress {
@@ -51,6 +52,7 @@ export async function replayModels(
   runner: QueryRunner,
   queue: EventQueue,
   setting: CycleSetting,
+  tuning: CacheTuning,
   options: ReplayOptions,
 ): Promise<ReplayReport> {
   const chosen = pick(setting.models, options.models);
@@ -65,7 +67,7 @@ export async function replayModels(
       'bus events are not sent during a replay: check ctx.replaying before registering one',
     );
   };
-  const state = new BatchState(runner, chosen);
+  const state = new BatchState(runner, chosen, { dialect: queue.tables.dialect, uncached: tuning.uncached });
   state.attach();
   await runner.startTransaction();
   try {
@@ -97,9 +99,12 @@ export async function replayModels(
             );
           },
         );
+        if (tuning.flushEachEvent) await state.flush();
         done++;
       }
       await state.flush();
+      // Rows of earlier pages are read again when needed: memory stays one page's worth.
+      state.reset();
       options.onProgress?.({ done, total: handled, v: Math.min(handled, from + PAGE - 1) });
     }
     state.detach();

@@ -1,9 +1,9 @@
 import { type EntityManager, In, type ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { type ReadBackKind, readBackKind, readsBackAs } from './read-back.js';
 import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
-
-/** A row as the batch knows it: its values, or `null` when it does not exist. */
-type Known = ObjectLiteral | null;
+import type { StoreDialect } from './store-tables.js';
 
 /** A write not yet sent: the row to upsert, or `null` to delete. */
 interface PendingWrite {
@@ -12,25 +12,50 @@ interface PendingWrite {
 }
 
 /**
- * One model's rows as the writer's batch knows them: read once from the
- * database (or prefetched), then kept up to date by the apply step, whose
- * writes wait here until the batch flushes them in a few multi-row
- * statements. Reads of a row the cache knows cost no round trip.
+ * One table's rows as the writer's batch knows them. A row read from the
+ * database is kept as read. A row the apply step writes is kept only when it
+ * is whole and each value is what the database would give back for its
+ * column (a string for text, an integer for an integer column...); any other
+ * written row is forgotten, so the next read flushes and reads it back. So a
+ * read answers the same whether the batch ends before it or not. Writes wait
+ * here until the batch flushes them: deletes first, then one upsert per shape
+ * of row.
  */
 export class RowCache {
-  private readonly known = new Map<string, Known>();
+  private readonly known = new Map<string, ObjectLiteral | null>();
   private readonly pending = new Map<string, PendingWrite>();
-  private readonly columns: ReadonlySet<string>;
+  // Keys deleted since the last flush: deleted before they are written again, as the events did.
+  private readonly deleted = new Set<string>();
+  private readonly kinds: ReadonlyMap<string, { kind: ReadBackKind | undefined; nullable: boolean }>;
+  private readonly lowerCaseKey: readonly boolean[];
 
-  constructor(readonly model: ResolvedModel) {
-    this.columns = new Set(model.metadata.columns.map((c) => c.propertyName));
+  /**
+   * @param model - a model owning the table (its name is not used: models sharing an entity share the cache).
+   * @param cacheWrites - false keeps no written row (the table changes behind the store's back: cascades, triggers).
+   */
+  constructor(
+    readonly model: ResolvedModel,
+    dialect: StoreDialect,
+    readonly cacheWrites = true,
+  ) {
+    this.kinds = new Map(
+      model.metadata.columns.map((c: ColumnMetadata) => [
+        c.propertyName,
+        { kind: readBackKind(c, dialect), nullable: c.isNullable },
+      ]),
+    );
+    const byProperty = new Map(model.metadata.columns.map((c) => [c.propertyName, c]));
+    // PostgreSQL compares uuids regardless of case and gives them back in lower case.
+    this.lowerCaseKey = model.primary.map(
+      (p) => dialect === 'postgres' && byProperty.get(p)?.type === 'uuid',
+    );
   }
 
   /** The row's key as a string. */
   id(key: RowKey<ObjectLiteral>): string {
+    const values = typeof key !== 'object' ? [key] : this.model.primary.map((column) => key[column]);
     // As strings: a bigint key comes back from PostgreSQL as "5" when the reducer said 5.
-    if (typeof key !== 'object') return JSON.stringify([String(key)]);
-    return JSON.stringify(this.model.primary.map((column) => String(key[column])));
+    return JSON.stringify(values.map((v, i) => (this.lowerCaseKey[i] ? String(v).toLowerCase() : String(v))));
   }
 
   /** The primary columns of `key` as an object. */
@@ -44,13 +69,21 @@ export class RowCache {
     return this.known.has(this.id(key));
   }
 
-  /** The known row (a copy), `null` when absent; only after {@link load}. */
-  peek(key: RowKey<ObjectLiteral>): ObjectLiteral | null {
-    const row = this.known.get(this.id(key));
-    return row === undefined || row === null ? null : { ...row };
+  /** Whether reading any of `keys` needs the waiting writes flushed first (written rows it does not keep). */
+  needsFlush(keys: readonly RowKey<ObjectLiteral>[]): boolean {
+    return keys.some((key) => {
+      const id = this.id(key);
+      return this.pending.has(id) && !this.known.has(id);
+    });
   }
 
-  /** Reads the rows of `keys` the cache does not know, in one query. */
+  /** A copy of the known row, `null` when absent (or unknown: ask {@link knows} first). */
+  peek(key: RowKey<ObjectLiteral>): ObjectLiteral | null {
+    const row = this.known.get(this.id(key));
+    return row === undefined || row === null ? null : copy(row);
+  }
+
+  /** Reads the rows of `keys` the cache does not know, in one query (flush first when {@link needsFlush}). */
   async load(manager: EntityManager, keys: readonly RowKey<ObjectLiteral>[]): Promise<void> {
     const missing = new Map<string, ObjectLiteral>();
     for (const key of keys) {
@@ -66,14 +99,17 @@ export class RowCache {
         ? await repo.findBy({ [primary]: In(wheres.map((w) => w[primary])) })
         : await repo.findBy(wheres);
     for (const id of missing.keys()) this.known.set(id, null);
-    for (const row of rows) this.known.set(this.id(row), { ...row });
+    for (const row of rows) this.known.set(this.id(row), copy(row));
   }
 
   /** Sets the row of `key` to `row` (`null` deletes it), to be written at the next flush. */
   write(key: RowKey<ObjectLiteral>, row: ObjectLiteral | null): void {
     const id = this.id(key);
-    this.known.set(id, row === null ? null : { ...row });
-    this.pending.set(id, { key: this.where(key), row: row === null ? null : { ...row } });
+    if (row === null) this.deleted.add(id);
+    this.pending.set(id, { key: this.where(key), row: row === null ? null : copy(row) });
+    if (row === null || (this.cacheWrites && this.readsBackSame(row)))
+      this.known.set(id, row === null ? null : copy(row));
+    else this.known.delete(id);
   }
 
   /** Whether writes wait. */
@@ -81,17 +117,14 @@ export class RowCache {
     return this.pending.size > 0;
   }
 
-  /**
-   * Sends the waiting writes: one DELETE for removed rows, one upsert per
-   * shape of row. Rows without every column are forgotten afterwards (the
-   * database filled in their defaults), so the next read fetches them.
-   */
+  /** Sends the waiting writes: deletes first, then one upsert per shape of row. */
   async flush(manager: EntityManager): Promise<void> {
     if (this.pending.size === 0) return;
     const writes = [...this.pending.entries()];
+    const deletes = [...this.deleted].map((id) => this.pending.get(id)?.key).filter((k) => k !== undefined);
     this.pending.clear();
+    this.deleted.clear();
     const target = this.model.metadata.target;
-    const deletes = writes.filter(([, w]) => w.row === null).map(([, w]) => w.key);
     if (deletes.length > 0) {
       const primary = this.model.primary[0] as string;
       if (this.model.primary.length === 1) {
@@ -101,16 +134,15 @@ export class RowCache {
       }
     }
     const shapes = new Map<string, ObjectLiteral[]>();
-    for (const [id, write] of writes) {
+    for (const [, write] of writes) {
       if (write.row === null) continue;
       const shape = Object.keys(write.row)
-        .filter((k) => this.columns.has(k))
+        .filter((k) => this.kinds.has(k))
         .sort()
         .join(',');
       const list = shapes.get(shape) ?? [];
       list.push(write.row);
       shapes.set(shape, list);
-      if (shape.split(',').length < this.columns.size) this.known.delete(id);
     }
     const byProperty = new Map(this.model.metadata.columns.map((c) => [c.propertyName, c.databaseName]));
     const conflict = this.model.primary.map((p) => byProperty.get(p) as string);
@@ -130,4 +162,22 @@ export class RowCache {
   clear(): void {
     this.known.clear();
   }
+
+  // Whole, and every value what its column gives back.
+  private readsBackSame(row: ObjectLiteral): boolean {
+    for (const [column, { kind, nullable }] of this.kinds) {
+      if (!(column in row)) return false;
+      const value = row[column];
+      if (value === null ? !nullable : !readsBackAs(kind, value)) return false;
+    }
+    return true;
+  }
+}
+
+// Rows with nested values (json columns) are copied deeply, so a reducer changing one changes nothing here.
+function copy(row: ObjectLiteral): ObjectLiteral {
+  for (const value of Object.values(row)) {
+    if (typeof value === 'object' && value !== null) return structuredClone(row);
+  }
+  return { ...row };
 }

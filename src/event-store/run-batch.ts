@@ -6,6 +6,7 @@ import { CycleFailure } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
 import type { EventQueue, FinishedEvent, QueuedEvent } from './event-queue.js';
+import type { CacheTuning } from './side-effects.js';
 import type { HistoryEvent, StepFailure } from './store-event.js';
 
 /** What one batch did. */
@@ -45,6 +46,8 @@ export interface BatchParts {
   readonly queue: EventQueue;
   readonly setting: CycleSetting;
   readonly bus: UnitOfWorkBus | undefined;
+  /** Which rows the batch keeps, and whether each event's writes are flushed before the next. */
+  readonly tuning: CacheTuning;
 }
 
 /**
@@ -74,20 +77,34 @@ export async function runBatch(
 }
 
 async function attempt(
-  { runner, queue, setting, bus }: BatchParts,
+  { runner, queue, setting, bus, tuning }: BatchParts,
   handled: number,
-  events: readonly QueuedEvent[],
+  queued: readonly QueuedEvent[],
   savepoints: boolean,
 ): Promise<BatchOutcome> {
+  let events = queued;
   const finished: FinishedEvent[] = [];
   const history: HistoryEvent[] = [];
   const committing: UnitOfWork[] = [];
   let failed: BatchOutcome['failed'];
   let failedUow: UnitOfWork | undefined;
-  const state = new BatchState(runner, setting.models);
+  const state = new BatchState(runner, setting.models, {
+    dialect: queue.tables.dialect,
+    uncached: tuning.uncached,
+  });
   state.attach();
   await runner.startTransaction();
   try {
+    // Read again, locked, inside the transaction: an operator's correction
+    // made since the first read is the data handled (or waits for this commit).
+    events = await queue.next(runner.manager, handled, events.length, true);
+    for (const [i, event] of events.entries()) {
+      if (event.v !== handled + 1 + i) {
+        throw new Error(
+          `the event store's queue has a gap: v${handled + 1 + i} is missing (found v${event.v}); the writer will not go on past it`,
+        );
+      }
+    }
     await state.prefetch(events);
     for (const [i, event] of events.entries()) {
       if (savepoints) await savepoint(runner, queue.tables.dialect, i);
@@ -103,7 +120,7 @@ async function attempt(
       };
       try {
         const out = await runCycle(setting, state, runner.manager, uowOf, event);
-        if (savepoints)
+        if (savepoints || tuning.flushEachEvent)
           await state.flush().catch((error: unknown) => {
             throw new CycleFailure('apply', [event.type], error);
           });

@@ -7,6 +7,7 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import type { EventQueue } from './event-queue.js';
 import { runBatch, WriterConflictError } from './run-batch.js';
+import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
 
@@ -56,6 +57,7 @@ export class StoreProcessor {
   private woken = false;
   private chain: Promise<unknown> = Promise.resolve();
   private writer = false;
+  private tuning: CacheTuning | undefined;
 
   constructor(
     private readonly parts: ProcessorParts,
@@ -158,7 +160,8 @@ export class StoreProcessor {
     }
     const events = await this.gate(() => queue.next(runner.manager, handled, this.settings.batchSize));
     if (events.length === 0) return this.settings.pollMs;
-    const outcome = await this.gate(() => runBatch({ runner, queue, setting, bus }, handled, events));
+    const tuning = await this.tune(runner);
+    const outcome = await this.gate(() => runBatch({ runner, queue, setting, bus, tuning }, handled, events));
     watch.handled(outcome.version);
     const hookErrors = await outcome.afterCommit();
     for (const error of hookErrors) {
@@ -191,6 +194,22 @@ export class StoreProcessor {
       `event store halted at v${event.v} (${event.type}): ${failure.step}${failure.model ? ` of model ${failure.model}` : ''} failed: ${failure.message}. Later events wait; fix the cause and call store.retry(), or store.correct(v, data), or store.skip(v)`,
     );
     return Math.min(wait, this.settings.pollMs * 5);
+  }
+
+  /** What else changes the models' tables, looked up once per writer connection. */
+  async tune(runner: QueryRunner): Promise<CacheTuning> {
+    if (this.tuning !== undefined) return this.tuning;
+    const tuning = await this.gate(() =>
+      detectSideEffects(runner.manager, this.parts.queue.tables, this.parts.setting.models),
+    );
+    if (tuning.reasons.length > 0) {
+      this.settings.logger.info(
+        { uncached: [...tuning.uncached], reasons: tuning.reasons },
+        "event store writer: something besides the store changes the models' tables; their written rows are read back and each event is flushed before the next",
+      );
+    }
+    this.tuning = tuning;
+    return tuning;
   }
 
   private async connect(): Promise<QueryRunner> {
