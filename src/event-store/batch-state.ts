@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, ObjectLiteral, QueryRunner } from 'typeorm';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
 import { RowCache } from './row-cache.js';
@@ -13,6 +14,12 @@ export interface BatchStateOptions {
   /** Models whose written rows are never kept (their tables change behind the store's back). */
   readonly uncached: ReadonlySet<string>;
 }
+
+/**
+ * True while a `transact` callback runs (false again inside its `dispatch`):
+ * a statement that writes is refused then.
+ */
+export const writesRefused = new AsyncLocalStorage<boolean>();
 
 // Set while the batch state itself queries, so its own statements are not intercepted.
 const own = new AsyncLocalStorage<true>();
@@ -134,6 +141,11 @@ export class BatchState {
     runner.query = (async (...args: Parameters<QueryRunner['query']>) => {
       const [query] = args;
       if (own.getStore() !== true) {
+        if (writesRefused.getStore() === true && !READ_ONLY.test(query)) {
+          throw new EventStoreUsageError(
+            'a transact callback wrote to the database: it may read and dispatch sub-events (ctx.dispatch), and the writes belong in reducers or derivers, so that a replay rebuilds them',
+          );
+        }
         await this.flush();
         if (!READ_ONLY.test(query)) {
           for (const cache of this.caches.values()) {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, ObjectLiteral } from 'typeorm';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { applyResult } from './apply-result.js';
-import type { BatchState } from './batch-state.js';
+import { type BatchState, writesRefused } from './batch-state.js';
 import { CycleFailure, step } from './cycle-failure.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
@@ -30,10 +30,12 @@ export interface CycleSetting {
   /** What an unknown type does. */
   readonly unknownTypes: 'halt' | 'record';
   /**
-   * Set by a replay: preprocessors and transact callbacks do not run, and the
-   * sub-events are the ones history stored, not the ones reducers return.
+   * Set by a replay. Preprocessors do not run (history keeps their output).
+   * `'all'` (every model rebuilt): the rest of the cycle runs as it does
+   * today, sub-events and transact included. `'some'` (a few models): the
+   * sub-events are the ones history stored, and transact does not run.
    */
-  readonly replaying?: boolean;
+  readonly replaying?: 'all' | 'some';
 }
 
 /** What handling one event (and its sub-events) produced. */
@@ -76,7 +78,8 @@ async function handle(
   depth: number,
   stored: readonly SubEventRecord[],
 ): Promise<CycleOutcome> {
-  const replaying = setting.replaying === true;
+  const replaying = setting.replaying !== undefined;
+  const fromHistory = setting.replaying === 'some';
   if (!setting.known.has(input.type)) {
     if (setting.unknownTypes === 'record') return { data: input.data, result: {}, events: [], known: false };
     throw new CycleFailure('type', path, new UnknownStoreEventTypeError(input.type, [...setting.known]));
@@ -199,7 +202,7 @@ async function handle(
       );
     }
     const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: sub.data ?? null };
-    const children = replaying ? ((sub as SubEventRecord).events ?? []) : [];
+    const children = fromHistory ? ((sub as SubEventRecord).events ?? []) : [];
     const out = await handle(
       setting,
       state,
@@ -214,7 +217,7 @@ async function handle(
     records.push(record);
     return record;
   };
-  if (replaying) {
+  if (fromHistory) {
     for (const sub of stored) await runSub(sub);
     return { data: event.data, result, events: records, known: true };
   }
@@ -223,13 +226,16 @@ async function handle(
   for (const model of setting.models) {
     const transact = model.model.transact;
     if (transact === undefined) continue;
+    // A transact callback reads and dispatches; its writes would be lost to a replay, so they are refused.
     await step('transact', path, model.name, () =>
-      transact(
-        Object.assign(context(model), {
-          event,
-          dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
-            runSub({ type, data: data ?? null }),
-        }),
+      writesRefused.run(true, () =>
+        transact(
+          Object.assign(context(model), {
+            event,
+            dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
+              writesRefused.run(false, () => runSub({ type, data: data ?? null })),
+          }),
+        ),
       ),
     );
   }

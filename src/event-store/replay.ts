@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
-import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { UnitOfWork } from '../uow/unit-of-work.js';
+import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
 import { CycleFailure } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
@@ -40,13 +41,27 @@ export interface ReplayReport {
 
 const PAGE = 500;
 
+const DISCARDING_BUS: UnitOfWorkBus = {
+  dataSource: undefined,
+  useDataSource: () => undefined,
+  openEvents: () => ({
+    add: () => undefined,
+    list: () => [],
+    beforeCommit: async () => undefined,
+    flush: async () => undefined,
+  }),
+};
+
 /**
  * Rebuilds models from history in one transaction on the writer's
- * connection: empties their tables, then runs their reducers, apply steps and
- * derivers over every handled event 1..N and the sub-events history kept for
- * it. Preprocessors and transact callbacks do not run again (history holds
- * their outcome), bus events are not sent again and listeners are not called.
- * A failure rolls everything back and leaves the tables as they were.
+ * connection: empties their tables, then handles every handled (and ignored:
+ * a model added since may know its type) event 1..N again. Preprocessors do
+ * not run (history keeps the data they made). Rebuilding every model runs
+ * the rest of the cycle as the code now is, sub-events and transact
+ * included; rebuilding some models runs their reducers, apply steps and
+ * derivers over each event and the sub-events history kept for it. Bus
+ * events registered are dropped and listeners are not called. A failure
+ * rolls everything back and leaves the tables as they were.
  */
 export async function replayModels(
   runner: QueryRunner,
@@ -60,13 +75,11 @@ export async function replayModels(
     models: chosen,
     known: setting.known,
     unknownTypes: 'record',
-    replaying: true,
+    replaying: chosen.length === setting.models.length ? 'all' : 'some',
   };
-  const noBus = (): UnitOfWork => {
-    throw new EventStoreUsageError(
-      'bus events are not sent during a replay: check ctx.replaying before registering one',
-    );
-  };
+  // Bus events registered during a replay are dropped: they went out when the events were first handled.
+  const discard = new UnitOfWork(runner.manager, DISCARDING_BUS);
+  const noBus = (): UnitOfWork => discard;
   const state = new BatchState(runner, chosen, { dialect: queue.tables.dialect, uncached: tuning.uncached });
   state.attach();
   await runner.startTransaction();
@@ -89,13 +102,15 @@ export async function replayModels(
     for (let from = 1; from <= handled; from += PAGE) {
       const page = await queue.range(runner.manager, from, Math.min(handled, from + PAGE - 1));
       for (const event of page) {
-        if (event.status !== 'handled') continue;
+        // An ignored event is replayed too: a model added since may know its type now.
+        if (event.status !== 'handled' && event.status !== 'ignored') continue;
         // Replaying must not silently pass over a step that fails now: say which event.
         await runCycle(replaying, state, runner.manager, noBus, event, event.events).catch(
           (error: unknown) => {
             const failure = error instanceof CycleFailure ? error.failure : undefined;
             throw new EventStoreUsageError(
               `the replay failed at v${event.v} (${event.type})${failure ? ` in ${failure.step}${failure.model ? ` of model ${failure.model}` : ''}: ${failure.message}` : `: ${String(error)}`}; nothing was changed`,
+              { cause: error },
             );
           },
         );

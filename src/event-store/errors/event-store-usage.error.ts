@@ -3,8 +3,8 @@ export class EventStoreUsageError extends Error {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_STORE_USAGE';
 
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'EventStoreUsageError';
   }
 }
