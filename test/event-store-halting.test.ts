@@ -34,8 +34,13 @@ function shop(frozen: { on: boolean }) {
   const guard = defineModel<Trace>({
     name: 'guard',
     entity: TraceEntity,
-    transact: ({ event }) => {
-      if (event.type === 'ORDER' && (event.data as Order['data']).freeze === true && frozen.on)
+    transact: async ({ event, manager }) => {
+      if (event.type !== 'ORDER') return;
+      // A query: the order's writes and its sub-event's are in the database when it fails.
+      const ordered = await manager
+        .getRepository(PairEntity)
+        .countBy({ a: (event.data as Order['data']).id });
+      if (ordered === 1 && (event.data as Order['data']).freeze === true && frozen.on)
         throw new Error('the stock is frozen');
     },
   });
