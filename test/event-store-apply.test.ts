@@ -6,7 +6,15 @@ import {
   type ReducerResult,
   type StoreEvent,
 } from '../src/index.js';
-import { type Item, ItemEntity, items, PairEntity, pairs } from './fixtures/es-items.js';
+import {
+  type Item,
+  ItemEntity,
+  items,
+  PairEntity,
+  pairs,
+  type Trace,
+  TraceEntity,
+} from './fixtures/es-items.js';
 import { type LedgerLine, LedgerLineEntity } from './fixtures/ledger-models.js';
 import { describeOnBothDatabases, type StoreBed } from './helpers/event-store-bed.js';
 
@@ -40,9 +48,9 @@ const RAW: Record<string, () => unknown> = {
   number: () => 42,
 };
 
-const raw = defineModel<Item>({
+const raw = defineModel<Trace>({
   name: 'raw',
-  entity: ItemEntity,
+  entity: TraceEntity,
   reducers: { RAW: (event: StoreEvent<{ kind: string }>) => RAW[event.data.kind]?.() as never },
 });
 

@@ -5,7 +5,7 @@ import {
   UnknownStoreEventTypeError,
 } from '../src/event-store/index.js';
 import { defineModel, EventSkippedError, EventStoreHaltedError, type ReducerResult } from '../src/index.js';
-import { type Item, ItemEntity, items } from './fixtures/es-items.js';
+import { type Item, ItemEntity, items, type Trace, TraceEntity } from './fixtures/es-items.js';
 import { describeOnBothDatabases } from './helpers/event-store-bed.js';
 
 const cycle: Record<string, unknown> = { a: 1 };
@@ -66,9 +66,9 @@ describeOnBothDatabases('event store dispatch', (bed) => {
         retryDelayMs: 60_000,
         models: [
           items,
-          defineModel<Item>({
+          defineModel<Trace>({
             name: 'eager',
-            entity: ItemEntity,
+            entity: TraceEntity,
             reducers: {
               EAGER: async () => {
                 await store.dispatch('ITEM.RESULT', {});

@@ -212,14 +212,15 @@ export class StoreBed {
 
 /**
  * Declares the tests of `fn` twice: on PostgreSQL (schema
- * `commitbus_test_es_<name>`, so give each file its own `name`) and on
- * SQLite in memory. Each test gets a fresh database through `bed`.
+ * `commitbus_test_es_<name>_<pid>`, so give each file its own `name`) and
+ * on SQLite in memory. Each test gets a fresh database through `bed`.
  */
 export function describeOnBothDatabases(name: string, fn: (bed: StoreBed) => void): void {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_');
   for (const dialect of ['postgres', 'sqlite'] as const) {
     describe(`${name} (${dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'})`, () => {
-      const bed = new StoreBed(dialect, `commitbus_test_es_${slug}`);
+      // The process id too: the same file run from two worktrees at once must not share a schema.
+      const bed = new StoreBed(dialect, `commitbus_test_es_${slug}_${process.pid}`);
       beforeEach(() => bed.open());
       afterEach(() => bed.close());
       fn(bed);
