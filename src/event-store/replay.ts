@@ -33,7 +33,7 @@ export interface ReplayOptions {
 export interface ReplayReport {
   /** The models rebuilt. */
   readonly models: readonly string[];
-  /** Events replayed (skipped and ignored ones are not). */
+  /** Events replayed: handled ones, and ignored ones a model now knows (skipped ones are not). */
   readonly events: number;
   /** The version the tables are at, as before. */
   readonly version: number;
@@ -105,7 +105,7 @@ export async function replayModels(
         // An ignored event is replayed too: a model added since may know its type now.
         if (event.status !== 'handled' && event.status !== 'ignored') continue;
         // Replaying must not silently pass over a step that fails now: say which event.
-        await runCycle(replaying, state, runner.manager, noBus, event, event.events).catch(
+        const out = await runCycle(replaying, state, runner.manager, noBus, event, event.events).catch(
           (error: unknown) => {
             const failure = error instanceof CycleFailure ? error.failure : undefined;
             throw new EventStoreUsageError(
@@ -115,7 +115,7 @@ export async function replayModels(
           },
         );
         if (tuning.flushEachEvent) await state.flush();
-        done++;
+        if (out.known) done++;
       }
       await state.flush();
       // Rows of earlier pages are read again when needed: memory stays one page's worth.
