@@ -61,13 +61,22 @@ async function haltInTheMiddle(store: EventStore, handled: HistoryEvent[]) {
   const order = await store.dispatch('ORDER', { id: 'c', freeze: true }, { wait: false });
   for (const data of [item('d'), item('e')]) await store.dispatch('ITEM.RESULT', data, { wait: false });
   const waiting = store.handledVersion(order.v);
-  const later = store.handledVersion(5);
+  const queue = store.waitForQueue();
   await store.start();
   await expect(waiting).rejects.toBeInstanceOf(EventStoreHaltedError);
   await expect(waiting).rejects.toThrow(
-    'event v3 (ORDER) failed in transact (model guard): the stock is frozen. The event store is halted at v3',
+    'event v3 (ORDER) failed in transact (model guard): the stock is frozen. It stays queued and the writer retries it',
   );
-  await expect(later).rejects.toBeInstanceOf(EventStoreHaltedError);
+  // Waiting for the queue ends at the halt; waiting for a later event goes on (its own event did not fail).
+  await expect(queue).rejects.toMatchObject({
+    name: 'EventStoreHaltedError',
+    waitingFor: 5,
+    event: { v: 3 },
+  });
+  await expect(store.handledVersion(5, { timeoutMs: 100 })).rejects.toMatchObject({
+    name: 'EventStoreTimeoutError',
+    v: 5,
+  });
 }
 
 const ids = async (bed: StoreBed) => (await bed.rows(ItemEntity)).map((r) => r.id);
@@ -76,7 +85,12 @@ describeOnBothDatabases('event store halting', (bed) => {
   describe('a failing event in the middle of a batch', () => {
     it('rolls back alone: the events before it commit, later ones wait, its sub-events leave nothing', async () => {
       const handled: HistoryEvent[] = [];
-      const store = bed.create({ models: shop({ on: true }), batchSize: 10, retryDelayMs: 60_000 });
+      const store = bed.create({
+        models: shop({ on: true }),
+        batchSize: 10,
+        retryDelayMs: 60_000,
+        maxRetryDelayMs: 60_000,
+      });
       await haltInTheMiddle(store, handled);
 
       expect(await ids(bed)).toEqual(['a', 'b']);
@@ -110,7 +124,12 @@ describeOnBothDatabases('event store halting', (bed) => {
     it('store.retry() after the cause is fixed handles it and the rest; the retry is in its audit and logged', async () => {
       const frozen = { on: true };
       const handled: HistoryEvent[] = [];
-      const store = bed.create({ models: shop(frozen), batchSize: 10, retryDelayMs: 60_000 });
+      const store = bed.create({
+        models: shop(frozen),
+        batchSize: 10,
+        retryDelayMs: 60_000,
+        maxRetryDelayMs: 60_000,
+      });
       await haltInTheMiddle(store, handled);
 
       frozen.on = false;
@@ -141,7 +160,12 @@ describeOnBothDatabases('event store halting', (bed) => {
     });
 
     it('store.correct() replaces its data (the old one kept in the audit) and handles it and the rest', async () => {
-      const store = bed.create({ models: shop({ on: true }), batchSize: 10, retryDelayMs: 60_000 });
+      const store = bed.create({
+        models: shop({ on: true }),
+        batchSize: 10,
+        retryDelayMs: 60_000,
+        maxRetryDelayMs: 60_000,
+      });
       await haltInTheMiddle(store, []);
 
       // A queued event after the halt can be corrected too.
@@ -175,7 +199,12 @@ describeOnBothDatabases('event store halting', (bed) => {
     });
 
     it('store.skip() records it as skipped with its error and goes on; waiting for it rejects EventSkippedError', async () => {
-      const store = bed.create({ models: shop({ on: true }), batchSize: 10, retryDelayMs: 60_000 });
+      const store = bed.create({
+        models: shop({ on: true }),
+        batchSize: 10,
+        retryDelayMs: 60_000,
+        maxRetryDelayMs: 60_000,
+      });
       await haltInTheMiddle(store, []);
 
       const skipped = await store.skip(3, { by: 'ada', reason: 'a bad order' });
@@ -211,13 +240,13 @@ describeOnBothDatabases('event store halting', (bed) => {
     await expect(store.dispatch('ORDER', { id: 'c', freeze: true })).rejects.toBeInstanceOf(
       EventStoreHaltedError,
     );
-    // Dispatched while halted: it waits behind v1 and its dispatcher hears of the halt.
+    // Dispatched while halted: it waits behind v1 (its own event did not fail) and is handled once v1 is.
     const next = store.dispatch('ITEM.RESULT', item('d'));
-    await expect(next).rejects.toBeInstanceOf(EventStoreHaltedError);
     await waitFor('three attempts', async () => ((await store.halted())?.attempts ?? 0) >= 3);
     expect(await ids(bed)).toEqual([]);
 
     frozen.on = false;
+    expect(await next).toMatchObject({ v: 2, status: 'handled' });
     // An attempt already under way may still fail once: wait for the version, not for v2's outcome.
     await waitFor('the store past v2', async () => (await store.getVersion()) === 2);
     expect(await ids(bed)).toEqual(['c', 'd']);
@@ -238,7 +267,12 @@ describeOnBothDatabases('event store halting', (bed) => {
     const slow = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const store = bed.create({ models: shop({ on: true }), batchSize: 10, retryDelayMs: 60_000 });
+    const store = bed.create({
+      models: shop({ on: true }),
+      batchSize: 10,
+      retryDelayMs: 60_000,
+      maxRetryDelayMs: 60_000,
+    });
     // v1's listener holds the writer after the batch that commits v1 and records v2's failure.
     store.addListener(() => slow);
     await store.dispatch('ITEM.RESULT', item('a'), { wait: false });
@@ -256,7 +290,7 @@ describeOnBothDatabases('event store halting', (bed) => {
 
   describe('operator actions refuse what they cannot do', () => {
     it('retry when not halted, skip or correct of a handled, missing or not-next event, correct with bad data', async () => {
-      const store = bed.create({ models: shop({ on: true }), retryDelayMs: 60_000 });
+      const store = bed.create({ models: shop({ on: true }), retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
       await store.start();
       await store.dispatch('ITEM.RESULT', item('a'));
       await expect(store.retry()).rejects.toThrow('the event store is not halted: nothing to retry');

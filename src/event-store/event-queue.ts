@@ -11,11 +11,18 @@ import { QUEUE_ROW, type StoreTables, WRITER_ROW } from './store-tables.js';
 
 /** An event ready to be queued: serialized data and its size. */
 export interface PreparedEvent {
+  /** The event's type. */
   readonly type: string;
+  /** Its data as it comes back from JSON. */
   readonly data: unknown;
+  /** Its data as stored. */
   readonly json: string;
+  /** Epoch ms of the dispatch. */
   readonly ts: number;
+  /** Kept when history is pruned. */
   readonly important: boolean;
+  /** Bytes of `json` in UTF-8. */
+  readonly bytes: number;
 }
 
 /** A queued event as the writer reads it. */
@@ -28,10 +35,15 @@ export interface QueuedEvent extends StoreEvent {
 
 /** What the writer stores for a handled event. */
 export interface FinishedEvent {
+  /** Its version. */
   readonly v: number;
+  /** `handled`, or `ignored` (unknown type). */
   readonly status: StoreEventStatus;
+  /** Its data after preprocessing. */
   readonly data: unknown;
+  /** Each model's result. */
   readonly result: unknown;
+  /** Its sub-events. */
   readonly events: readonly SubEventRecord[];
 }
 
@@ -120,7 +132,7 @@ export class EventQueue {
           events.map((e) => e.ts),
           events.map((e) => e.json),
           events.map((e) => e.important),
-          events.map((e) => e.json.length),
+          events.map((e) => e.bytes),
         ],
       );
     let rows = await run();

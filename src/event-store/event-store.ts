@@ -23,7 +23,7 @@ import { resolveModels } from './resolved-model.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
 import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
-import { VersionWatch } from './version-watch.js';
+import { VersionWatch, waitTimeout } from './version-watch.js';
 
 /** How to dispatch one event. */
 export interface DispatchOptions {
@@ -33,6 +33,8 @@ export interface DispatchOptions {
   readonly important?: boolean;
   /** When it happened, epoch ms. @defaultValue now */
   readonly ts?: number;
+  /** Waiting, give up after this many ms with `EventStoreTimeoutError` (the event stays queued). @defaultValue no limit */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -168,7 +170,7 @@ export class EventStore implements DispatchTarget {
     await this.init();
     const v = await this.batcher.add(event);
     if (options.wait === false) return { v, type: event.type, ts: event.ts, data: event.data };
-    return this.handledVersion(v);
+    return this.handledVersion(v, options);
   }
 
   /** The version the tables are at (the last handled event), read from the database. */
@@ -181,11 +183,17 @@ export class EventStore implements DispatchTarget {
    * Resolves with event `v`'s history once the store is at `v` or beyond,
    * whichever process handled it. Rejects as `dispatch` does.
    */
-  async handledVersion(v: number): Promise<HistoryEvent> {
+  async handledVersion(v: number, options: { timeoutMs?: number } = {}): Promise<HistoryEvent> {
     this.open();
     if (!Number.isSafeInteger(v) || v < 1)
       throw new EventStoreUsageError(`handledVersion takes a version from 1 up, got ${String(v)}`);
-    await this.watch.until(v);
+    const { queued } = await this.read((manager) => this.queue.versions(manager));
+    if (v > queued) {
+      throw new EventStoreUsageError(
+        `v${v} was never dispatched (the queue is at v${queued}): it would never be handled`,
+      );
+    }
+    await this.watch.until(v, { halt: 'own', ...waitTimeout(options.timeoutMs) });
     const [event] = await this.read((manager) => this.queue.history(manager, [v]));
     if (event === undefined)
       throw new EventStoreUsageError(`event v${v} has no history row (it was pruned, or never dispatched)`);
@@ -193,8 +201,12 @@ export class EventStore implements DispatchTarget {
     return event;
   }
 
-  /** Resolves once every event queued before the call (by any process) is handled. */
-  async waitForQueue(): Promise<number> {
+  /**
+   * Resolves with the version once every event queued before the call (by
+   * any process) is handled. Rejects with `EventStoreHaltedError` when one of
+   * them fails, `EventStoreTimeoutError` after `timeoutMs`.
+   */
+  async waitForQueue(options: { timeoutMs?: number } = {}): Promise<number> {
     this.open();
     if (insideWriter.getStore() !== undefined) {
       throw new EventStoreUsageError(
@@ -202,7 +214,7 @@ export class EventStore implements DispatchTarget {
       );
     }
     const { queued } = await this.read((manager) => this.queue.versions(manager));
-    return queued === 0 ? 0 : this.watch.until(queued);
+    return queued === 0 ? 0 : this.watch.until(queued, { halt: 'any', ...waitTimeout(options.timeoutMs) });
   }
 
   /** Adds a listener, called after each event's commit in the writer process; returns a remover. */
@@ -223,16 +235,32 @@ export class EventStore implements DispatchTarget {
   /** History rows `from..to` (inclusive), in order. */
   history(from: number, to: number): Promise<HistoryEvent[]> {
     this.open();
+    if (
+      !Number.isSafeInteger(from) ||
+      !Number.isSafeInteger(to) ||
+      from < 1 ||
+      to < from ||
+      to - from >= 10_000
+    ) {
+      throw new EventStoreUsageError(
+        `history(from, to) reads 1 to 10,000 rows, from v1 up; got ${String(from)}..${String(to)}: read long ranges page by page`,
+      );
+    }
     return this.read((manager) => this.queue.range(manager, from, to));
   }
 
   /** Retries the halted event now instead of after its backoff; logged in its audit trail. */
   async retry(note: OperatorNote = {}): Promise<HistoryEvent> {
-    const event = await this.requireHalted('retry');
+    const event = await this.halted();
+    if (event === undefined)
+      throw new EventStoreUsageError('the event store is not halted: nothing to retry');
     return this.act('retry', event.v, note);
   }
 
-  /** Records event `v` (the one the store is halted at) as skipped and goes on with the next. */
+  /**
+   * Records event `v`, the next one to handle (the one the store is halted
+   * at, usually), as skipped, keeping its error, and goes on with the next.
+   */
   skip(v: number, note: OperatorNote = {}): Promise<HistoryEvent> {
     return this.act('skip', v, note);
   }
@@ -329,14 +357,14 @@ export class EventStore implements DispatchTarget {
     return event;
   }
 
-  private async requireHalted(action: string): Promise<HistoryEvent> {
-    const event = await this.halted();
-    if (event === undefined)
-      throw new EventStoreUsageError(`the event store is not halted: nothing to ${action}`);
-    return event;
-  }
-
   private read<T>(fn: (manager: DataSource['manager']) => Promise<T>): Promise<T> {
+    if (insideWriter.getStore() === 'cycle') {
+      return Promise.reject(
+        new EventStoreUsageError(
+          "the event store's own reads (getVersion, history, halted, ...) were called while an event is handled: read through ctx.manager, in the cycle's transaction",
+        ),
+      );
+    }
     return withTransactionGate(this.dataSource, () => fn(this.dataSource.manager));
   }
 

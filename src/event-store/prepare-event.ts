@@ -37,7 +37,7 @@ export function prepareEvent(
       cause: error,
     });
   }
-  const bytes = json.length * 3 > limits.maxEventBytes ? Buffer.byteLength(json) : json.length;
+  const bytes = Buffer.byteLength(json);
   if (bytes > limits.maxEventBytes) {
     throw new InvalidStoreEventError(
       `the data of "${type}" is ${bytes} bytes, over the limit of ${limits.maxEventBytes} (maxEventBytes): keep big data elsewhere and dispatch a reference to it`,
@@ -46,7 +46,7 @@ export function prepareEvent(
   const ts = options.ts ?? Date.now();
   if (!Number.isSafeInteger(ts) || ts < 0)
     throw new InvalidStoreEventError(`ts must be epoch milliseconds, got ${describe(options.ts)}`);
-  return { type, data: JSON.parse(json), json, ts, important: options.important === true };
+  return { type, data: JSON.parse(json), json, ts, important: options.important === true, bytes };
 }
 
 function checkValue(this: unknown, key: string, value: unknown): unknown {

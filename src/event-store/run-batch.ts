@@ -4,6 +4,7 @@ import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
 import { CycleFailure } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
 import type { EventQueue, FinishedEvent, QueuedEvent } from './event-queue.js';
 import type { CacheTuning } from './side-effects.js';
@@ -19,16 +20,6 @@ export interface BatchOutcome {
   readonly version: number;
   /** Runs each handled event's unit-of-work commit hooks (its bus events go out); returns their errors. */
   readonly afterCommit: () => Promise<unknown[]>;
-}
-
-/** Raised when the handled version moved under the writer: another writer ran. */
-export class WriterConflictError extends Error {
-  constructor(expected: number) {
-    super(
-      `the handled version is no longer ${expected}: another process handled events; this writer steps back`,
-    );
-    this.name = 'WriterConflictError';
-  }
 }
 
 // The fast path failed at event `index` (or in the final flush): redo with savepoints.

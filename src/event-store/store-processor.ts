@@ -3,10 +3,11 @@ import { describeError, type Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
+import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import type { EventQueue } from './event-queue.js';
-import { runBatch, WriterConflictError } from './run-batch.js';
+import { runBatch } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
@@ -227,8 +228,19 @@ export class StoreProcessor {
     const lock = this.lock;
     this.runner = undefined;
     this.lock = undefined;
-    if (lock !== undefined) await this.gate(() => lock.release()).catch(() => {});
-    if (runner !== undefined && !runner.isReleased) await runner.release().catch(() => {});
+    const unlocked = lock === undefined ? true : await this.gate(() => lock.release()).catch(() => false);
+    if (runner === undefined || runner.isReleased) return;
+    if (!unlocked) {
+      // The session may still hold the writer lock: the pool must close this connection, not lend it out.
+      const pg = runner as unknown as { releasePostgresConnection?(error: Error): Promise<void> };
+      if (pg.releasePostgresConnection !== undefined) {
+        await pg
+          .releasePostgresConnection(new Error('the event store writer lock could not be released'))
+          .catch(() => {});
+        return;
+      }
+    }
+    await runner.release().catch(() => {});
   }
 
   private gate<T>(fn: () => Promise<T>): Promise<T> {

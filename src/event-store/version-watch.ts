@@ -1,12 +1,25 @@
 import type { DataSource } from 'typeorm';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import { EventStoreHaltedError } from './errors/event-store-halted.error.js';
+import { EventStoreTimeoutError } from './errors/event-store-timeout.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventQueue } from './event-queue.js';
 import type { HistoryEvent } from './store-event.js';
 
+/** How a wait ends besides the version being reached. */
+export interface WaitOptions {
+  /**
+   * `own`: reject when event `v` itself fails (a dispatch waiting for its
+   * event); `any`: when any event up to `v` fails (waiting for the queue).
+   */
+  readonly halt: 'own' | 'any';
+  /** Reject with `EventStoreTimeoutError` after this many ms. @defaultValue no limit */
+  readonly timeoutMs?: number;
+}
+
 interface Waiter {
   readonly v: number;
+  readonly halt: 'own' | 'any';
   resolve(version: number): void;
   reject(error: unknown): void;
 }
@@ -14,7 +27,7 @@ interface Waiter {
 /**
  * Waits for versions to be handled, by this process's writer or any other:
  * the local writer reports at once; while anyone waits, the handled version
- * (and a halt at the next event) is also polled from the database.
+ * (and a failure of the next event) is also polled from the database.
  */
 export class VersionWatch {
   private readonly waiters = new Set<Waiter>();
@@ -22,7 +35,7 @@ export class VersionWatch {
   private polling = false;
   private closed = false;
   private last = 0;
-  // The event the store is known to be halted at, so new waiters past it learn at once.
+  // The event this process's writer is halted at, so new waiters learn at once.
   private haltedAt: HistoryEvent | undefined;
 
   constructor(
@@ -31,14 +44,35 @@ export class VersionWatch {
     private readonly pollMs: number,
   ) {}
 
-  /** Resolves with the handled version once it is at least `v`; rejects when the store halts at or before `v`. */
-  until(v: number): Promise<number> {
+  /** Resolves with the handled version once it is at least `v` (see {@link WaitOptions}). */
+  until(v: number, options: WaitOptions): Promise<number> {
     if (this.closed) return Promise.reject(closedError());
     if (v <= this.last) return Promise.resolve(this.last);
-    if (this.haltedAt !== undefined && v >= this.haltedAt.v)
-      return Promise.reject(new EventStoreHaltedError(this.haltedAt));
+    if (this.haltedAt !== undefined && stops(options.halt, v, this.haltedAt.v)) {
+      return Promise.reject(new EventStoreHaltedError(this.haltedAt, v));
+    }
     return new Promise<number>((resolve, reject) => {
-      this.waiters.add({ v, resolve, reject });
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        v,
+        halt: options.halt,
+        resolve: (version) => {
+          clearTimeout(timer);
+          resolve(version);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      if (options.timeoutMs !== undefined) {
+        const timeoutMs = options.timeoutMs;
+        timer = setTimeout(() => {
+          this.waiters.delete(waiter);
+          reject(new EventStoreTimeoutError(v, timeoutMs, this.last));
+        }, timeoutMs);
+      }
+      this.waiters.add(waiter);
       this.schedule();
     });
   }
@@ -57,18 +91,18 @@ export class VersionWatch {
   }
 
   /**
-   * Event `event.v` failed: waiters for it or later learn the store is
-   * halted; so do new ones, until it is handled, when this process's writer
-   * reported it (`local`).
+   * Event `event.v` failed (it stays queued and is retried): the waiters it
+   * stops learn it; so do new ones while this process's writer (`local`)
+   * stays halted there.
    */
   halted(event: HistoryEvent, local = true): void {
     // Its row read after an operator skipped, retried or corrected it: the store is not halted there any more.
     if (event.status !== 'queued' || event.attempts === 0) return;
     if (local) this.haltedAt = event;
     for (const waiter of this.waiters) {
-      if (waiter.v >= event.v) {
+      if (stops(waiter.halt, waiter.v, event.v)) {
         this.waiters.delete(waiter);
-        waiter.reject(new EventStoreHaltedError(event));
+        waiter.reject(new EventStoreHaltedError(event, waiter.v));
       }
     }
   }
@@ -103,8 +137,7 @@ export class VersionWatch {
         this.handled(handled);
         if (this.waiters.size > 0) {
           const [next] = await this.queue.history(this.dataSource.manager, [handled + 1]);
-          if (next?.error !== undefined && next.status === 'queued' && next.attempts > 0)
-            this.halted(next, false);
+          if (next?.error !== undefined) this.halted(next, false);
         }
       });
     } catch {
@@ -114,6 +147,22 @@ export class VersionWatch {
       this.schedule();
     }
   }
+}
+
+/** `{ timeoutMs }` checked (a whole number of ms, within Node's timer range), or `{}`. */
+export function waitTimeout(timeoutMs: number | undefined): { timeoutMs?: number } {
+  if (timeoutMs === undefined) return {};
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647) {
+    throw new EventStoreUsageError(
+      `timeoutMs must be a whole number from 1 to 2147483647, got ${String(timeoutMs)}`,
+    );
+  }
+  return { timeoutMs };
+}
+
+// Whether a failure of event `failed` ends a wait for `v`.
+function stops(halt: 'own' | 'any', v: number, failed: number): boolean {
+  return halt === 'own' ? v === failed : v >= failed;
 }
 
 function closedError(): EventStoreUsageError {

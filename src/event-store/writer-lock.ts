@@ -13,8 +13,8 @@ import { WRITER_ROW } from './store-tables.js';
 export interface WriterLock {
   /** Tries once to become (or stay) the writer. */
   acquire(): Promise<boolean>;
-  /** Gives the role up. */
-  release(): Promise<void>;
+  /** Gives the role up; false when that could not be made sure of (the connection must not be reused). */
+  release(): Promise<boolean>;
 }
 
 /** The lock for `tables`, held through `runner`'s connection. */
@@ -54,10 +54,15 @@ class AdvisoryLock implements WriterLock {
     return this.held;
   }
 
-  async release(): Promise<void> {
-    if (!this.held) return;
+  async release(): Promise<boolean> {
+    if (!this.held) return true;
     this.held = false;
-    await this.runner.query('SELECT pg_advisory_unlock($1::bigint)', [this.key]).catch(() => {});
+    try {
+      await this.runner.query('SELECT pg_advisory_unlock($1::bigint)', [this.key]);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -79,8 +84,8 @@ class LeaseLock implements WriterLock {
     return rows.length === 1;
   }
 
-  async release(): Promise<void> {
-    await this.runner
+  async release(): Promise<boolean> {
+    return this.runner
       .query(
         `UPDATE ${this.tables.state} SET writer = NULL, lease_until = NULL WHERE id = ? AND writer = ?`,
         [WRITER_ROW, this.owner],

@@ -5,7 +5,7 @@ export class EventStoreNotConfiguredError extends Error {
 
   constructor(reason: string, options?: ErrorOptions) {
     super(
-      `the event store cannot run: ${reason}. Add COMMITBUS_ENTITIES (or EVENT_STORE_ENTITIES) to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize)`,
+      `the event store cannot run: ${reason}. Add COMMITBUS_ENTITIES to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize)`,
       options,
     );
     this.name = 'EventStoreNotConfiguredError';
