@@ -8,6 +8,7 @@ import {
   SendEventOp,
   silentLogger,
 } from '../src/index.js';
+import { AddCommitbusOutboxOrder1764000000000 } from '../src/outbox/add-outbox-order-columns.migration.js';
 import { Outbox } from '../src/outbox/outbox.js';
 import { Buses } from './helpers/buses.js';
 import { openSqlite, outboxRows, recordingBus } from './helpers/outbox.js';
@@ -190,7 +191,10 @@ describe.each([
   it('the order-columns migration keeps the rows already there and fills in the key and position of ordered rows an earlier version wrote', async () => {
     const ds = await db.migrated();
     try {
-      await ds.undoLastMigration(); // back to the table as an earlier version left it
+      // Back to the outbox table as an earlier version left it: undo the order-columns migration and those after it.
+      const after =
+        COMMITBUS_MIGRATIONS.length - COMMITBUS_MIGRATIONS.indexOf(AddCommitbusOutboxOrder1764000000000);
+      for (let i = 0; i < after; i++) await ds.undoLastMigration();
       const bus = buses.create({ events: [RecordCreated, RecordUpdated] });
       const envelope = (event: RecordCreated | RecordUpdated) =>
         JSON.parse(bus.encode(event).payload) as Record<string, unknown>;
