@@ -122,8 +122,9 @@ async function attempt(
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
         if (!savepoints) throw new FastPathFailed(i);
-        await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+        // Drop the event's waiting writes first: the rollback statement would flush them.
         state.reset();
+        await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
         failed = {
           event,
           failure:
