@@ -208,6 +208,17 @@ export class EventQueue {
   }
 
   /**
+   * On SQLite, takes the database's write lock at the start of the writer's
+   * transaction (a write that changes nothing). A transaction that reads
+   * first gets SQLITE_BUSY at once, without waiting, when its first write
+   * finds another process writing; one that writes first waits its turn.
+   */
+  async lockForWrite(manager: EntityManager): Promise<void> {
+    if (this.tables.dialect !== 'sqlite') return;
+    await manager.query(`UPDATE ${this.tables.state} SET handled = handled WHERE id = ?`, [WRITER_ROW]);
+  }
+
+  /**
    * Moves the handled version from `from` to `to`; false when it was not at
    * `from` (another writer moved it: the caller must roll back).
    */

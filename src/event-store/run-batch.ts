@@ -86,6 +86,7 @@ async function attempt(
   state.attach();
   await runner.startTransaction();
   try {
+    await queue.lockForWrite(runner.manager);
     // Read again, locked, inside the transaction: an operator's correction
     // made since the first read is the data handled (or waits for this commit).
     events = await queue.next(runner.manager, handled, events.length, true);
