@@ -26,9 +26,10 @@ import {
   PROCESS_ENTITIES,
   TallyEntity,
 } from './fixtures/event-store-process-models.js';
+import { advisoryLockHolders } from './helpers/advisory-lock-holders.js';
 import { type StoreChild, spawnStoreChild, storeChildren } from './helpers/event-store-child.js';
 import { expectedFold, foldReport, writerRuns } from './helpers/event-store-fold.js';
-import { closeSchema, openSchema } from './helpers/postgres.js';
+import { closeSchema, openSchema, PG } from './helpers/postgres.js';
 import { waitFor, waitForProgress } from './helpers/wait-for.js';
 
 const SCHEMA = 'commitbus_test_es_procs';
@@ -54,7 +55,12 @@ afterAll(() => closeSchema(db));
 
 /** A child on the test schema; `ES_START: '1'` makes it compete to be the writer. */
 function child(name: string, env: Record<string, string> = {}) {
-  const spawned = spawnStoreChild(`${LABEL}${name}`, { ES_DB: 'postgres', ES_SCHEMA: SCHEMA, ...env });
+  const spawned = spawnStoreChild(`${LABEL}${name}`, {
+    ES_DB: 'postgres',
+    ES_PG: JSON.stringify({ ...PG, username: PG.user }),
+    ES_SCHEMA: SCHEMA,
+    ...env,
+  });
   children.push(spawned);
   return spawned;
 }
@@ -62,19 +68,7 @@ function child(name: string, env: Record<string, string> = {}) {
 const added = (source: string, seq: number): Added => ({ source, seq, amount: amountOf(seq) });
 const isWriter = async (c: StoreChild) => (await c.call<{ isWriter: boolean }>({ cmd: 'status' })).isWriter;
 
-/** The children holding the writer's advisory lock (by application_name), with their backend pid and transaction. */
-async function lockHolders(): Promise<{ label: string; backend: number; inTransaction: boolean }[]> {
-  const rows: { application_name: string; pid: number; xact_start: Date | null }[] = await db.query(
-    `SELECT a.application_name, a.pid, a.xact_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE $1`,
-    [`${LABEL}%`],
-  );
-  return rows.map((r) => ({
-    label: r.application_name,
-    backend: r.pid,
-    inTransaction: r.xact_start !== null,
-  }));
-}
+const lockHolders = () => advisoryLockHolders(db, LABEL);
 
 async function holder(): Promise<string | undefined> {
   const holders = await lockHolders();
@@ -181,6 +175,36 @@ describe('event store across processes on PostgreSQL', () => {
     60_000 + KILLS * 10_000,
   );
 
+  it("the writer's connection cut mid-batch (pg_terminate_backend), 3 times: it steps back alive, the lock goes to whoever takes it, every event applied once", async () => {
+    const rivals = [0, 1].map((i) =>
+      child(`cut-${i}`, { ES_START: '1', ES_PACE_MS: '1', ES_BATCH_SIZE: '50' }),
+    );
+    const dispatcher = child('dispatcher');
+    await Promise.all([...rivals, dispatcher].map((c) => c.ready));
+    const dispatching = dispatcher.call({ cmd: 'dispatchMany', source: 'cut', count: 400, loops: 10 });
+    for (let cut = 0; cut < 3; cut++) {
+      const from = (await foldReport(db)).handled;
+      let backend: number | undefined;
+      await waitFor(
+        'a writer that committed a batch since the last cut and is inside another',
+        async () => {
+          const [h] = await lockHolders();
+          const { handled, queued } = await foldReport(db);
+          backend = h?.backend;
+          return h?.inTransaction === true && handled > from && handled < queued;
+        },
+        { timeoutMs: 20_000, intervalMs: 5 },
+      );
+      await db.query('SELECT pg_terminate_backend($1)', [backend]);
+    }
+    await dispatching;
+    await settled('the writers to handle everything');
+    expect(await foldReport(db)).toEqual(expectedFold({ cut: 400 }));
+    for (const rival of rivals) expect(rival.process.exitCode).toBeNull();
+    const logs = rivals.map((r) => r.stderr()).join('');
+    expect(logs.match(/stepping back and trying again/g)?.length).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
   it('a process that is not the writer waits for versions, the queue, a halt (rejects) and skips the halted event', async () => {
     const writer = child('writer', { ES_START: '1' });
     await writer.ready;
@@ -210,7 +234,10 @@ describe('event store across processes on PostgreSQL', () => {
     expect((await foldReport(db)).handled).toBeGreaterThanOrEqual(51);
 
     // A failing event halts the writer; a dispatcher waiting for it (or for a later one) in another process rejects.
-    await expect(client.call({ cmd: 'dispatch', type: FAIL, data: {}, wait: true })).rejects.toMatchObject({
+    const failing = { ms: 300 };
+    await expect(
+      client.call({ cmd: 'dispatch', type: FAIL, data: failing, wait: true }),
+    ).rejects.toMatchObject({
       name: 'EventStoreHaltedError',
     });
     const halted = await standby.call<{ v: number; attempts: number; error: { message: string } }>({
@@ -229,12 +256,28 @@ describe('event store across processes on PostgreSQL', () => {
     });
     expect((await foldReport(db)).handled).toBe(51);
 
-    // The client, which never started its store, skips it: the writer goes on.
-    expect(await client.call({ cmd: 'skip', v: 52 })).toMatchObject({ v: 52, status: 'skipped' });
+    // The client, which never started its store, skips it while the writer is inside a retry
+    // of it (300 ms long): the writer goes on, and that retry's failure is not recorded.
+    await waitFor(
+      'the writer to be inside a retry',
+      async () => (await lockHolders())[0]?.inTransaction === true,
+      {
+        intervalMs: 5,
+      },
+    );
+    const skipped = await client.call<{ attempts: number }>({ cmd: 'skip', v: 52 });
+    expect(skipped).toMatchObject({ v: 52, status: 'skipped' });
     expect(await client.call({ cmd: 'handledVersion', v: after.v })).toMatchObject({
       v: 53,
       status: 'handled',
     });
+    const [row] = await standby.call<{ attempts: number; status: string }[]>({
+      cmd: 'history',
+      from: 52,
+      to: 52,
+    });
+    expect(row).toMatchObject({ status: 'skipped', attempts: skipped.attempts });
+    expect(writer.stderr().match(/event store halted at v52/g)?.length).toBe(skipped.attempts);
     expect(await foldReport(db)).toEqual(expectedFold({ s: 2, c: 20, c2: 30 }, { skipped: 1 }));
     expect(await writerRuns(db)).toEqual([{ pid: writer.pid, from: 1, to: 53 }]);
     expect(standby.writerChanges).toEqual([]);
