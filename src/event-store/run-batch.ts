@@ -146,7 +146,8 @@ async function attempt(
     state.detach();
     const version = handled + finished.length;
     await queue.finish(runner.manager, finished);
-    if (finished.length > 0 && !(await queue.advance(runner.manager, handled, version))) {
+    // Even with nothing finished: no failure is recorded on an event an operator (or another writer) moved past.
+    if (!(await queue.advance(runner.manager, handled, version))) {
       throw new WriterConflictError(handled);
     }
     if (failed !== undefined) await queue.recordFailure(runner.manager, failed.event.v, failed.failure);
