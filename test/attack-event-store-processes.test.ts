@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { COMMITBUS_ENTITIES, createEventStore, defineModel, type StoreEvent } from '../src/index.js';
+import { createEventStore, defineModel } from '../src/index.js';
 import { type ChildWorker, childWorkers, spawnWorker } from './helpers/child-worker.js';
 import { ATK_ENTITIES, type AtkCounter, AtkCounterEntity, capturingLogger } from './helpers/es-attack-bed.js';
-import { closeSchema, connectSchema, openSchema } from './helpers/postgres.js';
+import { closeSchema, openSchema } from './helpers/postgres.js';
 import { waitFor, waitForProgress } from './helpers/wait-for.js';
 
 // Attacks on the event store with real processes: SIGKILL of the writer in
@@ -123,10 +123,14 @@ describe('event store under process attacks (PostgreSQL)', () => {
     const dispatchers = [1, 2, 3].map(() => spawn({ ES_ROLE: 'dispatch', ES_LOOPS: '50', ES_EACH: '20' }));
     const done = await Promise.all(dispatchers.map((d) => line(d, /^done \d+$/)));
     expect(done).toEqual(['done 1000', 'done 1000', 'done 1000']);
-    await waitForProgress('the writer to handle 3,000 events', async () => 3_000 - (await versions()).handled, {
-      stallMs: 20_000,
-      timeoutMs: 90_000,
-    });
+    await waitForProgress(
+      'the writer to handle 3,000 events',
+      async () => 3_000 - (await versions()).handled,
+      {
+        stallMs: 20_000,
+        timeoutMs: 90_000,
+      },
+    );
     await expectExactlyOnce(3_000);
   }, 120_000);
 
@@ -163,4 +167,3 @@ describe('event store under process attacks (PostgreSQL)', () => {
     await expectExactlyOnce(400);
   }, 90_000);
 });
-

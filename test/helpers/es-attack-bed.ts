@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DataSource, EntitySchema, type ObjectLiteral } from 'typeorm';
-import type { EventModel, EventStoreOptions } from '../../src/event-store/index.js';
+import { DataSource, EntitySchema } from 'typeorm';
+import type { EventStoreOptions } from '../../src/event-store/index.js';
 import { COMMITBUS_ENTITIES, createEventStore, type EventStore } from '../../src/index.js';
 import type { Logger } from '../../src/support/index.js';
 import { closeSchema, openSchema } from './postgres.js';
@@ -79,7 +79,7 @@ export interface Bed {
   close(): Promise<void>;
 }
 
-type Models = readonly EventModel<ObjectLiteral>[];
+type Models = EventStoreOptions['models'];
 type Extra = Partial<Omit<EventStoreOptions, 'dataSource' | 'models'>>;
 
 /** A started store on PostgreSQL schema `schema`, small delays so tests run fast. */
