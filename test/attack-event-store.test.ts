@@ -191,8 +191,9 @@ describe('MEDIUM: operator actions racing the writer', () => {
     entered = gate();
     const { v } = await bed.store.dispatch('HIT', { id: 'x' }, { wait: false });
     await entered.promise; // the writer's retry of v1 is under way
-    const waiting = bed.store.handledVersion(v).catch((e: unknown) => e);
     await bed.store.skip(1, { by: 'op' });
+    // Waiting from now on: the store is no longer halted.
+    const waiting = bed.store.handledVersion(v).catch((e: unknown) => e);
     hold.open(); // the retry fails again, after the skip committed
     // Today: v2's waiter rejects with "event v1 (FAIL) failed ... halted at v1", v1's row gets
     // attempts + 1 after its skip, and the writer logs a second "halted at v1".
