@@ -6,7 +6,7 @@ import { CycleFailure } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
-import type { EventQueue, FinishedEvent, QueuedEvent } from './event-queue.js';
+import { type EventQueue, type FinishedEvent, finishedEvent, type QueuedEvent } from './event-queue.js';
 import type { CacheTuning } from './side-effects.js';
 import type { HistoryEvent, StepFailure } from './store-event.js';
 
@@ -115,9 +115,10 @@ async function attempt(
           await state.flush().catch((error: unknown) => {
             throw new CycleFailure('apply', [event.type], error);
           });
-        await uow?.beforeCommit();
         const status = out.known ? 'handled' : 'ignored';
-        finished.push({ v: event.v, status, data: out.data, result: out.result, events: out.events });
+        const record = finishedEvent(event.v, status, out);
+        await uow?.beforeCommit();
+        finished.push(record);
         history.push({ ...event, data: out.data, status, result: out.result, events: out.events, audit: [] });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
