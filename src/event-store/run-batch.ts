@@ -145,10 +145,12 @@ async function attempt(
     state.detach();
     const version = handled + finished.length;
     await queue.finish(runner.manager, finished);
-    if (finished.length > 0 && !(await queue.advance(runner.manager, handled, version))) {
-      throw new WriterConflictError(handled);
-    }
     if (failed !== undefined) await queue.recordFailure(runner.manager, failed.event.v, failed.failure);
+    // Always by compare-and-set, even when nothing finished: an operator's skip
+    // of the failing event may have committed meanwhile (between the fast path
+    // and the redo), and its row must not get this attempt. Event rows first,
+    // then the state row, in the order operator actions take them.
+    if (!(await queue.advance(runner.manager, handled, version))) throw new WriterConflictError(handled);
     await runner.commitTransaction();
     const rolledBack = failedUow;
     const failure = failed?.failure;

@@ -148,7 +148,10 @@ export class StoreProcessor {
     const { queue, setting, bus, watch, listeners } = this.parts;
     const runner = await this.connect();
     this.writer = await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false));
-    if (!this.writer) return this.settings.takeoverMs;
+    if (!this.writer) {
+      this.forgetHalt();
+      return this.settings.takeoverMs;
+    }
     const { handled } = await this.gate(() => queue.versions(runner.manager));
     watch.handled(handled);
     if (this.halt !== undefined) {
@@ -224,6 +227,7 @@ export class StoreProcessor {
 
   private async drop(): Promise<void> {
     this.writer = false;
+    this.forgetHalt();
     const runner = this.runner;
     const lock = this.lock;
     this.runner = undefined;
@@ -241,6 +245,13 @@ export class StoreProcessor {
       }
     }
     await runner.release().catch(() => {});
+  }
+
+  // Not the writer (any more): another process may resume the halt this one
+  // saw, so waiters here must go by the database, not by that memory.
+  private forgetHalt(): void {
+    this.halt = undefined;
+    this.parts.watch.resumed();
   }
 
   private gate<T>(fn: () => Promise<T>): Promise<T> {
