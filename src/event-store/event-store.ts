@@ -339,6 +339,10 @@ export class EventStore implements DispatchTarget {
     data?: unknown,
   ): Promise<HistoryEvent> {
     this.open();
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new EventStoreUsageError(
+        `store.${action} takes an event version, a whole number from 1 up, got ${typeof v === 'number' ? v : `a ${typeof v} (${String(v)})`}`,
+      );
     let json: string | undefined;
     if (action === 'correct') {
       const [queued] = await this.history(v, v);
