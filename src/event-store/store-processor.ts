@@ -97,9 +97,14 @@ export class StoreProcessor {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const outcome = await this.serial(async () => {
-        const runner = await this.connect();
-        if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
-        return { value: await fn(runner) };
+        try {
+          const runner = await this.connect();
+          if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
+          return { value: await fn(runner) };
+        } finally {
+          // A store that was never started gives the role (and its connection) back at once.
+          if (this.loop === undefined) await this.drop();
+        }
       });
       if (outcome !== undefined) return outcome.value;
       if (Date.now() > deadline) {
