@@ -365,6 +365,18 @@ describe('MEDIUM-LOW: limits and confusing errors', () => {
     await expect(bed.store.dispatch('IMPORT', {})).resolves.toMatchObject({ status: 'handled' });
   });
 
+  it('a prefetch of 70,000 keys for a batch does not fail the batch for ever', async () => {
+    const wide = defineModel<AtkCounter>({
+      entity: AtkCounterEntity,
+      prefetch: () => Array.from({ length: 70_000 }, (_, i) => `k${i}`),
+      reducers: { WIDE: () => undefined },
+    });
+    const bed = await onPg([wide]);
+    // Today: the prefetch (outside any event) fails, "a database call failed; stepping back", every
+    // takeoverMs, for ever; nothing halts, the dispatch never settles.
+    expect(await within(3_000, bed.store.dispatch('WIDE', {}).then((h) => h.status))).toBe('handled');
+  });
+
   it('replay({ models: [m, m] }) is refused instead of running m twice (derived counts doubled)', async () => {
     const typeCounts = defineModel<AtkCounter>({
       name: 'typeCounts',
