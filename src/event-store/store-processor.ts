@@ -11,6 +11,7 @@ import { runBatch } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
+import { checkWriterPool } from './writer-pool.js';
 
 /** How the writer paces itself. */
 export interface ProcessorSettings {
@@ -70,8 +71,9 @@ export class StoreProcessor {
     return this.writer;
   }
 
-  /** Starts the loop (once). */
+  /** Starts the loop (once); throws when the DataSource's pool cannot spare the writer a connection. */
   start(): void {
+    checkWriterPool(this.parts.dataSource);
     this.loop ??= this.run();
   }
 
