@@ -374,7 +374,11 @@ describe('MEDIUM-LOW: limits and confusing errors', () => {
     const bed = await onPg([wide]);
     // Today: the prefetch (outside any event) fails, "a database call failed; stepping back", every
     // takeoverMs, for ever; nothing halts, the dispatch never settles.
-    expect(await within(3_000, bed.store.dispatch('WIDE', {}).then((h) => h.status))).toBe('handled');
+    const outcome = await within(
+      3_000,
+      bed.store.dispatch('WIDE', {}).then((h) => h.status),
+    );
+    expect(outcome).toBe('handled');
   });
 
   it('replay({ models: [m, m] }) is refused instead of running m twice (derived counts doubled)', async () => {
