@@ -9,7 +9,8 @@ import type { RowCache } from './row-cache.js';
  * `set` replaces the whole row (columns left out become NULL), `ins` inserts
  * and fails on an existing row, `upd` merges into an existing row and fails on
  * a missing one, `sav` merges or inserts. A `null` in `upd`/`sav` sets the
- * column to NULL.
+ * column to NULL; an `undefined` property counts as left out (in `upd`/`sav`
+ * the column keeps its value).
  */
 export async function applyResult(
   read: (keys: readonly RowKey<ObjectLiteral>[]) => Promise<void>,
@@ -27,7 +28,7 @@ export async function applyResult(
   const empty = Object.fromEntries(
     cache.model.metadata.columns.filter((c) => !c.isPrimary).map((c) => [c.propertyName, null]),
   );
-  for (const row of result.set ?? []) cache.write(row, { ...empty, ...row });
+  for (const row of result.set ?? []) cache.write(row, { ...empty, ...defined(row) });
   for (const [i, row] of (result.ins ?? []).entries()) {
     if (cache.peek(row) !== null) {
       throw new ApplyResultError(
@@ -36,7 +37,7 @@ export async function applyResult(
         `a row with key ${JSON.stringify(cache.where(row))} exists: ins only adds new rows (use set or sav to replace or change one)`,
       );
     }
-    cache.write(row, row);
+    cache.write(row, defined(row));
   }
   for (const [i, row] of (result.upd ?? []).entries()) {
     const existing = cache.peek(row);
@@ -47,10 +48,16 @@ export async function applyResult(
         `no row with key ${JSON.stringify(cache.where(row))}: upd changes only existing rows (use sav to insert when missing)`,
       );
     }
-    cache.write(row, { ...existing, ...row });
+    cache.write(row, { ...existing, ...defined(row) });
   }
   for (const row of result.sav ?? []) {
     const existing = cache.peek(row);
-    cache.write(row, existing === null ? row : { ...existing, ...row });
+    cache.write(row, existing === null ? defined(row) : { ...existing, ...defined(row) });
   }
+}
+
+// A row without its undefined properties: spread over a cached row they would
+// erase its values, and TypeORM writes them as DEFAULT.
+function defined(row: ObjectLiteral): ObjectLiteral {
+  return Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
 }

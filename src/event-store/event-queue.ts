@@ -33,18 +33,46 @@ export interface QueuedEvent extends StoreEvent {
   readonly important: boolean;
 }
 
-/** What the writer stores for a handled event. */
+/** What the writer stores for a handled event, serialized (see {@link finishedEvent}). */
 export interface FinishedEvent {
   /** Its version. */
   readonly v: number;
   /** `handled`, or `ignored` (unknown type). */
   readonly status: StoreEventStatus;
-  /** Its data after preprocessing. */
-  readonly data: unknown;
-  /** Each model's result. */
-  readonly result: unknown;
-  /** Its sub-events. */
-  readonly events: readonly SubEventRecord[];
+  /** JSON of the data after preprocessing. */
+  readonly data: string;
+  /** JSON of the results, or null. */
+  readonly result: string | null;
+  /** JSON of the sub-events, or null. */
+  readonly events: string | null;
+}
+
+/**
+ * Serializes what handling event `v` produced for its history row. Throws
+ * when JSON cannot carry it (a BigInt or a cycle in a result, say): the
+ * writer then fails that event alone, as any failing step, instead of the
+ * whole batch.
+ */
+export function finishedEvent(
+  v: number,
+  status: StoreEventStatus,
+  outcome: { data: unknown; result: unknown; events: readonly SubEventRecord[] },
+): FinishedEvent {
+  const json = (what: string, value: unknown): string => {
+    try {
+      return JSON.stringify(value) ?? 'null';
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`the event's ${what} cannot be stored in history as JSON: ${reason}`, { cause: error });
+    }
+  };
+  return {
+    v,
+    status,
+    data: json('data (after preprocessing)', outcome.data),
+    result: outcome.result === undefined ? null : json('result', outcome.result),
+    events: json('sub-events', outcome.events),
+  };
 }
 
 // SQLite takes at most 32,766 parameters a statement; 6 a row.
@@ -182,7 +210,6 @@ export class EventQueue {
   async finish(manager: EntityManager, finished: readonly FinishedEvent[]): Promise<void> {
     if (finished.length === 0) return;
     const { p } = this.bound();
-    const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     if (this.tables.dialect === 'postgres') {
       // One statement for the batch.
       await manager.query(
@@ -192,9 +219,9 @@ export class EventQueue {
         [
           finished.map((f) => f.v),
           finished.map((f) => f.status),
-          finished.map((f) => JSON.stringify(f.data)),
-          finished.map((f) => json(f.result)),
-          finished.map((f) => json(f.events)),
+          finished.map((f) => f.data),
+          finished.map((f) => f.result),
+          finished.map((f) => f.events),
         ],
       );
       return;
@@ -202,7 +229,7 @@ export class EventQueue {
     for (const f of finished) {
       await manager.query(
         `UPDATE ${this.tables.events} SET status = ${p(1)}, data = ${p(2)}, result = ${p(3)}, events = ${p(4)}, error = NULL WHERE v = ${p(5)}`,
-        [f.status, JSON.stringify(f.data), json(f.result), json(f.events), f.v],
+        [f.status, f.data, f.result, f.events, f.v],
       );
     }
   }

@@ -15,7 +15,7 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
-import { haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
+import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
@@ -339,6 +339,7 @@ export class EventStore implements DispatchTarget {
     data?: unknown,
   ): Promise<HistoryEvent> {
     this.open();
+    checkVersion(action, v);
     let json: string | undefined;
     if (action === 'correct') {
       const [queued] = await this.history(v, v);

@@ -12,6 +12,14 @@ export interface OperatorNote {
   readonly reason?: string;
 }
 
+/** Throws unless `v` is an event version (a whole number from 1), naming `action`. */
+export function checkVersion(action: AuditEntry['action'], v: unknown): void {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1) return;
+  throw new EventStoreUsageError(
+    `store.${action} takes an event version, a whole number from 1 up, got ${typeof v === 'number' ? v : `a ${typeof v} (${String(v)})`}`,
+  );
+}
+
 /** The event the store is halted at, if it is halted. */
 export async function haltedEvent(
   queue: EventQueue,

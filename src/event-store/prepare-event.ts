@@ -27,6 +27,12 @@ export function prepareEvent(
       `an event type must be a string of 1 to 255 characters, got ${describe(type)}`,
     );
   }
+  if (type.includes('\u0000') || LONE_SURROGATE.test(type)) {
+    // PostgreSQL refuses a NUL in text, and a lone surrogate would be stored as another type.
+    throw new InvalidStoreEventError(
+      'an event type cannot hold a NUL character or a lone UTF-16 surrogate (it cannot be stored as it is)',
+    );
+  }
   if (limits.knownTypes !== undefined && !limits.knownTypes.has(type)) limits.onUnknown?.(type);
   let json: string;
   try {
@@ -48,6 +54,9 @@ export function prepareEvent(
     throw new InvalidStoreEventError(`ts must be epoch milliseconds, got ${describe(options.ts)}`);
   return { type, data: JSON.parse(json), json, ts, important: options.important === true, bytes };
 }
+
+// A UTF-16 surrogate without its pair.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function checkValue(this: unknown, key: string, value: unknown): unknown {
   const where = key === '' ? 'the data' : `field "${key}"`;

@@ -134,6 +134,9 @@ export async function replayModels(
 
 function pick(models: readonly ResolvedModel[], names: readonly string[] | undefined): ResolvedModel[] {
   if (names === undefined) return [...models];
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined)
+    throw new EventStoreUsageError(`replay: model "${twice}" is named twice in models; name each once`);
   return names.map((name) => {
     const model = models.find((m) => m.name === name);
     if (model === undefined) {

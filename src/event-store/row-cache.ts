@@ -92,12 +92,15 @@ export class RowCache {
     }
     if (missing.size === 0) return;
     const repo = manager.getRepository(this.model.metadata.target);
-    const wheres = [...missing.values()];
     const primary = this.model.primary[0] as string;
-    const rows =
-      this.model.primary.length === 1
-        ? await repo.findBy({ [primary]: In(wheres.map((w) => w[primary])) })
-        : await repo.findBy(wheres);
+    const rows: ObjectLiteral[] = [];
+    for (const wheres of chunks([...missing.values()], this.model.primary.length)) {
+      rows.push(
+        ...(this.model.primary.length === 1
+          ? await repo.findBy({ [primary]: In(wheres.map((w) => w[primary])) })
+          : await repo.findBy(wheres)),
+      );
+    }
     for (const id of missing.keys()) this.known.set(id, null);
     for (const row of rows) this.known.set(this.id(row), copy(row));
   }
@@ -128,7 +131,8 @@ export class RowCache {
     if (deletes.length > 0) {
       const primary = this.model.primary[0] as string;
       if (this.model.primary.length === 1) {
-        await manager.getRepository(target).delete({ [primary]: In(deletes.map((k) => k[primary])) });
+        for (const keys of chunks(deletes, 1))
+          await manager.getRepository(target).delete({ [primary]: In(keys.map((k) => k[primary])) });
       } else {
         for (const key of deletes) await manager.getRepository(target).delete(key);
       }
@@ -151,10 +155,12 @@ export class RowCache {
         .split(',')
         .filter((p) => !this.model.primary.includes(p))
         .map((p) => byProperty.get(p) as string);
-      const insert = manager.createQueryBuilder().insert().into(target).values(rows);
-      if (overwrite.length > 0) insert.orUpdate(overwrite, conflict);
-      else insert.orIgnore();
-      await insert.updateEntity(false).execute();
+      for (const part of chunks(rows, this.model.metadata.columns.length)) {
+        const insert = manager.createQueryBuilder().insert().into(target).values(part);
+        if (overwrite.length > 0) insert.orUpdate(overwrite, conflict);
+        else insert.orIgnore();
+        await insert.updateEntity(false).execute();
+      }
     }
   }
 
@@ -180,4 +186,15 @@ function copy(row: ObjectLiteral): ObjectLiteral {
     if (typeof value === 'object' && value !== null) return structuredClone(row);
   }
   return { ...row };
+}
+
+// Parameters one statement may carry: PostgreSQL takes 65,535, SQLite 32,766.
+const MAX_PARAMETERS = 30_000;
+
+/** `items` in slices whose statement stays under {@link MAX_PARAMETERS}, at `perItem` parameters each. */
+function chunks<T>(items: readonly T[], perItem: number): T[][] {
+  const size = Math.max(1, Math.floor(MAX_PARAMETERS / Math.max(1, perItem)));
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

@@ -6,7 +6,7 @@ import { CycleFailure } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
-import type { EventQueue, FinishedEvent, QueuedEvent } from './event-queue.js';
+import { type EventQueue, type FinishedEvent, finishedEvent, type QueuedEvent } from './event-queue.js';
 import type { CacheTuning } from './side-effects.js';
 import type { HistoryEvent, StepFailure } from './store-event.js';
 
@@ -116,9 +116,10 @@ async function attempt(
           await state.flush().catch((error: unknown) => {
             throw new CycleFailure('apply', [event.type], error);
           });
-        await uow?.beforeCommit();
         const status = out.known ? 'handled' : 'ignored';
-        finished.push({ v: event.v, status, data: out.data, result: out.result, events: out.events });
+        const record = finishedEvent(event.v, status, out);
+        await uow?.beforeCommit();
+        finished.push(record);
         history.push({ ...event, data: out.data, status, result: out.result, events: out.events, audit: [] });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
@@ -146,11 +147,12 @@ async function attempt(
     state.detach();
     const version = handled + finished.length;
     await queue.finish(runner.manager, finished);
-    // Even with nothing finished: no failure is recorded on an event an operator (or another writer) moved past.
-    if (!(await queue.advance(runner.manager, handled, version))) {
-      throw new WriterConflictError(handled);
-    }
     if (failed !== undefined) await queue.recordFailure(runner.manager, failed.event.v, failed.failure);
+    // Always by compare-and-set, even when nothing finished: an operator's skip
+    // of the failing event may have committed meanwhile (between the fast path
+    // and the redo), and its row must not get this attempt. Event rows first,
+    // then the state row, in the order operator actions take them.
+    if (!(await queue.advance(runner.manager, handled, version))) throw new WriterConflictError(handled);
     await runner.commitTransaction();
     const rolledBack = failedUow;
     const failure = failed?.failure;

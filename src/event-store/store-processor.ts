@@ -11,6 +11,7 @@ import { runBatch } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
+import { checkWriterPool } from './writer-pool.js';
 
 /** How the writer paces itself. */
 export interface ProcessorSettings {
@@ -70,8 +71,9 @@ export class StoreProcessor {
     return this.writer;
   }
 
-  /** Starts the loop (once). */
+  /** Starts the loop (once); throws when the DataSource's pool cannot spare the writer a connection. */
   start(): void {
+    checkWriterPool(this.parts.dataSource);
     this.loop ??= this.run();
   }
 
@@ -97,9 +99,14 @@ export class StoreProcessor {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const outcome = await this.serial(async () => {
-        const runner = await this.connect();
-        if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
-        return { value: await fn(runner) };
+        try {
+          const runner = await this.connect();
+          if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
+          return { value: await fn(runner) };
+        } finally {
+          // A store that was never started gives the role (and its connection) back at once.
+          if (this.loop === undefined) await this.drop();
+        }
       });
       if (outcome !== undefined) return outcome.value;
       if (Date.now() > deadline) {
@@ -148,7 +155,10 @@ export class StoreProcessor {
     const { queue, setting, bus, watch, listeners } = this.parts;
     const runner = await this.connect();
     this.writer = await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false));
-    if (!this.writer) return this.settings.takeoverMs;
+    if (!this.writer) {
+      this.forgetHalt();
+      return this.settings.takeoverMs;
+    }
     const { handled } = await this.gate(() => queue.versions(runner.manager));
     watch.handled(handled);
     if (this.halt !== undefined) {
@@ -224,6 +234,7 @@ export class StoreProcessor {
 
   private async drop(): Promise<void> {
     this.writer = false;
+    this.forgetHalt();
     const runner = this.runner;
     const lock = this.lock;
     this.runner = undefined;
@@ -241,6 +252,13 @@ export class StoreProcessor {
       }
     }
     await runner.release().catch(() => {});
+  }
+
+  // Not the writer (any more): another process may resume the halt this one
+  // saw, so waiters here must go by the database, not by that memory.
+  private forgetHalt(): void {
+    this.halt = undefined;
+    this.parts.watch.resumed();
   }
 
   private gate<T>(fn: () => Promise<T>): Promise<T> {
