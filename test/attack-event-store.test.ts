@@ -328,6 +328,33 @@ describe('MEDIUM: hangs', () => {
     expect(closing).toBe('closed');
   });
 
+  it('a deriver that writes through the DataSource (another connection) a row the batch wrote: the writer is not stuck for ever', async () => {
+    let outside: Bed['dataSource'] | undefined;
+    const noted = defineModel<AtkCounter>({
+      entity: AtkCounterEntity,
+      reducers: { NOTE: (e: Data) => ({ sav: [{ id: e.data.id, n: 1, hits: 1 }] }) },
+      derive: async ({ event, manager }) => {
+        await manager.query('SELECT 1'); // any statement of its own: the batch's writes go out first
+        // The mistake: the application's repository, not ctx.manager. It waits for the writer's
+        // row lock, and the writer waits for it.
+        const { id, n } = event.data as { id: string; n?: number };
+        if (n === 2) await outside?.getRepository(AtkCounterEntity).update({ id }, { note: 'derived' });
+      },
+    });
+    const bed = await onPg([noted]);
+    outside = bed.dataSource;
+    await bed.store.dispatch('NOTE', { id: 'a' }); // the row exists (committed) from now on
+    void bed.store.dispatch('NOTE', { id: 'a', n: 2 }).catch(() => {});
+    // Today: the writer's transaction and the pool's connection wait for each other for ever
+    // (PostgreSQL cannot see the cycle); nothing is handled again, close() never returns.
+    const later = await within(
+      5_000,
+      bed.store.dispatch('NOTE', { id: 'b' }).then((h) => h.status),
+    );
+    if (later === 'pending') await abandon(bed);
+    expect(later).toBe('handled');
+  });
+
   it('sqlite: a reducer that reads store.getVersion() gets an answer or an error, not a deadlock', async () => {
     let store: EventStore | undefined;
     const looking = defineModel<AtkCounter>({
