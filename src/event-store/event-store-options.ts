@@ -38,6 +38,17 @@ export interface EventStoreOptions {
   readonly retryDelayMs?: number;
   /** Longest wait between retries of a failed event, in ms. @defaultValue 300000 */
   readonly maxRetryDelayMs?: number;
+  /**
+   * PostgreSQL: how long the server lets the writer's connection wait on its
+   * process (`idle_in_transaction_session_timeout` inside a batch,
+   * `idle_session_timeout` between batches) before it ends the session, so
+   * that a writer process that is frozen (SIGSTOP, a stuck VM) or stuck in a
+   * reducer, deriver or listener that never settles loses the lock to
+   * another process. A batch whose own code waits longer than this between
+   * two statements fails and is retried.
+   * @defaultValue 60000
+   */
+  readonly writerIdleTimeoutMs?: number;
   /** Where the writer reports failures. @defaultValue `consoleLogger` */
   readonly logger?: Logger;
 }
@@ -57,6 +68,7 @@ export const EVENT_STORE_DEFAULTS = {
   leaseMs: 15_000,
   retryDelayMs: 1_000,
   maxRetryDelayMs: 300_000,
+  writerIdleTimeoutMs: 60_000,
 } as const satisfies Partial<EventStoreOptions>;
 
 /** Checks that each numeric option is a positive integer. */
@@ -69,6 +81,7 @@ export function checkNumbers(options: EventStoreOptions, fail: (message: string)
     'leaseMs',
     'retryDelayMs',
     'maxRetryDelayMs',
+    'writerIdleTimeoutMs',
   ] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647)) {

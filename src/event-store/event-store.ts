@@ -102,6 +102,7 @@ export class EventStore implements DispatchTarget {
         leaseMs: o.leaseMs,
         retryDelayMs: o.retryDelayMs,
         maxRetryDelayMs: o.maxRetryDelayMs,
+        writerIdleTimeoutMs: o.writerIdleTimeoutMs,
         owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
         logger: this.logger,
       },

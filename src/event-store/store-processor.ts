@@ -27,6 +27,8 @@ export interface ProcessorSettings {
   readonly retryDelayMs: number;
   /** The longest wait between retries, in ms. */
   readonly maxRetryDelayMs: number;
+  /** How long PostgreSQL lets the writer's connection wait on this process (see EventStoreOptions). */
+  readonly writerIdleTimeoutMs: number;
   /** This process's name as a writer. */
   readonly owner: string;
   /** Where failures go. */
@@ -227,9 +229,18 @@ export class StoreProcessor {
     if (this.runner !== undefined && !this.runner.isReleased) return this.runner;
     const runner = this.parts.dataSource.createQueryRunner();
     await runner.connect();
+    if (this.parts.queue.tables.dialect === 'postgres') await this.limitIdle(runner);
     this.runner = runner;
     this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
     return runner;
+  }
+
+  // The server ends this connection (and frees the writer lock) when this process stops talking on it.
+  private async limitIdle(runner: QueryRunner): Promise<void> {
+    const ms = String(this.settings.writerIdleTimeoutMs);
+    await runner.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, false)`, [ms]);
+    // PostgreSQL 14 and later; before, a frozen writer between batches holds the lock until it wakes.
+    await runner.query(`SELECT set_config('idle_session_timeout', $1, false)`, [ms]).catch(() => {});
   }
 
   private async drop(): Promise<void> {
