@@ -494,3 +494,48 @@ describe('MEDIUM-LOW: limits and confusing errors', () => {
     expect(outcome).not.toBe('pending');
   });
 });
+
+describe('held up: no password in what the store throws or logs', () => {
+  it('missing tables, a cut writer connection, a refused write, a closed store: nothing carries the URL password', async () => {
+    const bed = await onPg([counters]);
+    await bed.store.close();
+    const { DataSource } = await import('typeorm');
+    const { inspect } = await import('node:util');
+    const password = 's3cret-atk';
+    const url = `postgres://postgres:${password}@127.0.0.1:5432/${bed.dataSource.driver.database}`;
+    const seen: unknown[] = [];
+    const logger = capturingLogger();
+    const withUrl = await new DataSource({
+      type: 'postgres',
+      url,
+      schema: `${schema}_missing`,
+      entities: [...ATK_ENTITIES, ...COMMITBUS_ENTITIES],
+    }).initialize();
+    extra.push(() => withUrl.destroy());
+    const options = { models: [counters], logger, pollMs: 10, takeoverMs: 20 };
+    const missing = createEventStore({ dataSource: withUrl, ...options });
+    await missing.start().catch((e: unknown) => seen.push(e));
+    await missing.dispatch('HIT', { id: 'a' }).catch((e: unknown) => seen.push(e));
+    const good = await new DataSource({
+      type: 'postgres',
+      url,
+      schema,
+      entities: [...ATK_ENTITIES, ...COMMITBUS_ENTITIES],
+    }).initialize();
+    extra.push(() => good.destroy());
+    const store = createEventStore({ dataSource: good, ...options });
+    await store.start();
+    await store.dispatch('HIT', { id: 'a' });
+    await good.query('SELECT pg_terminate_backend($1)', [await writerPid(good)]);
+    await store.dispatch('HIT', { id: 'a' }).catch((e: unknown) => seen.push(e));
+    // A value the table refuses (a NUL in a varchar): the halt's error and its log.
+    await store.dispatch('HIT', { id: 'a\u0000' }).catch((e: unknown) => seen.push(e));
+    seen.push(await store.halted());
+    await store.close();
+    await store.dispatch('HIT', { id: 'a' }).catch((e: unknown) => seen.push(e));
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    expect(logger.lines.length).toBeGreaterThan(0);
+    for (const item of [...seen, ...logger.lines])
+      expect(inspect(item, { depth: 10 }) + JSON.stringify(item ?? null)).not.toContain(password);
+  });
+});
