@@ -304,7 +304,8 @@ describe('MEDIUM: hangs', () => {
     ).toBe('handled');
   });
 
-  it('a listener that never settles does not stop the writer', async () => {
+  // Open finding: fails today (it.fails passes while it does); make it it(...) with the fix.
+  it.fails('a listener that never settles does not stop the writer', async () => {
     const bed = await onPg([counters], { listeners: [() => new Promise<void>(() => {})] });
     await bed.store.dispatch('HIT', { id: 'a' });
     const second = await within(
@@ -315,7 +316,8 @@ describe('MEDIUM: hangs', () => {
     expect(second).toBe('handled');
   });
 
-  it('close() returns when a reducer never settles (no cycle timeout either: the store waits forever)', async () => {
+  // Open finding: fails today (it.fails passes while it does); make it it(...) with the fix.
+  it.fails('close() returns when a reducer never settles (no cycle timeout either: the store waits forever)', async () => {
     const bed = await onPg([counters]);
     void bed.store.dispatch('SET', { id: 'a', n: 1 }).catch(() => {});
     await entered.promise;
@@ -328,7 +330,8 @@ describe('MEDIUM: hangs', () => {
     expect(closing).toBe('closed');
   });
 
-  it('a deriver that writes through the DataSource (another connection) a row the batch wrote: the writer is not stuck for ever', async () => {
+  // Open finding: fails today (it.fails passes while it does); make it it(...) with the fix.
+  it.fails('a deriver that writes through the DataSource (another connection) a row the batch wrote: the writer is not stuck for ever', async () => {
     let outside: Bed['dataSource'] | undefined;
     const noted = defineModel<AtkCounter>({
       entity: AtkCounterEntity,
@@ -408,25 +411,29 @@ describe('MEDIUM-LOW: limits and confusing errors', () => {
     expect(outcome).toBe('handled');
   });
 
-  it('a dispatch whose event was handled is not rejected because a prune({ keepLast: 0 }) ran meanwhile', async () => {
-    const bed = await onPg([counters]);
-    let pruning = true;
-    const pruner = (async () => {
-      while (pruning) await bed.store.prune({ keepLast: 0 });
-    })();
-    const outcomes: PromiseSettledResult<unknown>[] = [];
-    await Promise.all(
-      Array.from({ length: 10 }, async (_, loop) => {
-        for (let i = 0; i < 20; i++)
-          outcomes.push(...(await Promise.allSettled([bed.store.dispatch('HIT', { id: `p${loop}` })])));
-      }),
-    );
-    pruning = false;
-    await pruner;
-    // Today: some reject with 'event vN has no history row (it was pruned, or never dispatched)',
-    // though every event was handled (the counters add up to 200).
-    expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
-  });
+  // Open finding, a race (hit in 2 of 2 runs of 200 dispatches): run with ES_ATTACK_OPEN=1.
+  it.skipIf(process.env.ES_ATTACK_OPEN !== '1')(
+    'a dispatch whose event was handled is not rejected because a prune({ keepLast: 0 }) ran meanwhile',
+    async () => {
+      const bed = await onPg([counters]);
+      let pruning = true;
+      const pruner = (async () => {
+        while (pruning) await bed.store.prune({ keepLast: 0 });
+      })();
+      const outcomes: PromiseSettledResult<unknown>[] = [];
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, loop) => {
+          for (let i = 0; i < 20; i++)
+            outcomes.push(...(await Promise.allSettled([bed.store.dispatch('HIT', { id: `p${loop}` })])));
+        }),
+      );
+      pruning = false;
+      await pruner;
+      // Today: some reject with 'event vN has no history row (it was pruned, or never dispatched)',
+      // though every event was handled (the counters add up to 200).
+      expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    },
+  );
 
   it('replay({ models: [m, m] }) is refused instead of running m twice (derived counts doubled)', async () => {
     const typeCounts = defineModel<AtkCounter>({
