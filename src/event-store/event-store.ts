@@ -15,6 +15,7 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { ListenerQueue } from './listener-queue.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
@@ -54,6 +55,7 @@ export class EventStore implements DispatchTarget {
   private readonly processor: StoreProcessor;
   private readonly batcher: DispatchBatcher;
   private readonly listeners: Listener[];
+  private readonly listenerQueue: ListenerQueue;
   private readonly maxEventBytes: number;
   private readonly checkTypes: boolean;
   private readonly logger: Logger;
@@ -83,6 +85,7 @@ export class EventStore implements DispatchTarget {
     this.checkTypes = !o.dispatchUnknownTypes;
     this.listeners = [...(o.listeners ?? [])];
     this.logger = o.logger ?? consoleLogger;
+    this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
     this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
@@ -93,7 +96,7 @@ export class EventStore implements DispatchTarget {
         setting: this.setting,
         bus: options.bus,
         watch: this.watch,
-        listeners: this.listeners,
+        listeners: this.listenerQueue,
       },
       {
         batchSize: o.batchSize,
@@ -150,15 +153,9 @@ export class EventStore implements DispatchTarget {
     options: DispatchOptions = {},
   ): Promise<HistoryEvent | StoreEvent> {
     this.open();
-    const writer = insideWriter.getStore();
-    if (writer === 'cycle') {
+    if (insideWriter.getStore() === 'cycle') {
       throw new EventStoreUsageError(
         `store.dispatch("${String(type)}") was called while an event is handled: it would wait for itself. Use ctx.addEvent (or return { events }) for a sub-event, or dispatch from transact's ctx.dispatch`,
-      );
-    }
-    if (writer === 'listener' && options.wait !== false) {
-      throw new EventStoreUsageError(
-        `store.dispatch("${String(type)}") waits for the writer, and was called from a listener the writer waits for: pass { wait: false }`,
       );
     }
     const uow = currentUnitOfWork();
@@ -209,9 +206,9 @@ export class EventStore implements DispatchTarget {
    */
   async waitForQueue(options: { timeoutMs?: number } = {}): Promise<number> {
     this.open();
-    if (insideWriter.getStore() !== undefined) {
+    if (insideWriter.getStore() === 'cycle') {
       throw new EventStoreUsageError(
-        'store.waitForQueue() was called from a reducer, deriver or listener: the writer runs them and would wait for itself',
+        'store.waitForQueue() was called from a reducer, deriver or transact: the writer runs them and would wait for itself',
       );
     }
     const { queued } = await this.read((manager) => this.queue.versions(manager));
@@ -295,6 +292,9 @@ export class EventStore implements DispatchTarget {
     this.closed = true;
     await this.processor.stop();
     this.watch.close();
+    if (!(await this.listenerQueue.idle(5_000))) {
+      this.logger.warn({}, 'event store: closed with listeners still running after 5 s (one never settles?)');
+    }
   }
 
   /** @internal See {@link DispatchTarget.prepare}. */
@@ -350,7 +350,6 @@ export class EventStore implements DispatchTarget {
     const event = await withTransactionGate(this.dataSource, () =>
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );
-    this.watch.resumed();
     this.processor.wake();
     this.logger.warn(
       { action, v, type: event.type, by: note.by, reason: note.reason },
@@ -375,7 +374,7 @@ export class EventStore implements DispatchTarget {
       this.queue.ensureState(this.dataSource.manager),
     ).catch((error: unknown) => {
       this.ready = undefined;
-      throw wrapMissingTables(error);
+      throw EventStoreNotConfiguredError.ifTablesMissing(error);
     });
     return this.ready;
   }
@@ -389,12 +388,4 @@ export class EventStore implements DispatchTarget {
 /** Makes an event store on `options.dataSource` (see {@link EventStore}). */
 export function createEventStore(options: EventStoreOptions): EventStore {
   return new EventStore(options);
-}
-
-function wrapMissingTables(error: unknown): unknown {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/does not exist|no such table/i.test(message)) {
-    return new EventStoreNotConfiguredError(`its tables are missing (${message})`, { cause: error });
-  }
-  return error;
 }

@@ -4,9 +4,9 @@ import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
-import { type CycleSetting, insideWriter } from './event-cycle.js';
-import type { Listener } from './event-model.js';
+import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
+import type { ListenerQueue } from './listener-queue.js';
 import { runBatch } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
@@ -42,7 +42,7 @@ export interface ProcessorParts {
   readonly setting: CycleSetting;
   readonly bus: UnitOfWorkBus | undefined;
   readonly watch: VersionWatch;
-  readonly listeners: readonly Listener[];
+  readonly listeners: ListenerQueue;
 }
 
 /**
@@ -183,18 +183,7 @@ export class StoreProcessor {
         'event store: a bus event could not be published after commit; the outbox relay sends it',
       );
     }
-    for (const event of outcome.handled) {
-      for (const listener of listeners) {
-        try {
-          await insideWriter.run('listener', () => listener(event));
-        } catch (error) {
-          this.settings.logger.warn(
-            { v: event.v, type: event.type, error: describeError(error) },
-            'event store: a listener failed (the event is handled; listeners are not retried)',
-          );
-        }
-      }
-    }
+    listeners.push(outcome.handled);
     if (outcome.failed === undefined) return 0;
     const { event, failure } = outcome.failed;
     const attempts = event.attempts + 1;
@@ -269,7 +258,6 @@ export class StoreProcessor {
   // saw, so waiters here must go by the database, not by that memory.
   private forgetHalt(): void {
     this.halt = undefined;
-    this.parts.watch.resumed();
   }
 
   private gate<T>(fn: () => Promise<T>): Promise<T> {

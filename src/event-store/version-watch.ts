@@ -35,8 +35,6 @@ export class VersionWatch {
   private polling = false;
   private closed = false;
   private last = 0;
-  // The event this process's writer is halted at, so new waiters learn at once.
-  private haltedAt: HistoryEvent | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -48,9 +46,6 @@ export class VersionWatch {
   until(v: number, options: WaitOptions): Promise<number> {
     if (this.closed) return Promise.reject(closedError());
     if (v <= this.last) return Promise.resolve(this.last);
-    if (this.haltedAt !== undefined && stops(options.halt, v, this.haltedAt.v)) {
-      return Promise.reject(new EventStoreHaltedError(this.haltedAt, v));
-    }
     return new Promise<number>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
@@ -81,7 +76,6 @@ export class VersionWatch {
   handled(version: number): void {
     if (version <= this.last) return;
     this.last = version;
-    if (this.haltedAt !== undefined && version >= this.haltedAt.v) this.haltedAt = undefined;
     for (const waiter of this.waiters) {
       if (waiter.v <= version) {
         this.waiters.delete(waiter);
@@ -92,24 +86,18 @@ export class VersionWatch {
 
   /**
    * Event `event.v` failed (it stays queued and is retried): the waiters it
-   * stops learn it; so do new ones while this process's writer (`local`)
-   * stays halted there.
+   * stops learn it. A new waiter learns of a halt from the next failed
+   * attempt or the next poll (the row's error), so never from a stale one.
    */
-  halted(event: HistoryEvent, local = true): void {
+  halted(event: HistoryEvent): void {
     // Its row read after an operator skipped, retried or corrected it: the store is not halted there any more.
     if (event.status !== 'queued' || event.attempts === 0) return;
-    if (local) this.haltedAt = event;
     for (const waiter of this.waiters) {
       if (stops(waiter.halt, waiter.v, event.v)) {
         this.waiters.delete(waiter);
         waiter.reject(new EventStoreHaltedError(event, waiter.v));
       }
     }
-  }
-
-  /** The halted event was retried, corrected or skipped: waiters wait again. */
-  resumed(): void {
-    this.haltedAt = undefined;
   }
 
   /** Rejects every waiter and stops polling. */
@@ -137,7 +125,7 @@ export class VersionWatch {
         this.handled(handled);
         if (this.waiters.size > 0) {
           const [next] = await this.queue.history(this.dataSource.manager, [handled + 1]);
-          if (next?.error !== undefined) this.halted(next, false);
+          if (next?.error !== undefined) this.halted(next);
         }
       });
     } catch {

@@ -10,4 +10,11 @@ export class EventStoreNotConfiguredError extends Error {
     );
     this.name = 'EventStoreNotConfiguredError';
   }
+
+  /** `error` as this one when it says a table does not exist; otherwise `error` itself. */
+  static ifTablesMissing(error: unknown): unknown {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/does not exist|no such table/i.test(message)) return error;
+    return new EventStoreNotConfiguredError(`its tables are missing (${message})`, { cause: error });
+  }
 }
