@@ -49,24 +49,24 @@ export class DispatchOp implements Operation {
     });
   }
 
-  /** @internal */
+  /** Operation hook: remembers the unit of work it was registered on. */
   onRegister(uow: UnitOfWork): void {
     this.uow = uow;
   }
 
-  /** @internal Queues the event, in the transaction. */
+  /** Operation hook: queues the event, in the transaction, just before commit. */
   async onBeforeCommit(uow: UnitOfWork): Promise<void> {
     [this.v] = await this.store.appendIn(uow, [this.event]);
   }
 
-  /** @internal */
+  /** Operation hook: the event is queued; wakes this process's writer. */
   onCommit(): void {
     this.outcome = 'committed';
     this.settle();
     this.store.queued();
   }
 
-  /** @internal */
+  /** Operation hook: nothing was queued. */
   onRollback(): void {
     this.outcome = 'rolledBack';
     this.settle();

@@ -297,7 +297,7 @@ export class EventStore implements DispatchTarget {
     }
   }
 
-  /** @internal See {@link DispatchTarget.prepare}. */
+  /** Checks and serializes an event as `dispatch` does (used by {@link DispatchOp}). */
   prepare(type: string, data: unknown, options: { important?: boolean; ts?: number } = {}): PreparedEvent {
     return prepareEvent(
       type,
@@ -317,7 +317,7 @@ export class EventStore implements DispatchTarget {
     );
   }
 
-  /** @internal See {@link DispatchTarget.appendIn}. */
+  /** Queues events in a unit of work's transaction (used by {@link DispatchOp}). */
   appendIn(uow: UnitOfWork, events: readonly PreparedEvent[]): Promise<number[]> {
     this.open();
     if (uow.manager.connection !== this.dataSource) {
@@ -328,7 +328,7 @@ export class EventStore implements DispatchTarget {
     return this.queue.append(uow.manager, events);
   }
 
-  /** @internal See {@link DispatchTarget.queued}. */
+  /** Tells this process's writer that events were queued (used by {@link DispatchOp}). */
   queued(): void {
     this.processor.wake();
   }

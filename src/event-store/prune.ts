@@ -5,7 +5,7 @@ import type { EventQueue } from './event-queue.js';
 export interface PruneOptions {
   /** Delete rows dispatched longer ago than this, in ms. */
   readonly olderThanMs?: number;
-  /** Keep this many of the latest handled rows. @defaultValue 0 */
+  /** Keep the rows of the latest `keepLast` versions handled (whatever their status: handled, skipped, ignored). @defaultValue 0 */
   readonly keepLast?: number;
   /** Keep rows dispatched with `important: true`. @defaultValue true */
   readonly keepImportant?: boolean;

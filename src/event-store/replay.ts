@@ -9,13 +9,13 @@ import type { EventQueue } from './event-queue.js';
 import type { ResolvedModel } from './resolved-model.js';
 import type { CacheTuning } from './side-effects.js';
 
-/** Replay progress: events replayed of all to replay. */
+/** Replay progress: how far through history (`v` of `total`), and how many events were replayed. */
 export interface ReplayProgress {
-  /** Events replayed so far. */
+  /** Events replayed so far (skipped ones, and ignored ones no model knows, are passed over). */
   readonly done: number;
-  /** Events to replay (the handled version). */
+  /** The version the replay goes up to: `v === total` at the end. */
   readonly total: number;
-  /** The last version replayed. */
+  /** The last version looked at. */
   readonly v: number;
 }
 
