@@ -229,7 +229,7 @@ describeOnBothDatabases('event store replay', (bed) => {
     expect(await store.prune({ keepLast: 0, keepImportant: false })).toBe(4);
     expect((await bed.events()).map((e) => e.v)).toEqual([9, 10]);
     await expect(store.handledVersion(3)).rejects.toThrow(
-      'event v3 has no history row (it was pruned, or never dispatched)',
+      'event v3 was handled, but its history row was pruned before it could be read',
     );
     expect(await store.getVersion()).toBe(8);
     expect(await bed.rows(ItemEntity)).toHaveLength(8);

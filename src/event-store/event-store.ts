@@ -17,7 +17,7 @@ import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
 import { ListenerQueue } from './listener-queue.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
-import { prepareEvent } from './prepare-event.js';
+import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
 import { resolveModels } from './resolved-model.js';
@@ -56,8 +56,7 @@ export class EventStore implements DispatchTarget {
   private readonly batcher: DispatchBatcher;
   private readonly listeners: Listener[];
   private readonly listenerQueue: ListenerQueue;
-  private readonly maxEventBytes: number;
-  private readonly checkTypes: boolean;
+  private readonly limits: DispatchLimits;
   private readonly logger: Logger;
   private ready: Promise<void> | undefined;
   private closed = false;
@@ -81,8 +80,13 @@ export class EventStore implements DispatchTarget {
       for (const type of model.types ?? []) known.add(type);
     }
     this.setting = { models, known, unknownTypes: o.unknownTypes };
-    this.maxEventBytes = o.maxEventBytes;
-    this.checkTypes = !o.dispatchUnknownTypes;
+    const refuse = (t: string): never => {
+      throw new UnknownStoreEventTypeError(t, [...known]);
+    };
+    this.limits = {
+      maxEventBytes: o.maxEventBytes,
+      ...(o.dispatchUnknownTypes ? {} : { knownTypes: known, onUnknown: refuse }),
+    };
     this.listeners = [...(o.listeners ?? [])];
     this.logger = o.logger ?? consoleLogger;
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
@@ -168,7 +172,7 @@ export class EventStore implements DispatchTarget {
     await this.init();
     const v = await this.batcher.add(event);
     if (options.wait === false) return { v, type: event.type, ts: event.ts, data: event.data };
-    return this.handledVersion(v, options);
+    return this.awaitHandled(v, options.timeoutMs);
   }
 
   /** The version the tables are at (the last handled event), read from the database. */
@@ -191,10 +195,20 @@ export class EventStore implements DispatchTarget {
         `v${v} was never dispatched (the queue is at v${queued}): it would never be handled`,
       );
     }
-    await this.watch.until(v, { halt: 'own', ...waitTimeout(options.timeoutMs) });
-    const [event] = await this.read((manager) => this.queue.history(manager, [v]));
-    if (event === undefined)
-      throw new EventStoreUsageError(`event v${v} has no history row (it was pruned, or never dispatched)`);
+    return this.awaitHandled(v, options.timeoutMs);
+  }
+
+  // Waits for event v (known to be queued) and gives its history.
+  private async awaitHandled(v: number, timeoutMs: number | undefined): Promise<HistoryEvent> {
+    const reached = await this.watch.until(v, { halt: 'own', ...waitTimeout(timeoutMs) });
+    const [event] = reached.event
+      ? [reached.event]
+      : await this.read((manager) => this.queue.history(manager, [v]));
+    if (event === undefined) {
+      throw new EventStoreUsageError(
+        `event v${v} was handled, but its history row was pruned before it could be read`,
+      );
+    }
     if (event.status === 'skipped' || event.status === 'ignored') throw new EventSkippedError(event);
     return event;
   }
@@ -212,7 +226,8 @@ export class EventStore implements DispatchTarget {
       );
     }
     const { queued } = await this.read((manager) => this.queue.versions(manager));
-    return queued === 0 ? 0 : this.watch.until(queued, { halt: 'any', ...waitTimeout(options.timeoutMs) });
+    if (queued === 0) return 0;
+    return (await this.watch.until(queued, { halt: 'any', ...waitTimeout(options.timeoutMs) })).version;
   }
 
   /** Adds a listener, called after each event's commit in the writer process; returns a remover. */
@@ -299,22 +314,7 @@ export class EventStore implements DispatchTarget {
 
   /** Checks and serializes an event as `dispatch` does (used by {@link DispatchOp}). */
   prepare(type: string, data: unknown, options: { important?: boolean; ts?: number } = {}): PreparedEvent {
-    return prepareEvent(
-      type,
-      data,
-      {
-        maxEventBytes: this.maxEventBytes,
-        ...(this.checkTypes
-          ? {
-              knownTypes: this.setting.known,
-              onUnknown: (t: string): never => {
-                throw new UnknownStoreEventTypeError(t, [...this.setting.known]);
-              },
-            }
-          : {}),
-      },
-      options,
-    );
+    return prepareEvent(type, data, this.limits, options);
   }
 
   /** Queues events in a unit of work's transaction (used by {@link DispatchOp}). */

@@ -175,7 +175,7 @@ export class StoreProcessor {
     if (events.length === 0) return this.settings.pollMs;
     const tuning = await this.tune(runner);
     const outcome = await this.gate(() => runBatch({ runner, queue, setting, bus, tuning }, handled, events));
-    watch.handled(outcome.version);
+    watch.handled(outcome.version, outcome.handled);
     const hookErrors = await outcome.afterCommit();
     for (const error of hookErrors) {
       this.settings.logger.warn(

@@ -6,6 +6,14 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventQueue } from './event-queue.js';
 import type { HistoryEvent } from './store-event.js';
 
+/** A wait's end: the handled version, and the awaited event's history when it is at hand. */
+export interface Reached {
+  /** The handled version, at least the one awaited. */
+  readonly version: number;
+  /** The awaited event, when this process's writer handled it. */
+  readonly event?: HistoryEvent;
+}
+
 /** How a wait ends besides the version being reached. */
 export interface WaitOptions {
   /**
@@ -20,7 +28,7 @@ export interface WaitOptions {
 interface Waiter {
   readonly v: number;
   readonly halt: 'own' | 'any';
-  resolve(version: number): void;
+  resolve(reached: Reached): void;
   reject(error: unknown): void;
 }
 
@@ -42,18 +50,21 @@ export class VersionWatch {
     private readonly pollMs: number,
   ) {}
 
-  /** Resolves with the handled version once it is at least `v` (see {@link WaitOptions}). */
-  until(v: number, options: WaitOptions): Promise<number> {
+  /**
+   * Resolves once the handled version is at least `v` (see {@link WaitOptions}),
+   * with event `v`'s history when this process's writer just handled it.
+   */
+  until(v: number, options: WaitOptions): Promise<Reached> {
     if (this.closed) return Promise.reject(closedError());
-    if (v <= this.last) return Promise.resolve(this.last);
-    return new Promise<number>((resolve, reject) => {
+    if (v <= this.last) return Promise.resolve({ version: this.last });
+    return new Promise<Reached>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         v,
         halt: options.halt,
-        resolve: (version) => {
+        resolve: (reached) => {
           clearTimeout(timer);
-          resolve(version);
+          resolve(reached);
         },
         reject: (error) => {
           clearTimeout(timer);
@@ -72,14 +83,20 @@ export class VersionWatch {
     });
   }
 
-  /** The local writer handled up to `version`. */
-  handled(version: number): void {
+  /**
+   * The handled version is `version`; `events` are the ones this process's
+   * writer just handled (their waiters get them without reading them back,
+   * so a prune right after cannot take them away).
+   */
+  handled(version: number, events: readonly HistoryEvent[] = []): void {
     if (version <= this.last) return;
     this.last = version;
+    const byVersion = new Map(events.map((event) => [event.v, event]));
     for (const waiter of this.waiters) {
       if (waiter.v <= version) {
         this.waiters.delete(waiter);
-        waiter.resolve(version);
+        const event = byVersion.get(waiter.v);
+        waiter.resolve(event === undefined ? { version } : { version, event });
       }
     }
   }
