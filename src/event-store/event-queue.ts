@@ -173,6 +173,18 @@ export class EventQueue {
     return rows.map((r) => Number(r.v)).sort((a, b) => a - b);
   }
 
+  /** The handled version, and whether an event waits after it (one round trip for the writer's turn). */
+  async peek(manager: EntityManager): Promise<{ handled: number; more: boolean }> {
+    const { p } = this.bound();
+    const [row] = await this.tables.rows<{ handled: string | number; more: boolean | number }>(
+      manager,
+      `SELECT s.handled, EXISTS (SELECT 1 FROM ${this.tables.events} e WHERE e.v = s.handled + 1) AS more
+       FROM ${this.tables.state} s WHERE s.id = ${p(1)}`,
+      [WRITER_ROW],
+    );
+    return { handled: Number(row?.handled ?? 0), more: row?.more === true || row?.more === 1 };
+  }
+
   /** The last version queued and the last handled. */
   async versions(manager: EntityManager): Promise<{ queued: number; handled: number }> {
     const rows = await this.tables.rows<{ id: string; queued: string | number; handled: string | number }>(

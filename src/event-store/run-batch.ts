@@ -42,8 +42,9 @@ export interface BatchParts {
 }
 
 /**
- * Handles `events` (consecutive, right after version `handled`) in one
- * transaction, the handled version moving by compare-and-set in it.
+ * Handles up to `limit` queued events (consecutive, right after version
+ * `handled`) in one transaction, the handled version moving by
+ * compare-and-set in it.
  *
  * First without savepoints, writes batched: when every event succeeds, that
  * is the whole story. When one fails, the transaction is rolled back and the
@@ -51,29 +52,25 @@ export interface BatchParts {
  * event: the failing event rolls back alone, its failure is recorded, the
  * ones before it commit and the ones after it wait.
  */
-export async function runBatch(
-  parts: BatchParts,
-  handled: number,
-  events: readonly QueuedEvent[],
-): Promise<BatchOutcome> {
-  if (events.length > 1) {
+export async function runBatch(parts: BatchParts, handled: number, limit: number): Promise<BatchOutcome> {
+  if (limit > 1) {
     try {
-      return await attempt(parts, handled, events, false);
+      return await attempt(parts, handled, limit, false);
     } catch (error) {
       if (!(error instanceof FastPathFailed)) throw error;
-      return attempt(parts, handled, events.slice(0, error.index + 1), true);
+      return attempt(parts, handled, error.index + 1, true);
     }
   }
-  return attempt(parts, handled, events, true);
+  return attempt(parts, handled, limit, true);
 }
 
 async function attempt(
   { runner, queue, setting, bus, tuning }: BatchParts,
   handled: number,
-  queued: readonly QueuedEvent[],
+  limit: number,
   savepoints: boolean,
 ): Promise<BatchOutcome> {
-  let events = queued;
+  let events: readonly QueuedEvent[] = [];
   const finished: FinishedEvent[] = [];
   const history: HistoryEvent[] = [];
   const committing: UnitOfWork[] = [];
@@ -87,9 +84,9 @@ async function attempt(
   await runner.startTransaction();
   try {
     await queue.lockForWrite(runner.manager);
-    // Read again, locked, inside the transaction: an operator's correction
-    // made since the first read is the data handled (or waits for this commit).
-    events = await queue.next(runner.manager, handled, events.length, true);
+    // Read inside the transaction, locked: an operator's correction made
+    // before is the data handled; one made after waits for this commit.
+    events = await queue.next(runner.manager, handled, limit, true);
     for (const [i, event] of events.entries()) {
       if (event.v !== handled + 1 + i) {
         throw new Error(

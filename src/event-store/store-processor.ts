@@ -161,7 +161,7 @@ export class StoreProcessor {
       this.forgetHalt();
       return this.settings.takeoverMs;
     }
-    const { handled } = await this.gate(() => queue.versions(runner.manager));
+    const { handled, more } = await this.gate(() => queue.peek(runner.manager));
     watch.handled(handled);
     if (this.halt !== undefined) {
       const halt = this.halt;
@@ -171,10 +171,11 @@ export class StoreProcessor {
         return Math.min(this.settings.pollMs * 5, halt.retryAt - Date.now());
       this.halt = undefined;
     }
-    const events = await this.gate(() => queue.next(runner.manager, handled, this.settings.batchSize));
-    if (events.length === 0) return this.settings.pollMs;
+    if (!more) return this.settings.pollMs;
     const tuning = await this.tune(runner);
-    const outcome = await this.gate(() => runBatch({ runner, queue, setting, bus, tuning }, handled, events));
+    const outcome = await this.gate(() =>
+      runBatch({ runner, queue, setting, bus, tuning }, handled, this.settings.batchSize),
+    );
     watch.handled(outcome.version, outcome.handled);
     const hookErrors = await outcome.afterCommit();
     for (const error of hookErrors) {
