@@ -219,6 +219,38 @@ describe('a failure that goes away', () => {
   });
 });
 
+describe('what a waiting dispatcher gets', () => {
+  it("the history its own writer handled, operator's audit trail included", async () => {
+    const C = counterEntity('EsAudited', 'integer');
+    let failing = true;
+    const model = defineModel<Counter>({
+      entity: C,
+      reducers: {
+        TICK: (e: StoreEvent<{ id: string }>) => {
+          if (failing) throw new Error('not yet');
+          return { sav: [{ id: e.data.id, n: 1 }] };
+        },
+      },
+    });
+    const ds = await postgres('audited', [C]);
+    const store = track(
+      ds,
+      createEventStore({ dataSource: ds, models: [model], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 }),
+    );
+    await store.start();
+    await expect(store.dispatch('TICK', { id: 'x' })).rejects.toBeInstanceOf(EventStoreHaltedError);
+    const waiting = store.handledVersion(1);
+    failing = false;
+    await store.retry({ by: 'ada', reason: 'fixed' });
+    expect(await waiting).toMatchObject({
+      v: 1,
+      status: 'handled',
+      attempts: 0,
+      audit: [{ action: 'retry', by: 'ada', reason: 'fixed' }],
+    });
+  });
+});
+
 describe('what the cycle may not do', () => {
   it('a transact callback that writes halts with a message saying where the write belongs, and writes nothing', async () => {
     const C = counterEntity('EsTransact', 'integer');

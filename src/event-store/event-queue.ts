@@ -31,6 +31,8 @@ export interface QueuedEvent extends StoreEvent {
   readonly attempts: number;
   /** Kept by pruning. */
   readonly important: boolean;
+  /** Operator actions taken on it so far. */
+  readonly audit: readonly AuditEntry[];
 }
 
 /** What the writer stores for a handled event, serialized (see {@link finishedEvent}). */
@@ -205,7 +207,7 @@ export class EventQueue {
     const { p } = this.bound();
     const rows = await this.tables.rows<RawRow>(
       manager,
-      `SELECT v, type, ts, data, attempts, important FROM ${this.tables.events} WHERE v > ${p(1)} ORDER BY v LIMIT ${p(2)}${lock && this.tables.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+      `SELECT v, type, ts, data, attempts, important, audit FROM ${this.tables.events} WHERE v > ${p(1)} ORDER BY v LIMIT ${p(2)}${lock && this.tables.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
       [after, limit],
     );
     return rows.map((r) => ({
@@ -215,6 +217,7 @@ export class EventQueue {
       data: JSON.parse(r.data),
       attempts: Number(r.attempts),
       important: r.important === true || r.important === 1,
+      audit: r.audit === null ? [] : (JSON.parse(r.audit) as AuditEntry[]),
     }));
   }
 

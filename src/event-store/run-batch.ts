@@ -117,7 +117,7 @@ async function attempt(
         const record = finishedEvent(event.v, status, out);
         await uow?.beforeCommit();
         finished.push(record);
-        history.push({ ...event, data: out.data, status, result: out.result, events: out.events, audit: [] });
+        history.push({ ...event, data: out.data, status, result: out.result, events: out.events });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
         if (!savepoints) throw new FastPathFailed(i);
