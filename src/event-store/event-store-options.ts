@@ -43,7 +43,7 @@ export interface EventStoreOptions {
    * process (`idle_in_transaction_session_timeout` inside a batch,
    * `idle_session_timeout` between batches) before it ends the session, so
    * that a writer process that is frozen (SIGSTOP, a stuck VM) or stuck in a
-   * reducer, deriver or listener that never settles loses the lock to
+   * reducer or deriver that never settles loses the lock to
    * another process. A batch whose own code waits longer than this between
    * two statements fails and is retried.
    * @defaultValue 60000

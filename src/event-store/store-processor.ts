@@ -48,8 +48,9 @@ export interface ProcessorParts {
 /**
  * The writer loop: becomes the one writer, handles queued events in batches
  * in `v` order, halts at a failing event and retries it with backoff (or at
- * once after an operator's retry, correction or skip), calls listeners after
- * each commit. A lost connection or lock makes it step back and try again.
+ * once after an operator's retry, correction or skip), hands each commit's
+ * events to the listener queue. A lost connection or lock makes it step back
+ * and try again.
  */
 export class StoreProcessor {
   private runner: QueryRunner | undefined;
