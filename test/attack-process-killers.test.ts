@@ -85,7 +85,9 @@ describe('a handler that kills its process, among healthy events', { timeout: TE
       ...redisEnv(),
       KILL_RECID: 'killer',
       BATCH_SIZE: '20',
-      CLAIM_STALE_AFTER_MS: '300',
+      // Long enough that a loaded machine never takes an entry from a live drain (which would
+      // count a delivery the healthy event did not crash), short enough to keep the test quick.
+      CLAIM_STALE_AFTER_MS: '1500',
       LOCK_DURATION_MS: '1000',
       MAX_DELIVERIES: String(MAX_DELIVERIES),
     };
@@ -116,7 +118,8 @@ describe('a handler that kills its process, among healthy events', { timeout: TE
       RUNS_KEY: `${PREFIX}:${name}:runs`,
       ...redisEnv(),
       KILL_RECID: 'A-1',
-      LOCK_DURATION_MS: '500',
+      // The lanes' lease: as above, a live worker must keep its lanes on a loaded machine.
+      LOCK_DURATION_MS: '1500',
       MAX_DELIVERIES: String(MAX_DELIVERIES),
     };
     const publisher = buses.create({
