@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitFor } from './helpers/wait-for.js';
 import {
   COMMITBUS_ENTITIES,
   createEventStore,
@@ -61,22 +62,31 @@ describe('MEDIUM: hangs', () => {
     expect(second).toBe('handled');
   });
 
-  // Open finding: fails today (it.fails passes while it does); make it it(...) with the fix.
-  it.fails('close() returns when a reducer never settles (no cycle timeout either: the store waits forever)', async () => {
-    const bed = await onPg([counters]);
-    void bed.store.dispatch('SET', { id: 'a', n: 1 }).catch(() => {});
-    await attack.entered.promise;
+  it('a reducer that never settles times out (stepTimeoutMs): the event halts with the timeout, the events before it commit, close() returns', async () => {
+    const bed = await onPg([counters], { stepTimeoutMs: 500 });
+    await bed.store.dispatch('HIT', { id: 'a' }, { wait: false });
+    const held = bed.store.dispatch('SET', { id: 'a', n: 1 });
+    held.catch(() => {});
+    await attack.entered.promise; // the reducer is held (for ever: the test never opens it)
+    await expect(held).rejects.toBeInstanceOf(EventStoreHaltedError);
+    const halted = await bed.store.halted();
+    expect(halted).toMatchObject({
+      v: 2,
+      attempts: 1,
+      error: { step: 'reduce', model: 'counters', name: 'EventStoreStepTimeoutError' },
+    });
+    expect(halted?.error?.message).toContain('did not settle within 500 ms');
+    // The HIT of the same batch was handled again on a new connection and committed.
+    expect(await rows(bed)).toMatchObject([{ id: 'a', n: 1, hits: 1 }]);
     const closing = await within(
       3_000,
       bed.store.close().then(() => 'closed'),
     );
     if (closing === 'pending') await abandon(bed);
-    attack.hold.open();
     expect(closing).toBe('closed');
   });
 
-  // Open finding: fails today (it.fails passes while it does); make it it(...) with the fix.
-  it.fails('a deriver that writes through the DataSource (another connection) a row the batch wrote: the writer is not stuck for ever', async () => {
+  it('a deriver that writes through the DataSource (another connection) a row the batch wrote times out instead of deadlocking the writer for ever; skipping it goes on', async () => {
     let outside: Bed['dataSource'] | undefined;
     const noted = defineModel<AtkCounter>({
       entity: AtkCounterEntity,
@@ -84,23 +94,44 @@ describe('MEDIUM: hangs', () => {
       derive: async ({ event, manager }) => {
         await manager.query('SELECT 1'); // any statement of its own: the batch's writes go out first
         // The mistake: the application's repository, not ctx.manager. It waits for the writer's
-        // row lock, and the writer waits for it.
+        // row lock, and the writer waits for it (PostgreSQL cannot see that cycle).
         const { id, n } = event.data as { id: string; n?: number };
         if (n === 2) await outside?.getRepository(AtkCounterEntity).update({ id }, { note: 'derived' });
       },
     });
-    const bed = await onPg([noted]);
+    const bed = await onPg([noted], { stepTimeoutMs: 500 });
     outside = bed.dataSource;
     await bed.store.dispatch('NOTE', { id: 'a' }); // the row exists (committed) from now on
-    void bed.store.dispatch('NOTE', { id: 'a', n: 2 }).catch(() => {});
-    // Today: the writer's transaction and the pool's connection wait for each other for ever
-    // (PostgreSQL cannot see the cycle); nothing is handled again, close() never returns.
+    const stuck = bed.store.dispatch('NOTE', { id: 'a', n: 2 });
+    await expect(stuck).rejects.toBeInstanceOf(EventStoreHaltedError);
+    expect(await bed.store.halted()).toMatchObject({
+      v: 2,
+      error: { step: 'derive', name: 'EventStoreStepTimeoutError' },
+    });
+    // The writer's session was ended, so its row lock went with it: the outside update got through.
+    await waitFor('the outside update', async () => (await rows(bed))[0]?.note === 'derived');
+    await bed.store.skip(2, { by: 'test', reason: 'the deriver deadlocks' });
     const later = await within(
       5_000,
       bed.store.dispatch('NOTE', { id: 'b' }).then((h) => h.status),
     );
     if (later === 'pending') await abandon(bed);
     expect(later).toBe('handled');
+    expect(await bed.store.getVersion()).toBe(3);
+  });
+
+  it('sqlite: a reducer that never settles times out, the event halts, a skip goes on', async () => {
+    const bed = await onSqlite([counters], { stepTimeoutMs: 300 });
+    const held = bed.store.dispatch('SET', { id: 'a', n: 1 });
+    held.catch(() => {});
+    await expect(held).rejects.toBeInstanceOf(EventStoreHaltedError);
+    expect(await bed.store.halted()).toMatchObject({
+      v: 1,
+      error: { step: 'reduce', model: 'counters', name: 'EventStoreStepTimeoutError' },
+    });
+    await bed.store.skip(1, { by: 'test', reason: 'hangs' });
+    await expect(bed.store.dispatch('HIT', { id: 'b' })).resolves.toMatchObject({ v: 2, status: 'handled' });
+    expect(await rows(bed)).toMatchObject([{ id: 'b', n: 1 }]);
   });
 
   it('sqlite: a reducer that reads store.getVersion() gets an answer or an error, not a deadlock', async () => {

@@ -1,15 +1,23 @@
 import { describeError } from '../support/logger.js';
+import { EventStoreStepTimeoutError } from './errors/event-store-step-timeout.error.js';
 import type { StepFailure } from './store-event.js';
 
 /** A step of the cycle failed: what to record on the event's history row. */
 export class CycleFailure extends Error {
   /** The failure as stored. */
   readonly failure: StepFailure;
+  /**
+   * The step did not settle in time: its code may still run, with a query in
+   * flight on the writer's connection, so that connection must be thrown
+   * away instead of rolled back and reused.
+   */
+  readonly timedOut: boolean;
 
   constructor(step: StepFailure['step'], path: readonly string[], cause: unknown, model?: string) {
     const described = describeError(cause);
     super(described.message, { cause });
     this.name = 'CycleFailure';
+    this.timedOut = cause instanceof EventStoreStepTimeoutError;
     this.failure = {
       step,
       ...(model === undefined ? {} : { model }),
@@ -22,17 +30,39 @@ export class CycleFailure extends Error {
   }
 }
 
-/** Runs `fn`; a failure becomes a {@link CycleFailure} of `step` (one already made passes through). */
+/**
+ * Runs `fn`; a failure becomes a {@link CycleFailure} of `step` (one already
+ * made passes through), and so does not settling within `timeoutMs`
+ * ({@link EventStoreStepTimeoutError}; `fn` is abandoned).
+ */
 export async function step<T>(
   name: StepFailure['step'],
   path: readonly string[],
   model: string | undefined,
   fn: () => T | Promise<T>,
+  timeoutMs: number,
 ): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await fn();
+    const running = Promise.resolve().then(fn);
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EventStoreStepTimeoutError(name, model, timeoutMs)), timeoutMs);
+    });
+    // The abandoned callback may still fail later: that must not be an unhandled rejection.
+    running.catch(() => {});
+    return await Promise.race([running, timeout]);
   } catch (error) {
     if (error instanceof CycleFailure) throw error;
     throw new CycleFailure(name, path, error, model);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Whether `error`, or an error it was caused by, is a step that timed out (see {@link CycleFailure.timedOut}). */
+export function timedOut(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof CycleFailure && e.timedOut) return true;
+  }
+  return false;
 }

@@ -29,6 +29,8 @@ export interface CycleSetting {
   readonly known: ReadonlySet<string>;
   /** What an unknown type does. */
   readonly unknownTypes: 'halt' | 'record';
+  /** How long one step's callback may take before the event fails (see EventStoreOptions). */
+  readonly stepTimeoutMs: number;
   /**
    * Set by a replay. Preprocessors do not run (history keeps their output).
    * `'all'` (every model rebuilt): the rest of the cycle runs as it does
@@ -79,6 +81,7 @@ async function handle(
   stored: readonly SubEventRecord[],
 ): Promise<CycleOutcome> {
   const replaying = setting.replaying !== undefined;
+  const timeout = setting.stepTimeoutMs;
   const fromHistory = setting.replaying === 'some';
   if (!setting.known.has(input.type)) {
     if (setting.unknownTypes === 'record') return { data: input.data, result: {}, events: [], known: false };
@@ -109,7 +112,7 @@ async function handle(
   for (const model of setting.models) {
     const pre = model.model.preprocess;
     if (pre === undefined || replaying) continue;
-    const out = await step('preprocess', path, model.name, () => pre(event, context(model)));
+    const out = await step('preprocess', path, model.name, () => pre(event, context(model)), timeout);
     if (out === undefined || out === null) continue;
     if (out.type !== event.type) {
       throw new CycleFailure(
@@ -123,20 +126,32 @@ async function handle(
   }
 
   const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
-  const returned = await Promise.all(
+  // Every reducer settles (or times out) before a failure is thrown: none may
+  // still be running when the event is rolled back; a timeout wins, since its
+  // connection must be thrown away.
+  const settled = await Promise.allSettled(
     reducing.map((model) =>
-      step('reduce', path, model.name, async () => {
-        const reducer = model.model.reducers?.[event.type] as (
-          e: StoreEvent,
-          c: ReduceContext<ObjectLiteral>,
-        ) => unknown;
-        const value = await reducer(event, context(model));
-        const problem = resultProblem(value, model.primary);
-        if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
-        return value as ReducerResult<ObjectLiteral> | undefined;
-      }),
+      step(
+        'reduce',
+        path,
+        model.name,
+        async () => {
+          const reducer = model.model.reducers?.[event.type] as (
+            e: StoreEvent,
+            c: ReduceContext<ObjectLiteral>,
+          ) => unknown;
+          const value = await reducer(event, context(model));
+          const problem = resultProblem(value, model.primary);
+          if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
+          return value as ReducerResult<ObjectLiteral> | undefined;
+        },
+        timeout,
+      ),
     ),
   );
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length > 0) throw failures.find((f) => f instanceof CycleFailure && f.timedOut) ?? failures[0];
+  const returned = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
   const result: Record<string, ReducerResult<ObjectLiteral>> = {};
   const subEvents: StoreEventInput[] = [];
   for (const [i, model] of reducing.entries()) {
@@ -153,40 +168,50 @@ async function handle(
     const value = result[model.name];
     if (value === undefined) continue;
     const custom = model.model.applyResult;
-    await step('apply', path, model.name, () =>
-      custom
-        ? custom(value, context(model))
-        : applyResult(
-            (keys) => state.ensure(state.cache(model), manager, keys),
-            state.cache(model),
-            value,
-            model.name,
-          ),
+    await step(
+      'apply',
+      path,
+      model.name,
+      () =>
+        custom
+          ? custom(value, context(model))
+          : applyResult(
+              (keys) => state.ensure(state.cache(model), manager, keys),
+              state.cache(model),
+              value,
+              model.name,
+            ),
+      timeout,
     );
   }
 
   for (const model of setting.models) {
     const derive = model.model.derive;
     if (derive === undefined) continue;
-    await step('derive', path, model.name, () =>
-      derive(
-        Object.assign(context(model), {
-          event,
-          result,
-          own: result[model.name],
-          apply: async (extra: ReducerResult<ObjectLiteral>) => {
-            const problem = resultProblem(extra, model.primary);
-            if (problem !== undefined)
-              throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
-            await applyResult(
-              (keys) => state.ensure(state.cache(model), manager, keys),
-              state.cache(model),
-              extra,
-              model.name,
-            );
-          },
-        }),
-      ),
+    await step(
+      'derive',
+      path,
+      model.name,
+      () =>
+        derive(
+          Object.assign(context(model), {
+            event,
+            result,
+            own: result[model.name],
+            apply: async (extra: ReducerResult<ObjectLiteral>) => {
+              const problem = resultProblem(extra, model.primary);
+              if (problem !== undefined)
+                throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
+              await applyResult(
+                (keys) => state.ensure(state.cache(model), manager, keys),
+                state.cache(model),
+                extra,
+                model.name,
+              );
+            },
+          }),
+        ),
+      timeout,
     );
   }
   for (const model of setting.models) subEvents.push(...(added.get(model) ?? []));
@@ -227,16 +252,21 @@ async function handle(
     const transact = model.model.transact;
     if (transact === undefined) continue;
     // A transact callback reads and dispatches; its writes would be lost to a replay, so they are refused.
-    await step('transact', path, model.name, () =>
-      writesRefused.run(true, () =>
-        transact(
-          Object.assign(context(model), {
-            event,
-            dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
-              writesRefused.run(false, () => runSub({ type, data: data ?? null })),
-          }),
+    await step(
+      'transact',
+      path,
+      model.name,
+      () =>
+        writesRefused.run(true, () =>
+          transact(
+            Object.assign(context(model), {
+              event,
+              dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
+                writesRefused.run(false, () => runSub({ type, data: data ?? null })),
+            }),
+          ),
         ),
-      ),
+      timeout,
     );
   }
   // Sub-events added during transact (ctx.addEvent) run after it, in order.

@@ -49,6 +49,16 @@ export interface EventStoreOptions {
    * @defaultValue 60000
    */
   readonly writerIdleTimeoutMs?: number;
+  /**
+   * How long one callback of the cycle (a preprocessor, reducer, apply
+   * step, deriver or transact) may take. One that has not settled by then
+   * fails its event, which halts like any failure; on PostgreSQL the
+   * writer's connection is ended (its code may still have a query in flight
+   * there) and the writer carries on with a new one. The callback itself is
+   * abandoned, not stopped. Keep it below `writerIdleTimeoutMs`.
+   * @defaultValue 30000
+   */
+  readonly stepTimeoutMs?: number;
   /** Where the writer reports failures. @defaultValue `consoleLogger` */
   readonly logger?: Logger;
 }
@@ -69,6 +79,7 @@ export const EVENT_STORE_DEFAULTS = {
   retryDelayMs: 1_000,
   maxRetryDelayMs: 300_000,
   writerIdleTimeoutMs: 60_000,
+  stepTimeoutMs: 30_000,
 } as const satisfies Partial<EventStoreOptions>;
 
 /** Checks that each numeric option is a positive integer. */
@@ -82,6 +93,7 @@ export function checkNumbers(options: EventStoreOptions, fail: (message: string)
     'retryDelayMs',
     'maxRetryDelayMs',
     'writerIdleTimeoutMs',
+    'stepTimeoutMs',
   ] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647)) {

@@ -79,7 +79,7 @@ export class EventStore implements DispatchTarget {
       for (const type of Object.keys(model.reducers ?? {})) known.add(type);
       for (const type of model.types ?? []) known.add(type);
     }
-    this.setting = { models, known, unknownTypes: o.unknownTypes };
+    this.setting = { models, known, unknownTypes: o.unknownTypes, stepTimeoutMs: o.stepTimeoutMs };
     const refuse = (t: string): never => {
       throw new UnknownStoreEventTypeError(t, [...known]);
     };

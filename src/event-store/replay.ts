@@ -2,7 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
-import { CycleFailure } from './cycle-failure.js';
+import { CycleFailure, timedOut } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
@@ -75,6 +75,7 @@ export async function replayModels(
     models: chosen,
     known: setting.known,
     unknownTypes: 'record',
+    stepTimeoutMs: setting.stepTimeoutMs,
     replaying: chosen.length === setting.models.length ? 'all' : 'some',
   };
   // Bus events registered during a replay are dropped: they went out when the events were first handled.
@@ -127,7 +128,8 @@ export async function replayModels(
     return { models: chosen.map((m) => m.name), events: done, version: handled };
   } catch (error) {
     state.detach();
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+    // A step that timed out may have a query in flight: the writer throws the connection away instead.
+    if (!timedOut(error) && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
   }
 }

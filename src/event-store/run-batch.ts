@@ -31,6 +31,23 @@ class FastPathFailed extends Error {
 
 const SAVEPOINT = 'commitbus_es_event';
 
+/**
+ * A step of `event` did not settle in time. Nothing of the batch is
+ * committed, and the transaction is left as it is: the abandoned callback may
+ * have a query in flight on the connection, so the writer throws the
+ * connection away, then commits the events before `event` and records
+ * `failure` on it ({@link recordTimedOut}).
+ */
+export class StepTimedOut extends Error {
+  constructor(
+    readonly event: QueuedEvent,
+    readonly failure: StepFailure,
+  ) {
+    super(`v${event.v} timed out in ${failure.step}: ${failure.message}`);
+    this.name = 'StepTimedOut';
+  }
+}
+
 /** What a batch runs on. */
 export interface BatchParts {
   readonly runner: QueryRunner;
@@ -120,6 +137,7 @@ async function attempt(
         history.push({ ...event, data: out.data, status, result: out.result, events: out.events });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
+        if (error instanceof CycleFailure && error.timedOut) throw new StepTimedOut(event, error.failure);
         if (!savepoints) throw new FastPathFailed(i);
         // Drop the event's waiting writes first: the rollback statement would flush them.
         state.reset();
@@ -167,6 +185,38 @@ async function attempt(
     };
   } catch (error) {
     state.detach();
+    if (!(error instanceof StepTimedOut) && runner.isTransactionActive)
+      await runner.rollbackTransaction().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Records the failure of a step that timed out on the next event to handle
+ * (`handled + 1`) without running it again: its attempt counts, and the
+ * writer halts at it as after any failure. Resolves to undefined, recording
+ * nothing, when that event is not the one that timed out or an operator
+ * acted on it since (its attempts changed): it is run again instead.
+ */
+export async function recordTimedOut(
+  { runner, queue }: Pick<BatchParts, 'runner' | 'queue'>,
+  handled: number,
+  timed: StepTimedOut,
+): Promise<BatchOutcome | undefined> {
+  await runner.startTransaction();
+  try {
+    await queue.lockForWrite(runner.manager);
+    const [event] = await queue.next(runner.manager, handled, 1, true);
+    if (event === undefined || event.v !== timed.event.v || event.attempts !== timed.event.attempts) {
+      await runner.rollbackTransaction();
+      return undefined;
+    }
+    const { failure } = timed;
+    await queue.recordFailure(runner.manager, event.v, failure);
+    if (!(await queue.advance(runner.manager, handled, handled))) throw new WriterConflictError(handled);
+    await runner.commitTransaction();
+    return { handled: [], failed: { event, failure }, version: handled, afterCommit: async () => [] };
+  } catch (error) {
     if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
   }

@@ -2,12 +2,13 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { describeError, type Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import { timedOut } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
 import type { ListenerQueue } from './listener-queue.js';
-import { runBatch } from './run-batch.js';
+import { type BatchOutcome, recordTimedOut, runBatch, StepTimedOut } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
 import type { VersionWatch } from './version-watch.js';
 import { type WriterLock, writerLock } from './writer-lock.js';
@@ -63,6 +64,10 @@ export class StoreProcessor {
   private chain: Promise<unknown> = Promise.resolve();
   private writer = false;
   private tuning: CacheTuning | undefined;
+  /** The writer connection's server process (PostgreSQL), to end it when a step times out. */
+  private backendPid: number | undefined;
+  /** The last event whose step timed out here: recorded as failed at its turn, not run again at once. */
+  private timedOut: StepTimedOut | undefined;
 
   constructor(
     private readonly parts: ProcessorParts,
@@ -105,7 +110,12 @@ export class StoreProcessor {
         try {
           const runner = await this.connect();
           if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
-          return { value: await fn(runner) };
+          return {
+            value: await fn(runner).catch(async (error: unknown) => {
+              if (timedOut(error)) await this.discard();
+              throw error;
+            }),
+          };
         } finally {
           // A store that was never started gives the role (and its connection) back at once.
           if (this.loop === undefined) await this.drop();
@@ -155,7 +165,7 @@ export class StoreProcessor {
 
   // One step of the loop; returns how long to wait before the next.
   private async turn(): Promise<number> {
-    const { queue, setting, bus, watch, listeners } = this.parts;
+    const { queue, setting, bus, watch } = this.parts;
     const runner = await this.connect();
     this.writer = await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false));
     if (!this.writer) {
@@ -173,10 +183,37 @@ export class StoreProcessor {
       this.halt = undefined;
     }
     if (!more) return this.settings.pollMs;
+    let limit = this.settings.batchSize;
+    const timed = this.timedOut;
+    if (timed !== undefined && handled + 1 < timed.event.v)
+      limit = Math.min(limit, timed.event.v - handled - 1);
+    else if (timed !== undefined) {
+      this.timedOut = undefined;
+      if (handled + 1 === timed.event.v) {
+        const recorded = await this.gate(() => recordTimedOut({ runner, queue }, handled, timed));
+        if (recorded !== undefined) return this.settle(runner, recorded);
+      }
+    }
     const tuning = await this.tune(runner);
-    const outcome = await this.gate(() =>
-      runBatch({ runner, queue, setting, bus, tuning }, handled, this.settings.batchSize),
-    );
+    let outcome: BatchOutcome;
+    try {
+      outcome = await this.gate(() => runBatch({ runner, queue, setting, bus, tuning }, handled, limit));
+    } catch (error) {
+      if (!(error instanceof StepTimedOut)) throw error;
+      this.settings.logger.warn(
+        { v: error.event.v, type: error.event.type, failure: { ...error.failure, stack: undefined } },
+        `event store writer: a step of v${error.event.v} (${error.event.type}) did not settle in time; the batch is dropped with its connection, the events before it are handled again and v${error.event.v} is recorded as failed`,
+      );
+      this.timedOut = error;
+      await this.discard();
+      return 0;
+    }
+    return this.settle(runner, outcome);
+  }
+
+  // After a batch committed: waiters, bus events, listeners, and the halt when an event failed.
+  private async settle(runner: QueryRunner, outcome: BatchOutcome): Promise<number> {
+    const { queue, watch, listeners } = this.parts;
     watch.handled(outcome.version, outcome.handled);
     const hookErrors = await outcome.afterCommit();
     for (const error of hookErrors) {
@@ -220,7 +257,11 @@ export class StoreProcessor {
     if (this.runner !== undefined && !this.runner.isReleased) return this.runner;
     const runner = this.parts.dataSource.createQueryRunner();
     await runner.connect();
-    if (this.parts.queue.tables.dialect === 'postgres') await this.limitIdle(runner);
+    if (this.parts.queue.tables.dialect === 'postgres') {
+      await this.limitIdle(runner);
+      const [row] = (await runner.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+      this.backendPid = row?.pid;
+    }
     this.runner = runner;
     this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
     return runner;
@@ -254,6 +295,34 @@ export class StoreProcessor {
       }
     }
     await runner.release().catch(() => {});
+  }
+
+  /**
+   * Throws the writer's connection away after a step timed out: its
+   * abandoned code may still have a query in flight there, holding the
+   * batch's row locks and (PostgreSQL) the writer lock. PostgreSQL: the
+   * server process is ended (which rolls back and frees both) and the pool
+   * drops the connection. SQLite: the one connection is rolled back.
+   */
+  private async discard(): Promise<void> {
+    this.writer = false;
+    const runner = this.runner;
+    const pid = this.backendPid;
+    if (runner === undefined || runner.isReleased) return;
+    if (this.parts.queue.tables.dialect === 'sqlite') {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+      return;
+    }
+    this.runner = undefined;
+    this.lock = undefined;
+    this.backendPid = undefined;
+    if (pid !== undefined) {
+      await this.parts.dataSource.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => {});
+    }
+    const pg = runner as unknown as { releasePostgresConnection?(error: Error): Promise<void> };
+    await pg
+      .releasePostgresConnection?.(new Error('a step of the event store timed out on this connection'))
+      .catch(() => {});
   }
 
   // Not the writer (any more): another process may resume the halt this one
