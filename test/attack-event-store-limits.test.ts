@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from './helpers/wait-for.js';
 import {
   COMMITBUS_ENTITIES,
   createEventStore,
@@ -27,6 +26,7 @@ import {
   rows,
   within,
 } from './helpers/es-attack-suite.js';
+import { waitFor } from './helpers/wait-for.js';
 
 // Attacks on the event store in one process (hangs, limits, errors), each a finding: what should
 // happen, asserted, so the test passes once the finding is fixed. Ranked in
