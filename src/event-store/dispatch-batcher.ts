@@ -15,11 +15,14 @@ const MAX_GROUP = 500;
  * Queues dispatches made outside a unit of work: those made while a
  * transaction is in flight go together in the next one, so 20 concurrent
  * dispatchers cost a few commits, not 20 (group commit). Order among them is
- * the order of the calls.
+ * the order of the calls. A group leaves on the event loop's next turn, so
+ * dispatchers that all resume from one group's commit (and dispatch again at
+ * once) make one group, not one alone and the rest after it.
  */
 export class DispatchBatcher {
   private pending: Pending[] = [];
   private flushing = false;
+  private scheduled = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -31,31 +34,38 @@ export class DispatchBatcher {
   add(event: PreparedEvent): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ event, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.schedule();
+    });
+  }
+
+  // After the microtasks of this turn: every dispatch they make joins the group.
+  private schedule(): void {
+    if (this.flushing || this.scheduled || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
     this.flushing = true;
+    const group = this.pending.splice(0, MAX_GROUP);
     try {
-      while (this.pending.length > 0) {
-        const group = this.pending.splice(0, MAX_GROUP);
-        try {
-          const events = group.map((p) => p.event);
-          // On PostgreSQL the append is one statement: it needs no transaction of its own.
-          const versions = await withTransactionGate(this.dataSource, () =>
-            this.queue.tables.dialect === 'postgres'
-              ? this.queue.append(this.dataSource.manager, events)
-              : this.dataSource.transaction((manager) => this.queue.append(manager, events)),
-          );
-          for (const [i, p] of group.entries()) p.resolve(versions[i] as number);
-          this.onQueued();
-        } catch (error) {
-          for (const p of group) p.reject(error);
-        }
-      }
+      const events = group.map((p) => p.event);
+      // On PostgreSQL the append is one statement: it needs no transaction of its own.
+      const versions = await withTransactionGate(this.dataSource, () =>
+        this.queue.tables.dialect === 'postgres'
+          ? this.queue.append(this.dataSource.manager, events)
+          : this.dataSource.transaction((manager) => this.queue.append(manager, events)),
+      );
+      for (const [i, p] of group.entries()) p.resolve(versions[i] as number);
+      this.onQueued();
+    } catch (error) {
+      for (const p of group) p.reject(error);
     } finally {
       this.flushing = false;
+      this.schedule();
     }
   }
 }
