@@ -184,6 +184,31 @@ describeOnBothDatabases('event store dispatch', (bed) => {
     });
   });
 
+  it('20 loops dispatching concurrently queue in groups of 20 (one transaction each), in call order', async () => {
+    const store = bed.create({ models: [items] }); // not started: rows stay as the dispatch wrote them
+    const calls: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, loop) => {
+        for (let i = 0; i < 10; i++) {
+          calls.push(loop);
+          const { v } = await store.dispatch('ITEM.RESULT', { loop }, { wait: false });
+          expect(v).toBeGreaterThan(0);
+        }
+      }),
+    );
+    const events = await bed.events();
+    expect(events.map((e) => e.v)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(events.map((e) => (e.data as { loop: number }).loop)).toEqual(calls);
+    if (bed.dialect === 'postgres') {
+      // Each group is one transaction: its rows share one xmin. The loops resume together after each
+      // commit, so 10 groups; one alone and the rest after it would make 20.
+      const [row] = (await bed.dataSource.query(
+        `SELECT COUNT(DISTINCT xmin::text)::int AS groups FROM ${bed.schemaName}.commitbus_es_events`,
+      )) as { groups: number }[];
+      expect(row?.groups).toBe(10);
+    }
+  });
+
   it('a closed store refuses to dispatch', async () => {
     const store = await bed.start({ models: [items] });
     await store.close();

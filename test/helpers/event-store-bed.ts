@@ -81,6 +81,11 @@ export class StoreBed {
     private readonly schema: string,
   ) {}
 
+  /** The test's PostgreSQL schema (unused on SQLite). */
+  get schemaName(): string {
+    return this.schema;
+  }
+
   /** The test's DataSource. */
   get dataSource(): DataSource {
     return this.current().dataSource;
