@@ -1,4 +1,5 @@
 import { describeError } from '../support/logger.js';
+import { abandonAttempt } from './cycle-attempt.js';
 import { EventStoreStepTimeoutError } from './errors/event-store-step-timeout.error.js';
 import type { StepFailure } from './store-event.js';
 
@@ -46,7 +47,10 @@ export async function step<T>(
   try {
     const running = Promise.resolve().then(fn);
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new EventStoreStepTimeoutError(name, model, timeoutMs)), timeoutMs);
+      timer = setTimeout(() => {
+        abandonAttempt();
+        reject(new EventStoreStepTimeoutError(name, model, timeoutMs));
+      }, timeoutMs);
     });
     // The abandoned callback may still fail later: that must not be an unhandled rejection.
     running.catch(() => {});

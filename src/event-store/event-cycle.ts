@@ -3,6 +3,7 @@ import type { EntityManager, ObjectLiteral } from 'typeorm';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { applyResult } from './apply-result.js';
 import { type BatchState, writesRefused } from './batch-state.js';
+import { cycleAttempt } from './cycle-attempt.js';
 import { CycleFailure, step } from './cycle-failure.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
@@ -66,7 +67,9 @@ export function runCycle(
   stored: readonly SubEventRecord[] = [],
 ): Promise<CycleOutcome> {
   return insideWriter.run('cycle', () =>
-    handle(setting, state, manager, uow, event, [event.type], 0, stored),
+    cycleAttempt.run({ abandoned: false }, () =>
+      handle(setting, state, manager, uow, event, [event.type], 0, stored),
+    ),
   );
 }
 

@@ -301,7 +301,7 @@ export class EventStore implements DispatchTarget {
     });
   }
 
-  /** Stops the writer (after its current batch) and rejects pending waits. Idempotent. */
+  /** Stops the writer (after its current batch: up to `stepTimeoutMs` when a step hangs) and rejects pending waits. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -128,8 +128,9 @@ export async function replayModels(
     return { models: chosen.map((m) => m.name), events: done, version: handled };
   } catch (error) {
     state.detach();
-    // A step that timed out may have a query in flight: the writer throws the connection away instead.
-    if (!timedOut(error) && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+    // On PostgreSQL a step that timed out may have a query in flight: the writer throws the connection away instead.
+    const abandoned = timedOut(error) && queue.tables.dialect === 'postgres';
+    if (!abandoned && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
   }
 }

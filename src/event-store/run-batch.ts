@@ -33,15 +33,18 @@ const SAVEPOINT = 'commitbus_es_event';
 
 /**
  * A step of `event` did not settle in time. Nothing of the batch is
- * committed, and the transaction is left as it is: the abandoned callback may
- * have a query in flight on the connection, so the writer throws the
- * connection away, then commits the events before `event` and records
+ * committed. On PostgreSQL the transaction is left as it is (the abandoned
+ * callback may have a query in flight on the connection, so the writer
+ * throws the connection away); on SQLite it is rolled back before this is
+ * thrown. The writer then commits the events before `event` and records
  * `failure` on it ({@link recordTimedOut}).
  */
 export class StepTimedOut extends Error {
   constructor(
     readonly event: QueuedEvent,
     readonly failure: StepFailure,
+    /** The event's unit of work, if the cycle made one: its rollback hooks are owed. */
+    readonly uow: UnitOfWork | undefined,
   ) {
     super(`v${event.v} timed out in ${failure.step}: ${failure.message}`);
     this.name = 'StepTimedOut';
@@ -137,7 +140,8 @@ async function attempt(
         history.push({ ...event, data: out.data, status, result: out.result, events: out.events });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
-        if (error instanceof CycleFailure && error.timedOut) throw new StepTimedOut(event, error.failure);
+        if (error instanceof CycleFailure && error.timedOut)
+          throw new StepTimedOut(event, error.failure, uow);
         if (!savepoints) throw new FastPathFailed(i);
         // Drop the event's waiting writes first: the rollback statement would flush them.
         state.reset();
@@ -185,8 +189,9 @@ async function attempt(
     };
   } catch (error) {
     state.detach();
-    if (!(error instanceof StepTimedOut) && runner.isTransactionActive)
-      await runner.rollbackTransaction().catch(() => {});
+    // Inside the caller's transaction gate: on SQLite no other work may start on the one connection first.
+    const abandoned = error instanceof StepTimedOut && queue.tables.dialect === 'postgres';
+    if (!abandoned && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
   }
 }
@@ -207,7 +212,13 @@ export async function recordTimedOut(
   try {
     await queue.lockForWrite(runner.manager);
     const [event] = await queue.next(runner.manager, handled, 1, true);
-    if (event === undefined || event.v !== timed.event.v || event.attempts !== timed.event.attempts) {
+    // An operator's retry or correction since (each adds to the audit trail) means: run it again.
+    const same =
+      event !== undefined &&
+      event.v === timed.event.v &&
+      event.attempts === timed.event.attempts &&
+      event.audit.length === timed.event.audit.length;
+    if (!same) {
       await runner.rollbackTransaction();
       return undefined;
     }

@@ -2,6 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { describeError, type Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import { refuseAbandoned } from './cycle-attempt.js';
 import { timedOut } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
@@ -67,7 +68,7 @@ export class StoreProcessor {
   /** The writer connection's server process (PostgreSQL), to end it when a step times out. */
   private backendPid: number | undefined;
   /** The last event whose step timed out here: recorded as failed at its turn, not run again at once. */
-  private timedOut: StepTimedOut | undefined;
+  private lastTimeout: StepTimedOut | undefined;
 
   constructor(
     private readonly parts: ProcessorParts,
@@ -184,11 +185,11 @@ export class StoreProcessor {
     }
     if (!more) return this.settings.pollMs;
     let limit = this.settings.batchSize;
-    const timed = this.timedOut;
+    const timed = this.lastTimeout;
     if (timed !== undefined && handled + 1 < timed.event.v)
       limit = Math.min(limit, timed.event.v - handled - 1);
     else if (timed !== undefined) {
-      this.timedOut = undefined;
+      this.lastTimeout = undefined;
       if (handled + 1 === timed.event.v) {
         const recorded = await this.gate(() => recordTimedOut({ runner, queue }, handled, timed));
         if (recorded !== undefined) return this.settle(runner, recorded);
@@ -204,8 +205,14 @@ export class StoreProcessor {
         { v: error.event.v, type: error.event.type, failure: { ...error.failure, stack: undefined } },
         `event store writer: a step of v${error.event.v} (${error.event.type}) did not settle in time; the batch is dropped with its connection, the events before it are handled again and v${error.event.v} is recorded as failed`,
       );
-      this.timedOut = error;
+      this.lastTimeout = error;
       await this.discard();
+      await error.uow?.afterRollback(error.failure).catch((hookError: unknown) => {
+        this.settings.logger.warn(
+          { error: describeError(hookError) },
+          'event store: a rollback hook of a timed-out event failed',
+        );
+      });
       return 0;
     }
     return this.settle(runner, outcome);
@@ -262,6 +269,7 @@ export class StoreProcessor {
       const [row] = (await runner.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
       this.backendPid = row?.pid;
     }
+    refuseAbandoned(runner);
     this.runner = runner;
     this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
     return runner;
@@ -273,6 +281,11 @@ export class StoreProcessor {
     await runner.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, false)`, [ms]);
     // PostgreSQL 14 and later; before, a frozen writer between batches holds the lock until it wakes.
     await runner.query(`SELECT set_config('idle_session_timeout', $1, false)`, [ms]).catch(() => {});
+    // PostgreSQL 14 and later, on Linux: a query still running when this process drops the
+    // connection (a timed-out step's) is cancelled within a second, not when it ends.
+    await runner
+      .query(`SELECT set_config('client_connection_check_interval', '1000', false)`)
+      .catch(() => {});
   }
 
   private async drop(): Promise<void> {
@@ -300,29 +313,38 @@ export class StoreProcessor {
   /**
    * Throws the writer's connection away after a step timed out: its
    * abandoned code may still have a query in flight there, holding the
-   * batch's row locks and (PostgreSQL) the writer lock. PostgreSQL: the
-   * server process is ended (which rolls back and frees both) and the pool
-   * drops the connection. SQLite: the one connection is rolled back.
+   * batch's row locks and the writer lock. The connection is closed first
+   * (an idle session ends at once, a busy one within
+   * `client_connection_check_interval`), then its server process is ended
+   * and waited for, so that this process, not a stand-by, usually takes
+   * the writer role back and records the failure. SQLite: the batch was
+   * rolled back already, on the one connection kept.
    */
   private async discard(): Promise<void> {
-    this.writer = false;
     const runner = this.runner;
     const pid = this.backendPid;
-    if (runner === undefined || runner.isReleased) return;
-    if (this.parts.queue.tables.dialect === 'sqlite') {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
-      return;
-    }
+    if (runner === undefined || runner.isReleased || this.parts.queue.tables.dialect === 'sqlite') return;
+    this.writer = false;
     this.runner = undefined;
     this.lock = undefined;
     this.backendPid = undefined;
-    if (pid !== undefined) {
-      await this.parts.dataSource.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => {});
-    }
     const pg = runner as unknown as { releasePostgresConnection?(error: Error): Promise<void> };
     await pg
       .releasePostgresConnection?.(new Error('a step of the event store timed out on this connection'))
       .catch(() => {});
+    if (pid === undefined) return;
+    const ended = await Promise.race([
+      this.parts.dataSource
+        .query('SELECT pg_terminate_backend($1, 2000) AS ended', [pid])
+        .then((rows: { ended: boolean }[]) => rows[0]?.ended === true),
+      delay(3_000).then(() => false),
+    ]).catch(() => false);
+    if (!ended) {
+      this.settings.logger.warn(
+        { pid },
+        'event store writer: the server process of the connection a step timed out on did not end within 2 s; its locks go when it does',
+      );
+    }
   }
 
   // Not the writer (any more): another process may resume the halt this one

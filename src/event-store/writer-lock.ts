@@ -90,6 +90,9 @@ class LeaseLock implements WriterLock {
         `UPDATE ${this.tables.state} SET writer = NULL, lease_until = NULL WHERE id = ? AND writer = ?`,
         [WRITER_ROW, this.owner],
       )
-      .catch(() => {});
+      .then(
+        () => true,
+        () => false,
+      );
   }
 }

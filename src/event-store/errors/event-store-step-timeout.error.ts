@@ -1,3 +1,5 @@
+import type { StepFailure } from '../store-event.js';
+
 /**
  * A step of the cycle (a preprocessor, reducer, apply step, deriver or
  * transact callback) did not settle within `stepTimeoutMs`. The event is
@@ -9,7 +11,7 @@ export class EventStoreStepTimeoutError extends Error {
   readonly code = 'COMMITBUS_EVENT_STORE_STEP_TIMEOUT';
 
   constructor(
-    readonly step: string,
+    readonly step: StepFailure['step'],
     readonly model: string | undefined,
     readonly timeoutMs: number,
   ) {
