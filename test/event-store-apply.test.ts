@@ -222,6 +222,12 @@ describeOnBothDatabases('event store apply', (bed) => {
         '"upd[0]" has no value for its primary column "id"',
       ],
       [
+        'a row with a misspelt column',
+        'ITEM.RESULT',
+        { sav: [{ id: 'a', qyt: 1 }] },
+        '"sav[0]" has "qyt", which is not a column of the model\'s entity (its columns: id, name, qty)',
+      ],
+      [
         'rm with an object lacking the key',
         'ITEM.RESULT',
         { rm: [{ name: 'x' }] },

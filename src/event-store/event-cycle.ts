@@ -144,7 +144,7 @@ async function handle(
             c: ReduceContext<ObjectLiteral>,
           ) => unknown;
           const value = await reducer(event, context(model));
-          const problem = resultProblem(value, model.primary);
+          const problem = resultProblem(value, model);
           if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
           return value as ReducerResult<ObjectLiteral> | undefined;
         },
@@ -202,7 +202,7 @@ async function handle(
             result,
             own: result[model.name],
             apply: async (extra: ReducerResult<ObjectLiteral>) => {
-              const problem = resultProblem(extra, model.primary);
+              const problem = resultProblem(extra, model);
               if (problem !== undefined)
                 throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
               await applyResult(

@@ -28,12 +28,19 @@ export interface ReducerResult<T> {
 /** The keys the apply step writes, in the order it writes them. */
 export const APPLY_KEYS = ['rm', 'set', 'ins', 'upd', 'sav'] as const;
 
+/** What a result is checked against: the model's primary columns and every property a row may carry. */
+export interface ResultShape {
+  readonly primary: readonly string[];
+  readonly fields: ReadonlySet<string>;
+}
+
 /**
  * What is wrong with a reducer's return value, or `undefined` when it is a
- * result (or nothing). `primary` lists the model's primary columns: every
- * row to write must carry them.
+ * result (or nothing). Every row to write must carry the model's primary
+ * columns, and nothing that is not a column (a misspelt column would
+ * otherwise be left out silently).
  */
-export function resultProblem(value: unknown, primary: readonly string[]): string | undefined {
+export function resultProblem(value: unknown, { primary, fields }: ResultShape): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) return `it returned ${describe(value)}, not a result object or undefined`;
   for (const key of ['set', 'ins', 'upd', 'sav'] as const) {
@@ -44,6 +51,10 @@ export function resultProblem(value: unknown, primary: readonly string[]): strin
       if (!isRowObject(row)) return `"${key}[${i}]" is ${describe(row)}, not a row object`;
       const missing = primary.find((column) => row[column] === undefined || row[column] === null);
       if (missing !== undefined) return `"${key}[${i}]" has no value for its primary column "${missing}"`;
+      const unknown = Object.keys(row).find((property) => !fields.has(property));
+      if (unknown !== undefined) {
+        return `"${key}[${i}]" has "${unknown}", which is not a column of the model's entity (its columns: ${[...fields].join(', ')})`;
+      }
     }
   }
   const rm = value.rm;

@@ -12,6 +12,8 @@ export interface ResolvedModel {
   readonly metadata: EntityMetadata;
   /** Property names of its primary columns. */
   readonly primary: readonly string[];
+  /** Property names a row may carry: its columns' (and embedded objects'). */
+  readonly fields: ReadonlySet<string>;
 }
 
 /** Resolves each model's entity on `dataSource`; throws naming a model that does not fit. */
@@ -43,6 +45,10 @@ export function resolveModels(
     const primary = metadata.primaryColumns.map((c) => c.propertyName);
     if (primary.length === 0)
       throw new EventStoreUsageError(`model "${name}"'s entity has no primary column`);
-    return { name, model, metadata, primary };
+    const fields = new Set([
+      ...metadata.columns.map((c) => c.propertyName),
+      ...metadata.embeddeds.map((e) => e.propertyName),
+    ]);
+    return { name, model, metadata, primary, fields };
   });
 }
