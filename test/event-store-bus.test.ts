@@ -5,9 +5,11 @@ import {
   defineModel,
   EventStoreHaltedError,
   type HistoryEvent,
+  NoBusError,
   type ReducerResult,
   SendEventOp,
   type StoreEvent,
+  UnitOfWorkManager,
 } from '../src/index.js';
 import { type Item, ItemEntity, ItemNotice, items, PairEntity } from './fixtures/es-items.js';
 import { describeOnBothDatabases } from './helpers/event-store-bed.js';
@@ -72,6 +74,23 @@ describeOnBothDatabases('event store bus', (bed) => {
       ]);
       expect(await bed.rows(ItemEntity)).toEqual([{ id: 'x', name: null, qty: 2 }]);
       expect(await bed.rows(PairEntity)).toEqual([{ a: 'service', b: 'row', value: 1 }]);
+    });
+
+    it('works without a bus: a UnitOfWorkManager made with a dataSource only queues it; a SendEventOp there throws NoBusError', async () => {
+      const store = await bed.start({ models: [items] });
+      const uows = new UnitOfWorkManager({ dataSource: bed.dataSource });
+      const op = await uows.run(async (uow) => {
+        await uow.manager.insert(PairEntity, { a: 'no', b: 'bus', value: 1 });
+        const dispatch = new DispatchOp(store, 'ITEM.RESULT', item('alone'));
+        uow.register(dispatch);
+        expect(() => uow.register(new SendEventOp(ItemNotice.create({ item: 'x', v: 0 })))).toThrow(
+          NoBusError,
+        );
+        return dispatch;
+      });
+      expect(await op.handled()).toMatchObject({ v: 1, status: 'handled' });
+      expect(await bed.rows(ItemEntity)).toEqual([{ id: 'alone', name: null, qty: null }]);
+      expect(await bed.rows(PairEntity)).toEqual([{ a: 'no', b: 'bus', value: 1 }]);
     });
 
     it('queues nothing when the unit of work rolls back, before or after the op queued its event; no version is lost', async () => {

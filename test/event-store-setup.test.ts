@@ -144,6 +144,19 @@ describe.each([
     await store.close();
   });
 
+  it('a model whose table was never made: start() fails naming it, before any event can halt on it', async () => {
+    const ds = await db.migrated(); // the store's tables, not the counters'
+    opened.push(ds);
+    const store = createEventStore({ dataSource: ds, models: [counters] });
+    const error = await store.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EventStoreUsageError);
+    expect((error as Error).message).toMatch(
+      /model "EsSetupCounter"'s table "(\w+\.)?es_setup_counters" does not exist: create it/,
+    );
+    expect(store.isWriter).toBe(false);
+    await store.close();
+  });
+
   it('a model whose entity is not in the DataSource is refused, naming it', async () => {
     const ds = await db.bare([], true);
     opened.push(ds);

@@ -25,6 +25,11 @@ export const writesRefused = new AsyncLocalStorage<boolean>();
 const own = new AsyncLocalStorage<true>();
 const READ_ONLY = /^\s*(select|savepoint|release|rollback|start transaction|begin|commit)\b/i;
 
+/** Runs `fn`'s statements as the writer's own: no batch flushes its waiting writes for them. */
+export function ownStatement<T>(fn: () => Promise<T>): Promise<T> {
+  return own.run(true, fn);
+}
+
 /**
  * The writer's view of the models' rows during one transaction: a
  * {@link RowCache} per model. Before any other statement reaches the

@@ -20,12 +20,17 @@ export function abandonAttempt(): void {
   if (attempt !== undefined) attempt.abandoned = true;
 }
 
+const guarded = new WeakSet<QueryRunner>();
+
 /**
  * Makes `runner` refuse every statement of an abandoned attempt: a callback
  * that settles after its step timed out must not write into a later event's
  * transaction (on SQLite the writer goes on with the same connection).
  */
 export function refuseAbandoned(runner: QueryRunner): void {
+  // Once per runner: SQLite hands the writer the same one after every step back.
+  if (guarded.has(runner)) return;
+  guarded.add(runner);
   const original = runner.query;
   runner.query = ((...args: Parameters<QueryRunner['query']>) => {
     if (cycleAttempt.getStore()?.abandoned === true) {

@@ -42,10 +42,9 @@ export interface EventStoreOptions {
    * PostgreSQL: how long the server lets the writer's connection wait on its
    * process (`idle_in_transaction_session_timeout` inside a batch,
    * `idle_session_timeout` between batches) before it ends the session, so
-   * that a writer process that is frozen (SIGSTOP, a stuck VM) or stuck in a
-   * reducer or deriver that never settles loses the lock to
-   * another process. A batch whose own code waits longer than this between
-   * two statements fails and is retried.
+   * that a writer process that is frozen (SIGSTOP, a stuck VM) loses the
+   * lock to another process. A live writer sends a statement every third of
+   * it during a long batch, so only a process that stopped running is cut.
    * @defaultValue 60000
    */
   readonly writerIdleTimeoutMs?: number;

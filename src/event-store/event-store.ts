@@ -16,6 +16,7 @@ import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
 import { ListenerQueue } from './listener-queue.js';
+import { checkModelTables } from './model-tables.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
@@ -130,6 +131,7 @@ export class EventStore implements DispatchTarget {
   async start(): Promise<void> {
     this.open();
     await this.init();
+    await withTransactionGate(this.dataSource, () => checkModelTables(this.dataSource, this.setting.models));
     this.processor.start();
   }
 

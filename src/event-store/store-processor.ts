@@ -8,6 +8,7 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
+import { keepingAlive } from './keep-alive.js';
 import type { ListenerQueue } from './listener-queue.js';
 import { type BatchOutcome, recordTimedOut, runBatch, StepTimedOut } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
@@ -112,7 +113,7 @@ export class StoreProcessor {
           const runner = await this.connect();
           if (!(await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false)))) return undefined;
           return {
-            value: await fn(runner).catch(async (error: unknown) => {
+            value: await this.keptAlive(runner, () => fn(runner)).catch(async (error: unknown) => {
               if (timedOut(error)) await this.discard();
               throw error;
             }),
@@ -130,6 +131,11 @@ export class StoreProcessor {
       }
       await delay(this.settings.takeoverMs);
     }
+  }
+
+  private keptAlive<T>(runner: QueryRunner, fn: () => Promise<T>): Promise<T> {
+    const { dialect } = this.parts.queue.tables;
+    return keepingAlive(runner, dialect, this.settings.writerIdleTimeoutMs, fn);
   }
 
   // One turn of the loop or one asWriter call at a time, on the one writer connection.
@@ -198,7 +204,9 @@ export class StoreProcessor {
     const tuning = await this.tune(runner);
     let outcome: BatchOutcome;
     try {
-      outcome = await this.gate(() => runBatch({ runner, queue, setting, bus, tuning }, handled, limit));
+      outcome = await this.gate(() =>
+        this.keptAlive(runner, () => runBatch({ runner, queue, setting, bus, tuning }, handled, limit)),
+      );
     } catch (error) {
       if (!(error instanceof StepTimedOut)) throw error;
       this.settings.logger.warn(

@@ -1,3 +1,4 @@
+export { NoBusError } from './no-bus.error.js';
 export type { Operation } from './operation.js';
 export { PublishAfterCommitError } from './publish-after-commit.error.js';
 export { SendEventOp } from './send-event.op.js';

@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { NO_BUS } from './no-bus.js';
 import { withTransactionGate } from './transaction-gate.js';
 import { UnitOfWork } from './unit-of-work.js';
 import type { UnitOfWorkBus } from './unit-of-work-bus.js';
@@ -12,8 +13,12 @@ export interface UnitOfWorkOptions {
    * @defaultValue the bus's `dataSource`
    */
   dataSource?: DataSource;
-  /** Where events registered with `SendEventOp` are published. */
-  bus: UnitOfWorkBus;
+  /**
+   * Where events registered with `SendEventOp` are published. Without one,
+   * units of work run database work and operations (such as the event
+   * store's `DispatchOp`) only, and `SendEventOp` throws `NoBusError`.
+   */
+  bus?: UnitOfWorkBus;
   /** Transaction isolation level; the database's default when absent. */
   isolation?: IsolationLevel;
 }
@@ -29,15 +34,18 @@ export class UnitOfWorkManager {
   /** The DataSource units of work run on. */
   readonly dataSource: DataSource;
 
+  private readonly bus: UnitOfWorkBus;
+
   constructor(readonly options: UnitOfWorkOptions) {
-    const dataSource = options.dataSource ?? options.bus.dataSource;
+    const dataSource = options.dataSource ?? options.bus?.dataSource;
     if (dataSource === undefined) {
       throw new TypeError(
         'UnitOfWorkManager needs a DataSource: pass { dataSource } here or to createEventBus({ dataSource })',
       );
     }
     this.dataSource = dataSource;
-    options.bus.useDataSource(dataSource);
+    this.bus = options.bus ?? NO_BUS;
+    this.bus.useDataSource(dataSource);
   }
 
   /**
@@ -76,7 +84,7 @@ export class UnitOfWorkManager {
     try {
       await runner.connect();
       await runner.startTransaction(this.options.isolation);
-      const current = new UnitOfWork(runner.manager, this.options.bus);
+      const current = new UnitOfWork(runner.manager, this.bus);
       uow = current;
       const result = await runInUnitOfWork(current, () => fn(current));
       await current.beforeCommit();
