@@ -19,7 +19,7 @@ import {
   rows,
   within,
 } from './helpers/es-attack-suite.js';
-import { forever, hitsAnd, NO_RETRY, version } from './helpers/es-timeout-attacks.js';
+import { forever, hitsAnd, NO_RETRY, replayHangs, version } from './helpers/es-timeout-attacks.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // Attacks on the event store's stepTimeoutMs (each kind of step, operators, replay, close, options): a cycle callback that does not settle
@@ -175,15 +175,6 @@ describe('PostgreSQL: operators on a timed-out event', () => {
 
 describe('PostgreSQL: replay and close', () => {
   it('a replay whose reducer hangs fails, leaves the tables as they were, and the store goes on handling new events', async () => {
-    const replayHangs = defineModel<AtkCounter>({
-      entity: AtkCounterEntity,
-      reducers: {
-        HIT: async (e: Data, { get, replaying }) => {
-          if (replaying && e.data.id === 'slow') await forever();
-          return { sav: [{ id: e.data.id, n: ((await get(e.data.id))?.n ?? 0) + 1, hits: 1 }] };
-        },
-      },
-    });
     const bed = await onPg([replayHangs], { stepTimeoutMs: 400, ...NO_RETRY });
     await bed.store.dispatch('HIT', { id: 'a' });
     await bed.store.dispatch('HIT', { id: 'slow' });

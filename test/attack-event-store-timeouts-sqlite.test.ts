@@ -11,7 +11,15 @@ import {
   rows,
   within,
 } from './helpers/es-attack-suite.js';
-import { forever, hitsAnd, NO_RETRY, onDisk, sqliteFile, version } from './helpers/es-timeout-attacks.js';
+import {
+  forever,
+  hitsAnd,
+  NO_RETRY,
+  onDisk,
+  replayHangs,
+  sqliteFile,
+  version,
+} from './helpers/es-timeout-attacks.js';
 import { waitFor } from './helpers/wait-for.js';
 
 // Attacks on the event store's stepTimeoutMs (SQLite): a cycle callback that does not settle
@@ -215,15 +223,6 @@ describe('SQLite', () => {
   });
 
   it('a replay whose reducer hangs fails, leaves the tables as they were, and the store goes on', async () => {
-    const replayHangs = defineModel<AtkCounter>({
-      entity: AtkCounterEntity,
-      reducers: {
-        HIT: async (e: Data, { get, replaying }) => {
-          if (replaying && e.data.id === 'slow') await forever();
-          return { sav: [{ id: e.data.id, n: ((await get(e.data.id))?.n ?? 0) + 1, hits: 1 }] };
-        },
-      },
-    });
     const bed = await onSqlite([replayHangs], { stepTimeoutMs: 300, ...NO_RETRY });
     await bed.store.dispatch('HIT', { id: 'a' });
     await bed.store.dispatch('HIT', { id: 'slow' });

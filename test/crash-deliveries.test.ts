@@ -30,8 +30,10 @@ function workerEnv(name: string, extra: Record<string, string>) {
     COUNTS_KEY: countsKey,
     PIDS_KEY: `${PREFIX}:{${name}}:pids`,
     ...redisEnv(),
-    LOCK_DURATION_MS: '500',
-    CLAIM_STALE_AFTER_MS: '500',
+    // Long enough that a loaded machine never takes work from a live worker (which would count a
+    // delivery no crash caused), short enough to keep the takeovers after each crash quick.
+    LOCK_DURATION_MS: '1000',
+    CLAIM_STALE_AFTER_MS: '1000',
     MAX_DELIVERIES: String(MAX_DELIVERIES),
     SHUTDOWN_TIMEOUT_MS: '2000',
     ...extra,

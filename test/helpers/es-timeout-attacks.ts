@@ -90,3 +90,14 @@ export function hitsAnd(extra: Record<string, (e: Data, ctx: never) => unknown> 
     },
   });
 }
+
+/** HIT: +1 on data.id (through ctx.get), except that a replay of `slow` never settles. */
+export const replayHangs = defineModel<AtkCounter>({
+  entity: AtkCounterEntity,
+  reducers: {
+    HIT: async (e: Data, { get, replaying }) => {
+      if (replaying && e.data.id === 'slow') await forever();
+      return { sav: [{ id: e.data.id, n: ((await get(e.data.id))?.n ?? 0) + 1, hits: 1 }] };
+    },
+  },
+});
