@@ -110,6 +110,7 @@ describe('MEDIUM: hangs', () => {
     });
     // The writer's session was ended, so its row lock went with it: the outside update got through.
     await waitFor('the outside update', async () => (await rows(bed))[0]?.note === 'derived');
+    expect(bed.logs.map((l) => l.message).filter((m) => m.includes('did not end'))).toEqual([]);
     await bed.store.skip(2, { by: 'test', reason: 'the deriver deadlocks' });
     const later = await within(
       5_000,

@@ -343,7 +343,11 @@ export class StoreProcessor {
     if (pid === undefined) return;
     const ended = await Promise.race([
       this.parts.dataSource
-        .query('SELECT pg_terminate_backend($1, 2000) AS ended', [pid])
+        // Gone already (closing the connection ended an idle session) counts as ended.
+        .query(
+          'SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1) OR pg_terminate_backend($1, 2000) AS ended',
+          [pid],
+        )
         .then((rows: { ended: boolean }[]) => rows[0]?.ended === true),
       delay(3_000).then(() => false),
     ]).catch(() => false);
