@@ -42,6 +42,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['reflect-metadata'],
+    // Starts Redis, the local Redis Cluster and PostgreSQL when installed but stopped (.ci/services).
+    globalSetup: ['./test/helpers/services.global-setup.ts'],
     reporters: ['default', './test/helpers/summary-line.reporter.ts'],
     projects: [
       {
@@ -63,8 +65,6 @@ export default defineConfig({
         test: {
           name: 'redis-cluster',
           include: ON_CLUSTER_TOO,
-          // Starts the local cluster unless REDIS_CLUSTER_NODES names one.
-          globalSetup: ['./test/helpers/redis-cluster.global-setup.ts'],
           env: {
             REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? LOCAL_CLUSTER,
             // A smaller crash test: the one on a single Redis is the long one.
