@@ -55,12 +55,12 @@ export abstract class Event {
     return (this.constructor as typeof Event).handlingKey;
   }
 
-  /** First segment of the handling key: the entity the event is about. */
+  /** First segment of the handling key (`'RECORD'` of `'RECORD.CREATE'`): the entity the event is about. Not the key: compare `handlingKey` to tell events apart. */
   get type(): string {
     return this.handlingKey.split('.')[0] as string;
   }
 
-  /** Last segment of the handling key: what happened to it. */
+  /** Last segment of the handling key (`'CREATE'` of `'RECORD.CREATE'`): what happened to it. */
   get action(): string {
     return this.handlingKey.split('.').at(-1) as string;
   }
