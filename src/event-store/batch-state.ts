@@ -69,11 +69,6 @@ export class BatchState {
     return cache;
   }
 
-  /** Runs `fn` as the batch's own query work (not intercepted). */
-  own<T>(fn: () => Promise<T>): Promise<T> {
-    return own.run(true, fn);
-  }
-
   /** Sends every waiting write. */
   async flush(manager: EntityManager = this.runner.manager): Promise<void> {
     while (this.flushing !== undefined) await this.flushing;

@@ -35,8 +35,8 @@ const SAVEPOINT = 'commitbus_es_event';
  * A step of `event` did not settle in time. Nothing of the batch is
  * committed. On PostgreSQL the transaction is left as it is (the abandoned
  * callback may have a query in flight on the connection, so the writer
- * throws the connection away); on SQLite it is rolled back before this is
- * thrown. The writer then commits the events before `event` and records
+ * throws the connection away); on SQLite it is rolled back before
+ * {@link runBatch} rejects with this, inside the caller's transaction gate. The writer then commits the events before `event` and records
  * `failure` on it ({@link recordTimedOut}).
  */
 export class StepTimedOut extends Error {
@@ -201,7 +201,8 @@ async function attempt(
  * (`handled + 1`) without running it again: its attempt counts, and the
  * writer halts at it as after any failure. Resolves to undefined, recording
  * nothing, when that event is not the one that timed out or an operator
- * acted on it since (its attempts changed): it is run again instead.
+ * acted on it since (its attempts or audit trail changed): it is run again
+ * instead.
  */
 export async function recordTimedOut(
   { runner, queue }: Pick<BatchParts, 'runner' | 'queue'>,
