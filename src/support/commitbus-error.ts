@@ -23,10 +23,7 @@ export abstract class CommitbusError extends Error {
 
 /** Whether a value is a commitbus error, across copies of the package. */
 export function isCommitbusError(value: unknown): value is CommitbusError {
-  return (
-    value instanceof CommitbusError ||
-    (value instanceof Error &&
-      typeof (value as { code?: unknown }).code === 'string' &&
-      (value as { code: string }).code.startsWith('COMMITBUS_'))
-  );
+  if (value instanceof CommitbusError) return true;
+  const code: unknown = value instanceof Error ? (value as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('COMMITBUS_');
 }
