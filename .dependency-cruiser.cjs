@@ -18,6 +18,7 @@ const ROOMS = [
   ['router', 'event-store'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
+  ['dashboard'],
   ['cli', 'testing'],
 ];
 
