@@ -35,7 +35,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const queues = bullmqQueuesOf(bus);
   const withBullBoard = (options.bullBoard ?? true) && queues.length > 0;
   // No request logging: headers carry credentials.
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
   try {
     const guard = accessHook(options.basicAuth, options.auth);
     if (guard !== undefined) app.addHook('onRequest', guard);
