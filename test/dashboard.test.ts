@@ -54,12 +54,23 @@ describe('the dashboard in Chromium', () => {
       expect(await row.locator('pre.payload').textContent()).toContain(HOSTILE.replace(/"/g, '\\"'));
       expect(await page.locator('main img, main b, main script').count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as { __xss?: string }).__xss)).toBeUndefined();
+      // bus.status()'s per-handler counts: the letter is the handler's.
+      const flakyRow = page.locator('#handlers tr', { hasText: 'dashboard.flaky' });
+      expect(await flakyRow.locator('td').allTextContents()).toEqual([
+        'dashboard.flaky',
+        '0',
+        '0',
+        '0',
+        '0',
+        '1',
+      ]);
 
       failing = false;
       await row.getByRole('button', { name: 'Re-drive' }).click();
       await page.locator('#status', { hasText: 're-drove 1 dead letter(s)' }).waitFor();
       await row.waitFor({ state: 'detached' });
       expect(await page.locator('#dead-letter-section .empty').textContent()).toBe('No dead letters.');
+      expect(await flakyRow.locator('td').last().textContent()).toBe('0');
       await waitFor('the re-driven run', () => calls === 2);
       await bus.whenIdle(10_000);
       expect(await bus.deadLetters.list()).toEqual([]);

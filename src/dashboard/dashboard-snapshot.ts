@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { BusStatus } from '../bus/bus-status.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { EventStore } from '../event-store/event-store.js';
@@ -10,20 +11,6 @@ import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
 
 /** Dead letters shown on the page; the API's `/api/dead-letters` lists them all. */
 export const DEAD_LETTERS_SHOWN = 200;
-
-/** The work a bus has waiting. */
-export interface BacklogView {
-  /** Published events not yet drained, ordered ones included. */
-  readonly events: number;
-  /** Events waiting for their delivery time. */
-  readonly delayed: number;
-  /** Ordered events waiting in lanes, halted ones included. */
-  readonly ordered: number;
-  /** Handler runs parked by pauses. */
-  readonly parked: number;
-  /** Handler runs dropped by blocks so far. */
-  readonly dropped: number;
-}
 
 /** One BullMQ queue's job counts (Redis transport). */
 export interface QueueView {
@@ -58,7 +45,8 @@ export interface DashboardSnapshot {
   readonly bus: string;
   /** The bus's transport: `bullmq` (on Redis) or `memory`. */
   readonly transport: string;
-  readonly backlog: BacklogView;
+  /** `bus.status()`: backlog, jobs, parked, dropped, dead letters by kind and handler, per handler, outbox. */
+  readonly status: BusStatus;
   /** The bus's BullMQ queues; empty on the memory transport. */
   readonly queues: readonly QueueView[];
   /** How many dead letters there are. */
@@ -88,8 +76,8 @@ const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as 
 /** Reads a {@link DashboardSnapshot}, every part at once. */
 export async function readSnapshot(sources: SnapshotSources): Promise<DashboardSnapshot> {
   const { bus, queues, router, eventStore } = sources;
-  const [backlog, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
-    readBacklog(bus),
+  const [status, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
+    bus.status(),
     Promise.all(
       queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) })),
     ),
@@ -102,7 +90,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
   return {
     bus: bus.config.name,
     transport: bus.config.transport,
-    backlog,
+    status,
     queues: queueViews,
     deadLetterCount: letters.length,
     deadLetters: letters.slice(0, DEAD_LETTERS_SHOWN),
@@ -111,17 +99,6 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     ...(subscribers === undefined ? {} : { subscribers }),
     ...(store === undefined ? {} : { eventStore: store }),
   };
-}
-
-async function readBacklog(bus: EventBus): Promise<BacklogView> {
-  const [events, delayed, ordered, parked, dropped] = await Promise.all([
-    bus.backlog(),
-    bus.transport.log.delayed(),
-    bus.ordering.pending(),
-    bus.rules.parkedCount(),
-    bus.rules.blockedCount(),
-  ]);
-  return { events, delayed, ordered, parked, dropped };
 }
 
 async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {

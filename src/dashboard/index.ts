@@ -12,7 +12,6 @@ export type {
 } from './dashboard-options.js';
 export { DashboardRequestError } from './dashboard-request.error.js';
 export type {
-  BacklogView,
   DashboardSnapshot,
   EventStoreView,
   QueueView,

@@ -31,27 +31,47 @@ function options(values: readonly string[]): SafeHtml {
   return html`<option value="">any</option>${values.map((v) => html`<option>${v}</option>`)}`;
 }
 
-/** Backlog counts and the BullMQ queues' job counts. */
+/** `bus.status()`'s counts, its handlers, and the BullMQ queues' job counts. */
 export function backlogSection(snapshot: DashboardSnapshot): SafeHtml {
-  const b = snapshot.backlog;
-  const counts: [string, number][] = [
-    ['events waiting', b.events],
-    ['delayed', b.delayed],
-    ['ordered in lanes', b.ordered],
-    ['parked by pauses', b.parked],
-    ['dropped by blocks', b.dropped],
-    ['dead letters', snapshot.deadLetterCount],
+  const s = snapshot.status;
+  const counts: [string, number | string][] = [
+    ['events waiting', s.backlog.events],
+    ['oldest waiting', s.backlog.oldestAgeMs === null ? '-' : age(s.backlog.oldestAgeMs)],
+    ['delayed', s.backlog.delayed],
+    ['ordered in lanes', s.backlog.ordered],
+    ['jobs waiting', s.jobs.waiting],
+    ['jobs running', s.jobs.running],
+    ['jobs retrying', s.jobs.retrying],
+    ['parked by pauses', s.parked],
+    ['dropped by blocks', s.dropped],
+    ['dead letters', s.deadLetters.count],
+    ...(s.outbox === null ? [] : ([['outbox rows', s.outbox.pending]] as [string, number][])),
   ];
+  const handlers = Object.entries(s.handlers);
+  const perHandler =
+    handlers.length === 0
+      ? ''
+      : html`<table id="handlers"><thead><tr><th>handler</th><th>waiting</th><th>running</th><th>retrying</th><th>parked</th><th>dead letters</th></tr></thead><tbody>${handlers.map(
+          ([name, h]) =>
+            html`<tr><td>${name}</td><td class="n">${h.waiting}</td><td class="n">${h.running}</td><td class="n">${h.retrying}</td><td class="n">${h.parked}</td><td class="n">${h.deadLetters}</td></tr>`,
+        )}</tbody></table>`;
   const queues =
     snapshot.queues.length === 0
       ? html`<p class="note">The ${snapshot.transport} transport has no BullMQ queues: only commitbus's own views are shown.</p>`
-      : html`<table id="queues"><thead><tr><th>BullMQ queue</th>${STATES.map((s) => html`<th>${s}</th>`)}</tr></thead><tbody>${snapshot.queues.map(
+      : html`<table id="queues"><thead><tr><th>BullMQ queue</th>${STATES.map((st) => html`<th>${st}</th>`)}</tr></thead><tbody>${snapshot.queues.map(
           (q) =>
-            html`<tr><td>${q.name}</td>${STATES.map((s) => html`<td class="n">${q.counts[s] ?? 0}</td>`)}</tr>`,
+            html`<tr><td>${q.name}</td>${STATES.map((st) => html`<td class="n">${q.counts[st] ?? 0}</td>`)}</tr>`,
         )}</tbody></table>`;
   return html`<section id="backlog"><h2>Backlog</h2>
 <dl class="counts">${counts.map(([label, n]) => html`<div><dt>${label}</dt><dd>${n}</dd></div>`)}</dl>
-${queues}</section>`;
+${perHandler}${queues}</section>`;
+}
+
+function age(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1_000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }
 
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];
