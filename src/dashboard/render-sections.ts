@@ -22,6 +22,15 @@ function action(label: string, path: string, body: object, confirm?: string): Sa
   return html`<button type="button" data-post="${path}" data-body="${JSON.stringify(body)}" data-confirm="${confirm}">${label}</button>`;
 }
 
+// A payload that is JSON is shown indented; anything else as it is (always as text).
+function pretty(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
+
 function time(at: Date | number): SafeHtml {
   const iso = new Date(at).toISOString();
   return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>`;
@@ -101,7 +110,7 @@ ${shown}
 function letterRow(letter: DeadLetter): SafeHtml {
   return html`<tr data-letter="${letter.id}"><td>${time(letter.deadAt)}</td><td>${letter.kind}</td><td>${letter.handler}</td>
 <td>${letter.handlingKey}</td><td>${letter.reason}</td><td class="n">${letter.attempts.length}</td><td class="error">${letter.error}</td>
-<td><details><summary>${letter.eventId ?? letter.id}</summary><pre class="payload">${letter.payload}</pre></details></td>
+<td><details><summary>${letter.eventId ?? letter.id}</summary><pre class="payload">${pretty(letter.payload)}</pre></details></td>
 <td class="actions">${action('Re-drive', '/api/dead-letters/redrive', { id: letter.id })}
 ${action('Purge', '/api/dead-letters/purge', { id: letter.id }, `Delete dead letter ${letter.id} without running it?`)}</td></tr>`;
 }
