@@ -106,4 +106,21 @@ describe('the dashboard in Chromium', () => {
       await dashboard.close();
     }
   });
+
+  it('puts bull-board behind the same credentials as the page', async () => {
+    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'locked' });
+    const bus = bed.buses.create({ events: TEST_EVENTS, config });
+    const dashboard = await startDashboard({ bus, basicAuth: { username: 'ops', password: 'secret' } });
+    try {
+      expect((await fetch(`${dashboard.url}/queues/`)).status).toBe(401);
+      expect((await fetch(`${dashboard.url}/queues/api/queues`)).status).toBe(401);
+      const authorization = `Basic ${Buffer.from('ops:secret').toString('base64')}`;
+      const queues = await fetch(`${dashboard.url}/queues/api/queues`, { headers: { authorization } });
+      expect(queues.status).toBe(200);
+      const names = ((await queues.json()) as { queues: { name: string }[] }).queues.map((q) => q.name);
+      expect(names.sort()).toEqual(['locked-async', 'locked-drain', 'locked-retry']);
+    } finally {
+      await dashboard.close();
+    }
+  });
 });

@@ -22,10 +22,15 @@ export interface QueueView {
 
 /** A router subscriber and its queue; its signing secrets are never shown. */
 export interface SubscriberView {
+  /** The subscriber (its token's name). */
   readonly name: string;
+  /** Where its batches are POSTed. */
   readonly callback: string;
+  /** The topics it receives. */
   readonly topics: readonly string[];
+  /** Whether its deliveries are paused. */
   readonly paused: boolean;
+  /** Whether it takes one batch at a time, in order. */
   readonly ordered: boolean;
   /** Its queue: events waiting, batches, health, last error. */
   readonly queue: SubscriberQueueStats | undefined;
