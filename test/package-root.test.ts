@@ -219,6 +219,7 @@ describe('the subpath exports', () => {
       './redis': 'src/transports/redis/index.ts',
       './memory': 'src/transports/memory/index.ts',
       './router': 'src/bus/router.ts',
+      './dashboard': 'src/dashboard/index.ts',
     });
     for (const [path, target] of Object.entries(pkg.exports)) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
