@@ -16,6 +16,7 @@ import * as redis from '../src/transports/redis/index.js';
 const ROOT_VALUES = [
   'COMMITBUS_ENTITIES',
   'COMMITBUS_MIGRATIONS',
+  'COMMITBUS_TRACER_NAME',
   'ConfigError',
   'CorruptDeadLetterError',
   'DEFAULT_CONFIG',
@@ -160,7 +161,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(113);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(114);
   });
 
   it('lists every one of its names in the README API section', () => {
