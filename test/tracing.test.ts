@@ -236,6 +236,34 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     await waitFor('the relayed row deleted', async () => (await outboxRows(dataSource)).length === 0);
   });
 
+  it('an idempotent handler run again for an event it already handled is a span marked skipped', async () => {
+    const rec = new Recorder();
+    const handlers: EventHandlersConfig = {
+      'RECORD.CREATE': [{ handler: rec.handler('trace.once'), sync: true, idempotent: true }],
+    };
+    const { bus } = await buses.start({
+      events: OUTBOX_TEST_EVENTS,
+      handlers,
+      dataSource,
+      config: config(kind),
+    });
+    const event = RecordCreated.create({ recid: 'once' });
+    const { payload } = bus.encode(event);
+    await bus.transport.publish([{ id: event.id, payload }]);
+    await waitFor('the first run', () => rec.count('trace.once') === 1);
+    await bus.whenIdle();
+    // The same entry again, past the dedupe window, as a redelivery after a lost ack would bring it.
+    await bus.transport.publish([{ id: event.id, payload, skipDedupe: true }]);
+    await waitFor('two handler spans', () => tracing.named('RECORD.CREATE process').length === 2);
+    await bus.whenIdle();
+
+    expect(rec.count('trace.once')).toBe(1);
+    const skipped = tracing
+      .named('RECORD.CREATE process')
+      .map((s) => s.attributes['commitbus.handler.skipped']);
+    expect(skipped).toEqual([undefined, true]);
+  });
+
   it('a malformed trace context in an entry written past the bus is ignored: the event is handled in a new trace', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [[rec.handler('trace.poison'), true]] };
