@@ -50,6 +50,14 @@ describe('the W3C trace context an envelope carries', () => {
     expect(fromTraceCarrier(unsampled)).toMatchObject({ traceFlags: 0 });
   });
 
+  it('leaves out a tracestate longer than 512 characters, which it would not read back', () => {
+    const long = createTraceState().set('a', 'b'.repeat(200)).set('c', 'd'.repeat(200)).set('e', 'f'.repeat(200));
+    expect(long.serialize().length).toBeGreaterThan(512);
+    expect(toTraceCarrier(spanContext({ traceState: long }))).toEqual({
+      traceparent: `00-${TRACE_ID}-${SPAN_ID}-01`,
+    });
+  });
+
   it('writes nothing for an invalid span context (no SDK, no span)', () => {
     expect(toTraceCarrier(trace.getSpanContext(ROOT_CONTEXT) ?? INVALID_SPAN_CONTEXT)).toBeUndefined();
     expect(toTraceCarrier(spanContext({ traceId: '0'.repeat(32) }))).toBeUndefined();

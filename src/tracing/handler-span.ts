@@ -1,7 +1,7 @@
 import { type Attributes, type Context, diag, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import type { Event } from '../events/event.js';
 import { envelopeTraceOf } from '../events/trace-carrier.js';
-import { failSpan } from './producer-spans.js';
+import { failSpan } from './fail-span.js';
 import { fromTraceCarrier } from './traceparent.js';
 import { MESSAGING_SYSTEM, tracer } from './tracer.js';
 
@@ -21,9 +21,8 @@ export interface HandlerRunTrace {
  * publisher's span from the event's envelope, whichever way the event came
  * (a drain, a retry or async job, a delayed event, an ordered lane, a relayed
  * outbox row, a re-driven handler dead letter); without one it is the root of
- * a new trace. A
- * malformed trace context is ignored with a debug line on the api's `diag`
- * logger. The span records what `run` rejects with and gets an error status.
+ * a new trace. A malformed trace context is ignored with a debug line on the
+ * api's `diag` logger. The span records what `run` rejects with and gets an error status.
  */
 export function inHandlerSpan<T>(runTrace: HandlerRunTrace, run: () => Promise<T>): Promise<T> {
   const { event } = runTrace;

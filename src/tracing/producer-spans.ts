@@ -1,7 +1,7 @@
-import { type Attributes, type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { type Attributes, type Span, SpanKind } from '@opentelemetry/api';
 import type { Event } from '../events/event.js';
 import type { TraceCarrier } from '../events/trace-carrier.js';
-import { describeError } from '../support/logger.js';
+import { failSpan } from './fail-span.js';
 import { toTraceCarrier } from './traceparent.js';
 import { MESSAGING_SYSTEM, tracer } from './tracer.js';
 
@@ -44,14 +44,6 @@ export class ProducerSpans {
       span.end();
     }
   }
-}
-
-/** Records `error` on `span` and sets its status to ERROR. */
-export function failSpan(span: Span, error: unknown): void {
-  if (!span.isRecording()) return;
-  const { name, message, stack } = describeError(error);
-  span.recordException(stack === undefined ? { name, message } : { name, message, stack });
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 function producerAttributes(event: Event, operation: ProducerOperation): Attributes {

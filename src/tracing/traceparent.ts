@@ -4,19 +4,21 @@ import type { TraceCarrier } from '../events/trace-carrier.js';
 /** The one `traceparent` form commitbus writes and reads: version 00, lowercase hex. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** The longest `tracestate` W3C lets a member carry on (longer ones are dropped whole). */
+/** The longest `tracestate` commitbus writes or reads (W3C's limit); a longer one is left out whole. */
 const MAX_TRACESTATE_LENGTH = 512;
 
 /**
  * A span context as the envelope carries it (W3C Trace Context), or
- * `undefined` for an invalid one (no SDK registered, or no span).
+ * `undefined` for an invalid one (no SDK registered, or no span). A
+ * `tracestate` longer than 512 characters is left out.
  */
 export function toTraceCarrier(spanContext: SpanContext): TraceCarrier | undefined {
   if (!isSpanContextValid(spanContext)) return undefined;
   const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
   const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
   const tracestate = spanContext.traceState?.serialize();
-  return tracestate === undefined || tracestate === '' ? { traceparent } : { traceparent, tracestate };
+  const keep = tracestate !== undefined && tracestate !== '' && tracestate.length <= MAX_TRACESTATE_LENGTH;
+  return keep ? { traceparent, tracestate } : { traceparent };
 }
 
 /**
