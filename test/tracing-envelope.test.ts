@@ -51,7 +51,10 @@ describe('the W3C trace context an envelope carries', () => {
   });
 
   it('leaves out a tracestate longer than 512 characters, which it would not read back', () => {
-    const long = createTraceState().set('a', 'b'.repeat(200)).set('c', 'd'.repeat(200)).set('e', 'f'.repeat(200));
+    const long = createTraceState()
+      .set('a', 'b'.repeat(200))
+      .set('c', 'd'.repeat(200))
+      .set('e', 'f'.repeat(200));
     expect(long.serialize().length).toBeGreaterThan(512);
     expect(toTraceCarrier(spanContext({ traceState: long }))).toEqual({
       traceparent: `00-${TRACE_ID}-${SPAN_ID}-01`,
