@@ -6,6 +6,7 @@
 const ROOMS = [
   ['support'],
   ['events'],
+  ['tracing'],
   ['config'],
   ['schema'],
   ['uow'],

@@ -16,6 +16,7 @@ import * as redis from '../src/transports/redis/index.js';
 const ROOT_VALUES = [
   'COMMITBUS_ENTITIES',
   'COMMITBUS_MIGRATIONS',
+  'COMMITBUS_TRACER_NAME',
   'ConfigError',
   'CorruptDeadLetterError',
   'DEFAULT_CONFIG',
