@@ -32,6 +32,7 @@ const ROOT_VALUES = [
   'HandlerConfigError',
   'HandlerCrashedError',
   'HandlerTimeoutError',
+  'HandlersBuilder',
   'IdempotencyNotConfiguredError',
   'InvalidEventFieldError',
   'InvalidEventIdError',
@@ -61,6 +62,7 @@ const ROOT_VALUES = [
   'currentUnitOfWork',
   'defineHandler',
   'defineModel',
+  'handlers',
   'loadConfigFromEnv',
   'loadRouterOptionsFromEnv',
   'silentLogger',
@@ -82,6 +84,7 @@ const ROOT_TYPES = [
   'DeadLetterReason',
   'DeadLetterTarget',
   'DeadLetters',
+  'DefineHandlerOptions',
   'DeliveryOptions',
   'DispatchOptions',
   'DrainResult',
@@ -100,8 +103,11 @@ const ROOT_TYPES = [
   'HandlerEntry',
   'HandlerEntryOptions',
   'HandlerFn',
+  'HandlerOptions',
   'HasUnitOfWorks',
   'HistoryEvent',
+  'IdempotentHandler',
+  'IdempotentHandlerContext',
   'Logger',
   'Operation',
   'OrderedKeys',
@@ -160,7 +166,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(113);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(119);
   });
 
   it('lists every one of its names in the README API section', () => {

@@ -4,6 +4,7 @@ import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
+import { boundClassesOf } from './handlers-builder.js';
 import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** A handler entry with every option resolved. */
@@ -80,6 +81,13 @@ export class HandlerTable {
         }),
       );
     }
+    for (const [key, cls] of boundClassesOf(config)) {
+      if (registry.has(key) && registry.get(key) !== cls) {
+        throw new HandlerConfigError(
+          `handlers().on(${cls.name}) lists handlers for ${JSON.stringify(key)}, but the bus registers ${registry.get(key).name} for that key; pass the same class to the bus's events`,
+        );
+      }
+    }
     for (const key of known) {
       const names = this.plan(key).all.map((h) => h.name);
       const duplicate = names.find((name, i) => names.indexOf(name) !== i);
@@ -135,7 +143,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let attempts: unknown = defaults.attempts;
   let backoff: unknown = defaults.backoff;
   let timeoutMs: unknown = defaults.timeoutMs;
-  let idempotent: unknown = false;
+  let idempotent: unknown;
   if (isHandler(entry)) {
     handler = entry;
   } else if (Array.isArray(entry)) {
@@ -149,7 +157,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     attempts = entry.attempts ?? defaults.attempts;
     backoff = entry.backoff ?? defaults.backoff;
     timeoutMs = entry.timeoutMs ?? defaults.timeoutMs;
-    idempotent = entry.idempotent ?? false;
+    idempotent = entry.idempotent;
   } else {
     handler = entry;
   }
@@ -158,6 +166,16 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
       `${where} is not a handler (got ${describe(handler)}); wrap functions with defineHandler('name', fn)`,
     );
   }
+  // A handler defined idempotent reads ctx.uow as always set: every listing of it runs idempotently.
+  if (handler.idempotent === true) {
+    if (idempotent === false) {
+      throw new HandlerConfigError(
+        `${where} (${handler.name}): the handler was defined with { idempotent: true } (its ctx.uow is always set), so it cannot be listed with idempotent: false; drop the option, or define it without { idempotent: true }`,
+      );
+    }
+    idempotent = true;
+  }
+  idempotent ??= false;
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
   }
