@@ -1,6 +1,7 @@
 import type { EventRegistry } from '../events/event-registry.js';
 import { type BackoffOptions, backoffProblem } from '../support/backoff.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
+import { describeValue } from './describe-value.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
@@ -148,7 +149,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     handler = entry;
   } else if (Array.isArray(entry)) {
     if (entry.length !== 2 || typeof entry[1] !== 'boolean') {
-      throw new HandlerConfigError(`${where} must be [handler, sync: boolean], got ${describe(entry)}`);
+      throw new HandlerConfigError(`${where} must be [handler, sync: boolean], got ${describeValue(entry)}`);
     }
     [handler, sync] = entry as [unknown, boolean];
   } else if (typeof entry === 'object' && entry !== null && 'handler' in entry) {
@@ -163,7 +164,7 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   }
   if (!isHandler(handler)) {
     throw new HandlerConfigError(
-      `${where} is not a handler (got ${describe(handler)}); wrap functions with defineHandler('name', fn)`,
+      `${where} is not a handler (got ${describeValue(handler)}); wrap functions with defineHandler('name', fn)`,
     );
   }
   // A handler defined idempotent reads ctx.uow as always set: every listing of it runs idempotently.
@@ -202,10 +203,4 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   const given = backoff as BackoffOptions;
   const resolvedBackoff = { ...given, jitter: given.jitter ?? defaults.backoff.jitter ?? 0 };
   return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff, timeoutMs, idempotent };
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  return value === null ? 'null' : typeof value;
 }

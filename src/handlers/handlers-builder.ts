@@ -1,5 +1,6 @@
 import { Event } from '../events/event.js';
 import { type EventClass, handlingKeyOf, isHandlingKey } from '../events/event-type.decorator.js';
+import { describeValue } from './describe-value.js';
 import type { EventHandlersConfig, HandlerEntryOptions } from './event-handlers-config.js';
 import { type Handler, type IdempotentHandler, isHandler } from './handler.js';
 import { HandlerConfigError } from './handler-config.error.js';
@@ -73,12 +74,12 @@ export class HandlersBuilder {
     const { key, eventClass } = keyOf(target);
     if (!isHandler(handler)) {
       throw new HandlerConfigError(
-        `handlers().on(${describeTarget(target)}): expected a handler made by defineHandler('name', fn), got ${describe(handler)}`,
+        `handlers().on(${describeTarget(target)}): expected a handler made by defineHandler('name', fn), got ${describeValue(handler)}`,
       );
     }
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       throw new HandlerConfigError(
-        `handlers().on(${describeTarget(target)}, ${handler.name}): options must be an object, got ${describe(options)}`,
+        `handlers().on(${describeTarget(target)}, ${handler.name}): options must be an object, got ${describeValue(options)}`,
       );
     }
     const entry: HandlerEntryOptions = { ...options, handler };
@@ -134,7 +135,7 @@ function keyOf(target: unknown): { key: string; eventClass: EventClass | undefin
   }
   if (typeof target !== 'function') {
     throw new HandlerConfigError(
-      `handlers().on(...): expected an event class or a handling key, got ${describe(target)}`,
+      `handlers().on(...): expected an event class or a handling key, got ${describeValue(target)}`,
     );
   }
   const eventClass = target as EventClass;
@@ -154,11 +155,5 @@ function keyOf(target: unknown): { key: string; eventClass: EventClass | undefin
 
 function describeTarget(target: unknown): string {
   if (typeof target === 'function') return target.name || '(anonymous class)';
-  return typeof target === 'string' ? JSON.stringify(target) : describe(target);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  return value === null ? 'null' : typeof value;
+  return typeof target === 'string' ? JSON.stringify(target) : describeValue(target);
 }
