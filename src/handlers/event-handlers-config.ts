@@ -34,8 +34,10 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    * (event id, handler) in `commitbus_handled`, and a redelivered event whose
    * record committed is skipped. The handler gets that unit of work as
    * `ctx.uow`: its writes through `ctx.uow.manager` commit with the record.
-   * Needs the bus's `dataSource`.
-   * @defaultValue `false`
+   * Needs the bus's `dataSource`. A handler defined with
+   * `defineHandler(name, fn, { idempotent: true })` is always idempotent
+   * (and gets `ctx.uow` typed as set); `false` is refused for it.
+   * @defaultValue `false`, or `true` for a handler defined idempotent
    */
   idempotent?: boolean;
 }
