@@ -33,6 +33,7 @@ const ROOT_VALUES = [
   'HandlerConfigError',
   'HandlerCrashedError',
   'HandlerTimeoutError',
+  'HandlersBuilder',
   'IdempotencyNotConfiguredError',
   'InvalidEventFieldError',
   'InvalidEventIdError',
@@ -62,6 +63,7 @@ const ROOT_VALUES = [
   'currentUnitOfWork',
   'defineHandler',
   'defineModel',
+  'handlers',
   'loadConfigFromEnv',
   'loadRouterOptionsFromEnv',
   'silentLogger',
@@ -84,6 +86,7 @@ const ROOT_TYPES = [
   'DeadLetterReason',
   'DeadLetterTarget',
   'DeadLetters',
+  'DefineHandlerOptions',
   'DeliveryOptions',
   'DispatchOptions',
   'DrainResult',
@@ -102,8 +105,11 @@ const ROOT_TYPES = [
   'HandlerEntry',
   'HandlerEntryOptions',
   'HandlerFn',
+  'HandlerOptions',
   'HasUnitOfWorks',
   'HistoryEvent',
+  'IdempotentHandler',
+  'IdempotentHandlerContext',
   'Logger',
   'Operation',
   'OrderedKeys',
@@ -162,7 +168,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(114);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(120);
   });
 
   it('lists every one of its names in the README API section', () => {
