@@ -1,12 +1,17 @@
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
-import type { ConcreteEventClass, Event } from '../events/event.js';
+import type { ConcreteEventClass } from '../events/event.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import type { Logger } from '../support/logger.js';
 
-/** What `createEventBus` takes. */
-export interface EventBusOptions {
+/**
+ * What `createEventBus` takes. Its hooks (`onPublished`, `onHandled`,
+ * `onHandlerFailed`, `onRetry`, `onParked`, `onDeadLetter`; see
+ * {@link BusObserver}) observe this process's publishing and handler runs.
+ */
+export interface EventBusOptions extends BusObserver {
   /** Every event class this bus may publish or handle. */
   events: Iterable<ConcreteEventClass>;
   /** `EVENT_HANDLERS`: handling key to ordered handler entries. Validated at construction. */
@@ -25,12 +30,6 @@ export interface EventBusOptions {
    * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
    */
   dataSource?: DataSource;
-  /**
-   * Called after events were published (for logging or metrics): directly,
-   * after a unit of work's commit, re-driven, or republished by the outbox
-   * relay. An error it throws is logged; the events stay published.
-   */
-  onPublished?: (events: readonly Event[]) => void;
 }
 
 /** Options of `EventBus.startWorker`. */

@@ -9,6 +9,7 @@ import { HandlerPipeline } from '../handlers/handler-pipeline.js';
 import { HandlerRunner } from '../handlers/handler-runner.js';
 import type { HandlerTable } from '../handlers/handler-table.js';
 import type { TransportWorker } from '../handlers/handler-worker.js';
+import type { ObserverSet } from '../handlers/observer-set.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
@@ -44,6 +45,8 @@ export interface WorkerParts {
   readonly bus: UnitOfWorkBus;
   /** What `ctx.publish` of a handler does. */
   readonly publish: (events: readonly Event[]) => Promise<void>;
+  /** The bus's observers, told of every handler run, retry, parked run and dead letter. */
+  readonly observer: ObserverSet;
 }
 
 /** A started worker's closing steps, in order. */
@@ -127,6 +130,7 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
     rules: gate,
     settings: config,
     logger,
+    observer: parts.observer,
   });
   const dispatcher = new Dispatcher(pipeline, gate);
   const inner = await transport
