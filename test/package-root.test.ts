@@ -14,6 +14,7 @@ import * as memory from '../src/transports/memory/index.js';
 import * as redis from '../src/transports/redis/index.js';
 
 const ROOT_VALUES = [
+  'BusMetrics',
   'COMMITBUS_ENTITIES',
   'COMMITBUS_MIGRATIONS',
   'ConfigError',
@@ -38,6 +39,7 @@ const ROOT_VALUES = [
   'InvalidHandlingKeyError',
   'InvalidOrderKeyError',
   'MalformedEventError',
+  'MetricsServerError',
   'MissingEventTypeError',
   'NoBusError',
   'NonRetryableError',
@@ -55,6 +57,7 @@ const ROOT_VALUES = [
   'UnknownEventTypeError',
   'UnknownHandlerError',
   'consoleLogger',
+  'createBusMetrics',
   'createEventBus',
   'createEventStore',
   'createRouterStores',
@@ -75,6 +78,7 @@ const ROOT_TYPES = [
   'AfterLastAttempt',
   'AttemptFailure',
   'BackoffOptions',
+  'BusMetricsOptions',
   'BusObserver',
   'CommitbusConfig',
   'ConcreteEventClass',
@@ -107,6 +111,9 @@ const ROOT_TYPES = [
   'HasUnitOfWorks',
   'HistoryEvent',
   'Logger',
+  'MetricsAddress',
+  'MetricsServerOptions',
+  'MetricsSource',
   'Operation',
   'OrderedKeys',
   'OrderingMode',
@@ -166,7 +173,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(119);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(126);
   });
 
   it('lists every one of its names in the README API section', () => {

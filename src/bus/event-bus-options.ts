@@ -4,6 +4,7 @@ import type { ConcreteEventClass } from '../events/event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
+import type { MetricsAddress, MetricsServerOptions } from '../metrics/metrics-server.js';
 import type { Logger } from '../support/logger.js';
 
 /**
@@ -42,6 +43,12 @@ export interface StartWorkerOptions {
   handleSignals?: boolean;
   /** Called after each drain job with what it did. */
   onDrain?: (result: DrainResult) => void;
+  /**
+   * Serve the bus's Prometheus metrics (see README's "Metrics and hooks") at
+   * `GET /metrics` on this port, until the worker closes.
+   * @defaultValue not served
+   */
+  metrics?: MetricsServerOptions;
 }
 
 /** A worker running in this process. */
@@ -50,4 +57,6 @@ export interface RunningWorker {
   close(): Promise<void>;
   /** Resolves once the worker has closed by `close()`, or, after SIGINT/SIGTERM, once the whole bus has closed. */
   readonly stopped: Promise<void>;
+  /** Where the worker serves its metrics, when started with `metrics`. */
+  readonly metrics?: MetricsAddress;
 }

@@ -12,6 +12,7 @@ import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
+import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -63,6 +64,7 @@ export class EventBus implements UnitOfWorkBus {
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
+  private metricsOf: BusMetrics | undefined;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -193,6 +195,16 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
+   * This bus's Prometheus metrics in a registry of their own (see
+   * `createBusMetrics`), built on first use and counting from then:
+   * `startWorker({ metrics: { port } })` serves them.
+   */
+  get metrics(): BusMetrics {
+    this.metricsOf ??= createBusMetrics(this);
+    return this.metricsOf;
+  }
+
+  /**
    * Adds an observer of this process's publishing and handler runs (see
    * {@link BusObserver}; the options' hooks are one already, metrics are
    * another); returns the function that removes it. Workers started before
@@ -238,6 +250,7 @@ export class EventBus implements UnitOfWorkBus {
         bus: this,
         publish: (events) => this.publish(events),
         observer: this.observers,
+        metricsRegistry: () => this.metrics.registry,
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
