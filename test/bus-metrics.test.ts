@@ -10,15 +10,32 @@ import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
   createBusMetrics,
+  defineHandler,
+  Event,
   type EventBus,
   type EventHandlersConfig,
+  EventType,
   MetricsServerError,
+  silentLogger,
 } from '../src/index.js';
+import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import { fastConfig } from './helpers/buses.js';
+import { recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { PIPE_EVENTS, PipeItem } from './helpers/handler-paths.js';
+import { DEAD_PUBLISHER, openSqlite } from './helpers/outbox.js';
 import { type MetricFamily, parsePrometheusText, sampleValue } from './helpers/prometheus-text.js';
 import { Recorder } from './helpers/recorder.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
+import { waitFor } from './helpers/wait-for.js';
+
+@EventType('STOCK.MOVE', { orderBy: (e: StockMoved) => `sku:${e.sku}` })
+class StockMoved extends Event {
+  sku!: string;
+}
+
+const fail = () => {
+  throw new Error('down');
+};
 
 const bed = redisTestBed('i12observe-metrics');
 let buses = 0;
@@ -73,13 +90,24 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
     const key = 'PIPE.ITEM';
     const value = (name: string, labels: Record<string, string>) => sampleValue(metrics, name, labels);
     expect(typesOf(metrics)).toEqual({
+      commitbus_backlog_events: 'gauge',
+      commitbus_backlog_oldest_age_seconds: 'gauge',
+      commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
+      commitbus_delayed_events: 'gauge',
       commitbus_events_published_total: 'counter',
       commitbus_handler_duration_seconds: 'histogram',
+      commitbus_handler_jobs: 'gauge',
       commitbus_handler_retries_total: 'counter',
       commitbus_handler_runs_failed_total: 'counter',
       commitbus_handler_runs_handled_total: 'counter',
       commitbus_handler_runs_parked_total: 'counter',
+      commitbus_ordered_events_waiting: 'gauge',
+      commitbus_ordered_keys_halted: 'gauge',
+      commitbus_outbox_pending_rows: 'gauge',
+      commitbus_outbox_relay_lag_seconds: 'gauge',
+      commitbus_parked_runs: 'gauge',
+      commitbus_status_up: 'gauge',
     });
     expect(value('commitbus_events_published_total', { key })).toBe(2);
     expect(value('commitbus_handler_runs_handled_total', { handler: 'ok', key })).toBe(2);
@@ -164,6 +192,101 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
 function typesOf(metrics: Map<string, MetricFamily>): Record<string, string> {
   return Object.fromEntries([...metrics.values()].map((f) => [f.name, f.type]).sort());
 }
+
+describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transport) => {
+  it('show what bus.status() reads at scrape time: delayed, parked, halted, dead letters, outbox rows and lag', async () => {
+    const dataSource = await openSqlite([]);
+    try {
+      const { bus, worker } = await bed.buses.start(
+        {
+          events: [...TEST_EVENTS, StockMoved],
+          handlers: {
+            'RECORD.CREATE': [[defineHandler('index', () => {}), true], defineHandler('mail', () => {})],
+            'RECORD.PUBLISH': [{ handler: defineHandler('announce', fail), attempts: 1 }],
+            'STOCK.MOVE': [{ handler: defineHandler('moveStock', fail), sync: true, attempts: 1 }],
+          },
+          dataSource,
+          config: fastConfig({
+            transport,
+            prefix: bed.prefix,
+            name: `gauges-${transport}`,
+            ...DEAD_PUBLISHER,
+          }),
+        },
+        { metrics: { port: 0 } },
+      );
+      await bus.rules.pause({ handler: 'mail' });
+      await bus.publish([recordCreated('1'), recordCreated('2'), recordPublished('p')]);
+      await bus.publish(StockMoved.create({ sku: 'A' }));
+      await bus.publish(recordCreated('later'), { delay: 3_600_000 });
+      await waitFor('two parked, one letter, one halted key, the outbox empty', async () => {
+        const status = await bus.status();
+        return (
+          status.parked === 2 &&
+          status.deadLetters.count === 1 &&
+          status.halted.count === 1 &&
+          status.outbox?.pending === 0
+        );
+      });
+      // A row a dead publisher left a minute ago (the relay takes it only after outboxGraceMs).
+      await dataSource.getRepository(OutboxRecordEntity).insert({
+        eventId: 'left-behind',
+        createdAt: Date.now() - 60_000,
+        registrationOrder: 0,
+        handlingKey: 'RECORD.CREATE',
+        payload: '{}',
+        deliverAt: null,
+        orderKey: null,
+        orderPosition: null,
+      });
+
+      const metrics = parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text);
+      const value = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, labels);
+      expect(value('commitbus_status_up')).toBe(1);
+      expect(value('commitbus_backlog_events')).toBe(0);
+      expect(value('commitbus_backlog_oldest_age_seconds')).toBe(0);
+      expect(value('commitbus_delayed_events')).toBe(1);
+      expect(value('commitbus_ordered_events_waiting')).toBe(1);
+      expect(value('commitbus_ordered_keys_halted')).toBe(1);
+      expect(value('commitbus_parked_runs', { handler: 'mail' })).toBe(2);
+      expect(value('commitbus_parked_runs', { handler: 'index' })).toBe(0);
+      expect(value('commitbus_dead_letters_stored', { kind: 'handler' })).toBe(1);
+      expect(value('commitbus_handler_jobs', { handler: 'announce', state: 'waiting' })).toBe(0);
+      expect(value('commitbus_outbox_pending_rows')).toBe(1);
+      expect(value('commitbus_outbox_relay_lag_seconds')).toBeGreaterThanOrEqual(60);
+      expect(value('commitbus_outbox_relay_lag_seconds')).toBeLessThan(120);
+      // The counters of the same scrape: announce gave up, moveStock halted its key.
+      expect(
+        value('commitbus_handler_runs_failed_total', {
+          handler: 'moveStock',
+          key: 'STOCK.MOVE',
+          next: 'halt',
+        }),
+      ).toBe(1);
+      expect(value('commitbus_handler_runs_parked_total', { handler: 'mail', key: 'RECORD.CREATE' })).toBe(2);
+      await bed.buses.closeAll();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
+
+describe('a status read that fails during a scrape', () => {
+  it('is logged, serves the counters, and says so in status_up', async () => {
+    const warnings: string[] = [];
+    const metrics = createBusMetrics({
+      observe: () => () => {},
+      registry: { has: () => true },
+      status: () => Promise.reject(new Error('redis is down')),
+      logger: { ...silentLogger, warn: (_f, message) => void warnings.push(message) },
+    });
+    const parsed = parsePrometheusText(await metrics.metrics());
+    expect(sampleValue(parsed, 'commitbus_status_up', {})).toBe(0);
+    expect(warnings).toEqual([
+      'bus.status() failed during a metrics scrape; the status gauges keep their last values',
+    ]);
+  });
+});
 
 describe('the strict parser the scrape goes through', () => {
   it('reads escapes and refuses what the format does not allow', () => {

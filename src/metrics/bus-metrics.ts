@@ -1,7 +1,9 @@
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { FailedRun, HandledRun } from '../handlers/bus-observer.js';
+import { consoleLogger } from '../support/logger.js';
 import type { MetricsSource } from './metrics-source.js';
+import { registerStatusGauges } from './status-gauges.js';
 
 /** Options of {@link createBusMetrics}. */
 export interface BusMetricsOptions {
@@ -21,6 +23,14 @@ export interface BusMetricsOptions {
    * @defaultValue 1 ms to 60 s
    */
   readonly durationBuckets?: readonly number[];
+  /**
+   * Whether to add the gauges read from `bus.status()` at each scrape
+   * (backlog, jobs, parked work, dead letters, halted keys, outbox). A
+   * status read lists every job and dead letter: turn them off where those
+   * run into the hundreds of thousands, or scrape them from one process only.
+   * @defaultValue `true`
+   */
+  readonly statusGauges?: boolean;
 }
 
 /** The label a handling key no registered class has gets: such keys come from foreign payloads. */
@@ -31,7 +41,8 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 /**
  * A bus's Prometheus metrics: counters of what this process published and
  * of its handler runs, and a histogram of their durations, driven by the
- * bus's observer hooks. Labels are bounded: a handler's name, a handling key
+ * bus's observer hooks; gauges of the bus's work read from `bus.status()`
+ * at scrape time (see `registerStatusGauges`). Labels are bounded: a handler's name, a handling key
  * of a registered class, and small enumerations; never an event id.
  */
 export class BusMetrics {
@@ -86,6 +97,10 @@ export class BusMetrics {
       buckets: [...(options.durationBuckets ?? DURATION_BUCKETS)],
       registers,
     });
+    const { status } = bus;
+    if ((options.statusGauges ?? true) && status !== undefined) {
+      registerStatusGauges(this.registry, prefix, () => status.call(bus), bus.logger ?? consoleLogger);
+    }
     this.stop = bus.observe({
       onPublished: (events) => {
         for (const event of events) this.published.inc({ key: event.handlingKey });
