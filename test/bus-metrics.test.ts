@@ -95,6 +95,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
       commitbus_delayed_events: 'gauge',
+      commitbus_dropped_runs: 'gauge',
       commitbus_events_published_total: 'counter',
       commitbus_handler_duration_seconds: 'histogram',
       commitbus_handler_jobs: 'gauge',
@@ -194,7 +195,7 @@ function typesOf(metrics: Map<string, MetricFamily>): Record<string, string> {
 }
 
 describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transport) => {
-  it('show what bus.status() reads at scrape time: delayed, parked, halted, dead letters, outbox rows and lag', async () => {
+  it('show what bus.status() reads at scrape time: delayed, parked, dropped, halted, dead letters, outbox rows and lag', async () => {
     const dataSource = await openSqlite([]);
     try {
       const { bus, worker } = await bed.buses.start(
@@ -216,13 +217,15 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
         { metrics: { port: 0 } },
       );
       await bus.rules.pause({ handler: 'mail' });
+      await bus.rules.block({ handler: 'index' });
       await bus.publish([recordCreated('1'), recordCreated('2'), recordPublished('p')]);
       await bus.publish(StockMoved.create({ sku: 'A' }));
       await bus.publish(recordCreated('later'), { delay: 3_600_000 });
-      await waitFor('two parked, one letter, one halted key, the outbox empty', async () => {
+      await waitFor('two parked, two dropped, one letter, one halted key, the outbox empty', async () => {
         const status = await bus.status();
         return (
           status.parked === 2 &&
+          status.dropped === 2 &&
           status.deadLetters.count === 1 &&
           status.halted.count === 1 &&
           status.outbox?.pending === 0
@@ -250,6 +253,7 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
       expect(value('commitbus_ordered_keys_halted')).toBe(1);
       expect(value('commitbus_parked_runs', { handler: 'mail' })).toBe(2);
       expect(value('commitbus_parked_runs', { handler: 'index' })).toBe(0);
+      expect(value('commitbus_dropped_runs')).toBe(2);
       expect(value('commitbus_dead_letters_stored', { kind: 'handler' })).toBe(1);
       expect(value('commitbus_handler_jobs', { handler: 'announce', state: 'waiting' })).toBe(0);
       expect(value('commitbus_outbox_pending_rows')).toBe(1);

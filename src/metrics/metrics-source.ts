@@ -12,6 +12,8 @@ export interface MetricsStatus {
     readonly ordered: number;
     readonly delayed: number;
   };
+  /** Runs dropped by blocks so far. */
+  readonly dropped: number;
   /** Stored dead letters by kind. */
   readonly deadLetters: { readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>> };
   /** Halted order keys (lanes). */

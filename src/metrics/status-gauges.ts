@@ -14,8 +14,8 @@ const one = (value: number): Iterable<[Record<string, string>, number]> => [[{},
 /**
  * Registers the gauges read from `bus.status()` at scrape time (collect
  * callbacks): backlog and its oldest event's age, ordered and delayed
- * events, handler jobs and parked work per handler, stored dead letters by
- * kind, halted keys, the outbox's pending rows and relay lag. One status
+ * events, handler jobs and parked work per handler, runs dropped by blocks,
+ * stored dead letters by kind, halted keys, the outbox's pending rows and relay lag. One status
  * read serves a scrape; when it fails the gauges keep their last values and
  * `<prefix>status_up` is 0.
  */
@@ -86,6 +86,7 @@ export function registerStatusGauges(
       h.parked,
     ]),
   );
+  gauge('dropped_runs', 'Handler runs dropped by block rules so far', [], (s) => one(s.dropped));
   gauge('dead_letters_stored', 'Dead letters kept now, per kind', ['kind'], (s) =>
     Object.entries(s.deadLetters.byKind).map(([kind, n]): [Record<string, string>, number] => [
       { kind },
