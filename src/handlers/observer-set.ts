@@ -16,6 +16,7 @@ type HookArgument<H extends Hook> = Parameters<NonNullable<BusObserver[H]>>[0];
 export class ObserverSet {
   private readonly observers = new Set<BusObserver>();
 
+  /** @param logger - where a hook that throws is logged. */
   constructor(private readonly logger: Logger) {}
 
   /** Adds `observer`; returns the function that removes it. */

@@ -64,6 +64,10 @@ export class BusMetrics {
   readonly duration: Histogram<'handler' | 'key' | 'outcome'>;
   private readonly stop: () => void;
 
+  /**
+   * @param bus - the bus to observe (and whose `status()` the gauges read).
+   * @param options - registry, prefix, buckets, whether to add the status gauges.
+   */
   constructor(
     private readonly bus: MetricsSource,
     options: BusMetricsOptions = {},
