@@ -1,4 +1,12 @@
 export type { BackoffOptions } from '../support/backoff.js';
+export type {
+  AfterFailure,
+  BusObserver,
+  FailedRun,
+  HandledRun,
+  ParkedRun,
+  ScheduledRetry,
+} from './bus-observer.js';
 export type { DrainResult, DrainStopReason } from './drain.js';
 export type { EventHandlersConfig, HandlerEntry, HandlerEntryOptions } from './event-handlers-config.js';
 export {
