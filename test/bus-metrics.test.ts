@@ -5,6 +5,7 @@
  * client 15 has no parser of its own: `helpers/prometheus-text.ts`), with
  * exact counter values per label. On both transports.
  */
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +88,17 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
     expect(status).toBe(200);
     expect(type).toBe('text/plain; version=0.0.4; charset=utf-8');
     const metrics = parsePrometheusText(text);
+    // A second, independent parser (parse-prometheus-text-format) reads the same families and values.
+    const independent = parsePrometheusTextFormat(text);
+    expect(Object.fromEntries(independent.map((f) => [f.name, f.type.toLowerCase()]))).toEqual(
+      typesOf(metrics),
+    );
+    const read = (name: string, labels: Record<string, string>) => sampleValue(metrics, name, labels);
+    for (const family of independent.filter((f) => f.type === 'COUNTER' || f.type === 'GAUGE')) {
+      for (const sample of family.metrics) {
+        expect(Number(sample.value), family.name).toBe(read(family.name, sample.labels ?? {}));
+      }
+    }
     const key = 'PIPE.ITEM';
     const value = (name: string, labels: Record<string, string>) => sampleValue(metrics, name, labels);
     expect(typesOf(metrics)).toEqual({
