@@ -7,7 +7,7 @@ import type { EventSerializer } from '../events/event-serializer.js';
 import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
 import { checkOrderKey } from '../events/order-key.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
-import { OrderingDisabledError } from '../ordering/ordering-disabled.error.js';
+import { OrderingDisabledError } from '../ordering/errors/ordering-disabled.error.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';

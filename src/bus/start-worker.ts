@@ -9,7 +9,7 @@ import { HandlerPipeline } from '../handlers/handler-pipeline.js';
 import { HandlerRunner } from '../handlers/handler-runner.js';
 import type { HandlerTable } from '../handlers/handler-table.js';
 import type { TransportWorker } from '../handlers/handler-worker.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AttemptFailure } from '../dead-letters/attempt-failure.js';
+import type { AttemptFailure } from './attempt-failure.js';
 
 /**
  * `handler`: a handler that was given up. `undecodable`: a payload no event

@@ -1,9 +1,9 @@
 import type { Event } from '../events/event.js';
 import { describeError, type Logger } from '../support/logger.js';
-import type { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
 import type { DeadLetter } from './dead-letter.js';
-import { DeadLetterRedriveError, type RedriveFailure } from './dead-letter-redrive.error.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
+import type { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
+import { DeadLetterRedriveError, type RedriveFailure } from './errors/dead-letter-redrive.error.js';
 
 /** Which dead letters to re-drive or purge: one id, a filter, or `'all'`. */
 export type DeadLetterTarget = 'all' | string | DeadLetterFilter;

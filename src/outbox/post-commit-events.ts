@@ -6,7 +6,7 @@ import type { OutgoingEvent } from '../events/outgoing-event.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Logger } from '../support/logger.js';
 import { describeError } from '../support/logger.js';
-import { PublishAfterCommitError } from '../uow/publish-after-commit.error.js';
+import { PublishAfterCommitError } from '../uow/errors/publish-after-commit.error.js';
 import type { UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
 

@@ -1,6 +1,6 @@
 import type { Event } from '../events/event.js';
+import { NonRetryableError } from '../handlers/errors/non-retryable.error.js';
 import { defineHandler, type Handler } from '../handlers/handler.js';
-import { NonRetryableError } from '../handlers/non-retryable.error.js';
 import type { BatchStore } from './batch-store.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
 import { clientNameProblem, topicNameProblem, urlProblem } from './router-names.js';

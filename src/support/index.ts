@@ -1,3 +1,3 @@
 export { CommitbusError, isCommitbusError } from './commitbus-error.js';
+export { TransportUnavailableError } from './errors/transport-unavailable.error.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
-export { TransportUnavailableError } from './transport-unavailable.error.js';

@@ -1,6 +1,6 @@
-export { NoBusError } from './no-bus.error.js';
+export { NoBusError } from './errors/no-bus.error.js';
+export { PublishAfterCommitError } from './errors/publish-after-commit.error.js';
 export type { Operation } from './operation.js';
-export { PublishAfterCommitError } from './publish-after-commit.error.js';
 export { SendEventOp } from './send-event.op.js';
 export {
   type HasUnitOfWorks,

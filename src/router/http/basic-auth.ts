@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken } from '../api-tokens.js';
+import { ApiError } from '../errors/api.error.js';
 import type { TokenStore } from '../token-store.js';
-import { ApiError } from './api-error.js';
 import type { TokenCache } from './token-cache.js';
 
 /** Who may call an endpoint: the root key, a client token, or anyone. */

@@ -1,4 +1,4 @@
-import type { OrderingMode } from '../config/config.js';
+import type { OrderingMode } from '../../config/config.js';
 
 /** An ordered event was published on a bus whose workers run no ordered lanes: nothing would ever handle it. */
 export class OrderingDisabledError extends Error {

@@ -1,4 +1,4 @@
-import { parseLane } from './lane.js';
+import { parseLane } from '../lane.js';
 
 /**
  * Who numbers the events of an order key's lane: the publisher, from the
