@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { CommitbusError } from '../support/commitbus-error.js';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
@@ -23,7 +24,8 @@ export interface BatchOutcome {
 }
 
 // The fast path failed at event `index` (or in the final flush): redo with savepoints.
-class FastPathFailed extends Error {
+class FastPathFailed extends CommitbusError {
+  readonly code = 'COMMITBUS_EVENT_STORE_FAST_PATH_FAILED';
   constructor(readonly index: number) {
     super('fast path failed');
   }
@@ -39,7 +41,9 @@ const SAVEPOINT = 'commitbus_es_event';
  * {@link runBatch} rejects with this, inside the caller's transaction gate. The writer then commits the events before `event` and records
  * `failure` on it ({@link recordTimedOut}).
  */
-export class StepTimedOut extends Error {
+export class StepTimedOut extends CommitbusError {
+  /** Stable code, for logs: the writer handles it and never lets it reach a caller. */
+  readonly code = 'COMMITBUS_EVENT_STORE_STEP_TIMED_OUT';
   constructor(
     readonly event: QueuedEvent,
     readonly failure: StepFailure,
@@ -47,7 +51,6 @@ export class StepTimedOut extends Error {
     readonly uow: UnitOfWork | undefined,
   ) {
     super(`v${event.v} timed out in ${failure.step}: ${failure.message}`);
-    this.name = 'StepTimedOut';
   }
 }
 

@@ -1,3 +1,5 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /**
  * A dead letter in the store that commitbus cannot read: not JSON, or JSON
  * without the fields of a letter (cut short by a hand edit, or written under
@@ -5,7 +7,7 @@
  * leave it out and log this error; `get(id)` throws it; purging it by id (or
  * with `'all'`) removes it.
  */
-export class CorruptDeadLetterError extends Error {
+export class CorruptDeadLetterError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_CORRUPT_DEAD_LETTER';
 
@@ -20,6 +22,5 @@ export class CorruptDeadLetterError extends Error {
       `dead letter ${JSON.stringify(id)} cannot be read (${problem}): list() and redrive() leave it out. Look at it in the store, then remove it with bus.deadLetters.purge(${JSON.stringify(id)})`,
       options,
     );
-    this.name = 'CorruptDeadLetterError';
   }
 }

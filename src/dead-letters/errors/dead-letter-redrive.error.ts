@@ -1,3 +1,5 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** One dead letter that could not be re-driven, and why. */
 export interface RedriveFailure {
   /** The letter's id; it stays in the store. */
@@ -11,7 +13,7 @@ export interface RedriveFailure {
  * decoded, or their handler is not in this process's `EVENT_HANDLERS`). They
  * stay in the store; the others were re-driven.
  */
-export class DeadLetterRedriveError extends Error {
+export class DeadLetterRedriveError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_DEAD_LETTER_REDRIVE';
 
@@ -27,6 +29,5 @@ export class DeadLetterRedriveError extends Error {
       `could not re-drive ${failed.length} dead letter(s), which stay in the store (${redriven} other(s) re-driven): ${listed}. Register the missing event classes and handlers in this process's createEventBus (and deploy them to the workers), then re-drive again, or purge the letters`,
       options,
     );
-    this.name = 'DeadLetterRedriveError';
   }
 }

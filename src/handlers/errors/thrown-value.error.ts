@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { CommitbusError } from '../../support/commitbus-error.js';
 
 /**
  * A handler threw (or rejected with) something commitbus cannot use as an
@@ -9,7 +10,7 @@ import { inspect } from 'node:util';
  * (attempts, backoff, dead letter) and the value is kept as `thrown` and
  * `cause`.
  */
-export class ThrownValueError extends Error {
+export class ThrownValueError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_THROWN_VALUE';
 
@@ -19,7 +20,6 @@ export class ThrownValueError extends Error {
     readonly thrown: unknown,
   ) {
     super(`handler ${JSON.stringify(handlerName)} threw ${what(thrown)}`, { cause: thrown });
-    this.name = 'ThrownValueError';
   }
 }
 

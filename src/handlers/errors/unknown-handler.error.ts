@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** A job names a handler that this worker's `EVENT_HANDLERS` does not have. */
-export class UnknownHandlerError extends Error {
+export class UnknownHandlerError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_UNKNOWN_HANDLER';
 
@@ -10,6 +12,5 @@ export class UnknownHandlerError extends Error {
     super(
       `no handler named ${JSON.stringify(handlerName)} for ${JSON.stringify(handlingKey)} on this worker; deploy the same EVENT_HANDLERS to publishers and workers`,
     );
-    this.name = 'UnknownHandlerError';
   }
 }

@@ -1,3 +1,4 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
 import { parseLane } from '../lane.js';
 
 /**
@@ -14,7 +15,7 @@ export type LaneNumbering = 'outbox' | 'transport';
  * it, or a later event, as a duplicate position. Nothing of the publish was
  * kept; what the lane had stays.
  */
-export class OrderingPositionsMismatchError extends Error {
+export class OrderingPositionsMismatchError extends CommitbusError {
   /** Stable code for callers that catch it. */
   readonly code = 'COMMITBUS_ORDERING_POSITIONS_MISMATCH';
   /** The order key whose event was refused. */
@@ -30,7 +31,6 @@ export class OrderingPositionsMismatchError extends Error {
     super(
       `an ordered event for order key ${JSON.stringify(key)} was refused: its lane numbers events ${describe(laneNumbering)}, but this process numbers them ${describe(refused)}, and mixing the two would drop events as duplicates. Give every process of the bus the same DataSource/outbox setting (all with an outbox, or none)`,
     );
-    this.name = 'OrderingPositionsMismatchError';
     this.orderKey = key;
   }
 }

@@ -1,16 +1,20 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /**
  * An error the API answers with `status` and a JSON body
- * `{error: code, message}`. The message says what is wrong and what to do;
- * it never quotes a token or the root key.
+ * `{error, message}`. The message says what is wrong and what to do;
+ * it never quotes a token or the root key. It never leaves the router's
+ * HTTP server: clients see the body.
  */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+export class ApiError extends CommitbusError {
+  /** Stable code, the same for every API error; the HTTP body's `error` names the problem. */
+  readonly code = 'COMMITBUS_ROUTER_API';
 
   constructor(
     /** The HTTP status. */
     readonly status: number,
-    /** A stable, machine-readable code, e.g. `bad_topic`. */
-    readonly code: string,
+    /** The body's stable, machine-readable `error`, e.g. `bad_topic`. */
+    readonly error: string,
     message: string,
   ) {
     super(message);
@@ -18,7 +22,7 @@ export class ApiError extends Error {
 
   /** The JSON body sent. */
   body(): { error: string; message: string } {
-    return { error: this.code, message: this.message };
+    return { error: this.error, message: this.message };
   }
 }
 

@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** An item in a parked-work list cannot be read; the items after it wait behind it. */
-export class MalformedParkedWorkError extends Error {
+export class MalformedParkedWorkError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_MALFORMED_PARKED_WORK';
 
@@ -11,6 +13,5 @@ export class MalformedParkedWorkError extends Error {
       `an item of the parked work in ${where} is not JSON; remove it (LREM) so the work parked after it can be released`,
       options,
     );
-    this.name = 'MalformedParkedWorkError';
   }
 }

@@ -1,5 +1,7 @@
+import { CommitbusError } from '../commitbus-error.js';
+
 /** The transport's server could not be reached or refused a command. */
-export class TransportUnavailableError extends Error {
+export class TransportUnavailableError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_TRANSPORT_UNAVAILABLE';
 
@@ -17,6 +19,5 @@ export class TransportUnavailableError extends Error {
       `could not ${action} on ${where}: ${reason}. Is the server running, and is ${options.setting ?? 'REDIS_URL'} right?`,
       { cause: options.cause },
     );
-    this.name = 'TransportUnavailableError';
   }
 }
