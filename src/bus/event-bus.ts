@@ -23,6 +23,7 @@ import { consoleLogger, describeError, type Logger } from '../support/logger.js'
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
+import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
@@ -145,9 +146,7 @@ export class EventBus implements UnitOfWorkBus {
    */
   useDataSource(dataSource: DataSource): void {
     if (this.dataSourceOf !== undefined && this.dataSourceOf !== dataSource) {
-      throw new Error(
-        'this bus already uses another DataSource for its outbox and idempotent handlers; create one bus per DataSource',
-      );
+      throw new DataSourceMismatchError();
     }
     this.dataSourceOf = dataSource;
     if (!this.config.outbox || this.outboxOf !== undefined) return;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { InternalError } from '../support/errors/internal.error.js';
 import type { AttemptFailure } from './attempt-failure.js';
 
 /**
@@ -135,7 +136,7 @@ function letter(
   const first = attempts[0];
   const last = attempts[attempts.length - 1];
   if (first === undefined || last === undefined)
-    throw new TypeError('a dead letter needs at least one attempt');
+    throw new InternalError('a dead letter needs at least one attempt');
   return {
     id,
     kind,

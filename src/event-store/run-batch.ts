@@ -4,6 +4,7 @@ import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
 import { CycleFailure } from './cycle-failure.js';
+import { EventStoreQueueGapError } from './errors/event-store-queue-gap.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
@@ -112,9 +113,7 @@ async function attempt(
     events = await queue.next(runner.manager, handled, limit, true);
     for (const [i, event] of events.entries()) {
       if (event.v !== handled + 1 + i) {
-        throw new Error(
-          `the event store's queue has a gap: v${handled + 1 + i} is missing (found v${event.v}); the writer will not go on past it`,
-        );
+        throw new EventStoreQueueGapError(handled + 1 + i, event.v);
       }
     }
     await state.prefetch(events);

@@ -1,5 +1,6 @@
 import type { Event } from '../events/event.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { HandlerConfigError } from './errors/handler-config.error.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -47,12 +48,14 @@ const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
  */
 export function defineHandler<E extends Event = Event>(name: string, fn: HandlerFn<E>): Handler<E> {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new TypeError(
+    throw new HandlerConfigError(
       `handler name ${JSON.stringify(name)} is invalid: use letters, digits, "_", "." or "-"`,
     );
   }
   if (typeof fn !== 'function') {
-    throw new TypeError(`handler ${name}: expected a function, got ${typeof fn}`);
+    throw new HandlerConfigError(
+      `handler ${name}: expected a function, got ${typeof fn}: pass defineHandler(name, async (event, ctx) => {...})`,
+    );
   }
   return Object.freeze({ name, handle: fn, [HANDLER]: true as const });
 }
