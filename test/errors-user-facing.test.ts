@@ -6,6 +6,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
+  BusClosedError,
   COMMITBUS_ENTITIES,
   CommitbusError,
   DataSourceMismatchError,
@@ -212,6 +213,26 @@ describe('running and operating', () => {
       'COMMITBUS_MEMORY_WORKER_STARTED',
       /call startWorker\(\) once per bus/,
     );
+  });
+
+  it('a bus used after close(): BusClosedError for publish and startWorker, nothing published', async () => {
+    const bus = memoryBus();
+    await bus.close();
+    const publish = await caught(() => bus.publish(RecordCreated.create({ recid: 'r-6' })));
+    expectCommitbusError(
+      publish,
+      BusClosedError,
+      'COMMITBUS_BUS_CLOSED',
+      /cannot publish: this bus was closed\. Close a bus last/,
+    );
+    const worker = await caught(() => bus.startWorker({ handleSignals: false }));
+    expectCommitbusError(
+      worker,
+      BusClosedError,
+      'COMMITBUS_BUS_CLOSED',
+      /cannot start a worker: .*createEventBus/,
+    );
+    expect(await bus.backlog()).toBe(0);
   });
 
   it('waiting for idle with no worker to handle the backlog: IdleTimeoutError', async () => {

@@ -23,6 +23,7 @@ import { consoleLogger, describeError, type Logger } from '../support/logger.js'
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
+import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
@@ -62,6 +63,7 @@ export class EventBus implements UnitOfWorkBus {
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
+  private closed = false;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -185,6 +187,7 @@ export class EventBus implements UnitOfWorkBus {
    * which publishes only after commit.
    */
   publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new BusClosedError('publish'));
     return this.publishing.publish(events, options);
   }
 
@@ -218,6 +221,7 @@ export class EventBus implements UnitOfWorkBus {
 
   /** Starts consuming in this process: drains, async handler jobs, retries, ordered lanes. */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    if (this.closed) throw new BusClosedError('start a worker');
     const worker = await startBusWorker(
       {
         config: this.config,
@@ -260,6 +264,7 @@ export class EventBus implements UnitOfWorkBus {
    * Close the bus before destroying its DataSource.
    */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.outboxOf?.flush();

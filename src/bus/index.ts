@@ -1,5 +1,6 @@
 export { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from './commitbus-schema.js';
 export { createRouterStores } from './create-router-stores.js';
+export { BusClosedError } from './errors/bus-closed.error.js';
 export { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 export { IdleTimeoutError } from './errors/idle-timeout.error.js';
 export { createEventBus, EventBus } from './event-bus.js';
