@@ -6,6 +6,7 @@
 const ROOMS = [
   ['support'],
   ['events'],
+  ['tracing'],
   ['config'],
   ['schema'],
   ['uow'],
@@ -18,6 +19,7 @@ const ROOMS = [
   ['router', 'event-store'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
+  ['dashboard'],
   ['cli', 'testing'],
 ];
 

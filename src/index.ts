@@ -19,4 +19,5 @@ export * from './outbox/index.js';
 export * from './router/public.js';
 export * from './scheduling/index.js';
 export * from './support/index.js';
+export * from './tracing/index.js';
 export * from './uow/index.js';

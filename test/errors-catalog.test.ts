@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as routerEntry from '../src/bus/router.js';
+import * as dashboard from '../src/dashboard/index.js';
 import * as eventStore from '../src/event-store/index.js';
 import * as root from '../src/index.js';
 import { CommitbusError, isCommitbusError } from '../src/index.js';
@@ -20,6 +21,7 @@ const ENTRIES = {
   'commitbus/router': routerEntry,
   'commitbus/event-store': eventStore,
   'commitbus/testing': testing,
+  'commitbus/dashboard': dashboard,
 };
 
 type ErrorClass = new (...args: never[]) => Error;

@@ -17,6 +17,7 @@ const ROOT_VALUES = [
   'BusClosedError',
   'COMMITBUS_ENTITIES',
   'COMMITBUS_MIGRATIONS',
+  'COMMITBUS_TRACER_NAME',
   'CommitbusError',
   'ConfigError',
   'CorruptDeadLetterError',
@@ -90,6 +91,7 @@ const ROOT_TYPES = [
   'AfterLastAttempt',
   'AttemptFailure',
   'BackoffOptions',
+  'BusStatus',
   'CommitbusConfig',
   'ConcreteEventClass',
   'DeadLetter',
@@ -176,7 +178,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(129);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(131);
   });
 
   it('lists every one of its names in the README API section', () => {
@@ -240,6 +242,7 @@ describe('the subpath exports', () => {
       './redis': 'src/transports/redis/index.ts',
       './memory': 'src/transports/memory/index.ts',
       './router': 'src/bus/router.ts',
+      './dashboard': 'src/dashboard/index.ts',
     });
     for (const [path, target] of entries) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));

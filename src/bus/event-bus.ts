@@ -21,6 +21,7 @@ import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import type { BusStatus } from './bus-status.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
@@ -28,6 +29,7 @@ import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js'
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
+import { readBusStatus } from './read-bus-status.js';
 import { startBusWorker } from './start-worker.js';
 import type { Transport } from './transport.js';
 
@@ -256,6 +258,23 @@ export class EventBus implements UnitOfWorkBus {
   /** Events published and not yet drained, ordered ones included. */
   backlog(): Promise<number> {
     return backlogOf(this.transport);
+  }
+
+  /**
+   * A snapshot of the bus's work, as plain JSON: backlog, delayed events,
+   * handler jobs, parked work, dead letters, halted order keys, pauses and
+   * blocks, the same per handler, and the outbox. On Redis it covers every
+   * process of the bus; it reads every job and dead letter, so call it for
+   * operations (`commitbus status`, dashboards), not on a hot path.
+   */
+  status(): Promise<BusStatus> {
+    return readBusStatus({
+      config: this.config,
+      transport: this.transport,
+      handlerNames: this.handlers.all().map((h) => h.name),
+      halted: () => this.ordering.halted(),
+      outbox: this.outboxOf,
+    });
   }
 
   /**

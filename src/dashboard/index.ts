@@ -1,0 +1,21 @@
+/**
+ * `commitbus/dashboard`: the operations dashboard (a page, a JSON API and
+ * bull-board for the BullMQ queues).
+ */
+
+export type {
+  DashboardAuth,
+  DashboardBasicAuth,
+  DashboardOptions,
+  DashboardRequest,
+  RunningDashboard,
+} from './dashboard-options.js';
+export type {
+  DashboardSnapshot,
+  EventStoreView,
+  QueueView,
+  SubscriberView,
+} from './dashboard-snapshot.js';
+export { BullBoardMissingError } from './errors/bull-board-missing.error.js';
+export { DashboardRequestError } from './errors/dashboard-request.error.js';
+export { dashboardFor, startDashboard } from './start-dashboard.js';
