@@ -7,9 +7,12 @@ import type { Event } from '../events/event.js';
 import { EventRegistry } from '../events/event-registry.js';
 import { EventSerializer } from '../events/event-serializer.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
+import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -19,7 +22,7 @@ import { webhookRedriver } from '../router/delivery/webhook-dead-letter.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
-import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import { consoleLogger, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { BusStatus } from './bus-status.js';
 import { createRouterStores } from './create-router-stores.js';
@@ -59,12 +62,13 @@ export class EventBus implements UnitOfWorkBus {
   private readonly publishing: Publishing;
   /** Whether this bus's workers run ordered lanes (`config.ordering`). */
   private readonly orderedLanes: boolean;
-  private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
+  private readonly observers: ObserverSet;
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
+  private metricsOf: BusMetrics | undefined;
   private closed = false;
 
   /**
@@ -74,7 +78,8 @@ export class EventBus implements UnitOfWorkBus {
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
     this.logger = options.logger ?? consoleLogger;
-    this.onPublished = options.onPublished;
+    this.observers = new ObserverSet(this.logger);
+    this.observers.add(observerOf(options));
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
@@ -194,20 +199,33 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
+   * This bus's Prometheus metrics in a registry of their own (see
+   * `createBusMetrics`), built on first use and counting from then:
+   * `startWorker({ metrics: { port } })` serves them.
+   */
+  get metrics(): BusMetrics {
+    this.metricsOf ??= createBusMetrics(this);
+    return this.metricsOf;
+  }
+
+  /**
+   * Adds an observer of this process's publishing and handler runs (see
+   * {@link BusObserver}; the options' hooks are one already, metrics are
+   * another); returns the function that removes it. Workers started before
+   * see it too.
+   */
+  observe(observer: BusObserver): () => void {
+    return this.observers.add(observer);
+  }
+
+  /**
    * Told of every publish that went through: calls `onPublished`, decoding
    * relayed rows first (`events` is `undefined` for them). Subclasses that
    * record what was published override it.
    */
   protected afterPublish(outgoing: readonly OutgoingEvent[], events: readonly Event[] | undefined): void {
-    if (this.onPublished === undefined) return;
-    try {
-      this.onPublished(events ?? this.decodeAll(outgoing));
-    } catch (error) {
-      this.logger.error(
-        { error: describeError(error).message },
-        'onPublished threw; the events were published',
-      );
-    }
+    if (!this.observers.has('onPublished')) return;
+    this.observers.notify('onPublished', events ?? this.decodeAll(outgoing));
   }
 
   /** Decodes what this process can; a relayed row of a class it does not know is left out. */
@@ -236,6 +254,8 @@ export class EventBus implements UnitOfWorkBus {
         orderedLanes: this.orderedLanes,
         bus: this,
         publish: (events) => this.publish(events),
+        observer: this.observers,
+        metricsRegistry: () => this.metrics.registry,
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
@@ -290,6 +310,12 @@ export class EventBus implements UnitOfWorkBus {
     await this.routerStores?.close();
     await this.transport.close();
   }
+}
+
+/** The hooks among a bus's options, as one observer. */
+function observerOf(options: EventBusOptions): BusObserver {
+  const { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter } = options;
+  return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
 }
 
 /** Creates an event bus on the configured transport (`memory` unless told otherwise). */

@@ -1,4 +1,12 @@
 export type { BackoffOptions } from '../support/backoff.js';
+export type {
+  AfterFailure,
+  BusObserver,
+  FailedRun,
+  HandledRun,
+  ParkedRun,
+  ScheduledRetry,
+} from './bus-observer.js';
 export type { DrainResult, DrainStopReason } from './drain.js';
 export { HandlerConfigError } from './errors/handler-config.error.js';
 export { HandlerCrashedError } from './errors/handler-crashed.error.js';
@@ -7,4 +15,13 @@ export { NonRetryableError } from './errors/non-retryable.error.js';
 export { ThrownValueError } from './errors/thrown-value.error.js';
 export { UnknownHandlerError } from './errors/unknown-handler.error.js';
 export type { EventHandlersConfig, HandlerEntry, HandlerEntryOptions } from './event-handlers-config.js';
-export { defineHandler, type Handler, type HandlerContext, type HandlerFn } from './handler.js';
+export {
+  type DefineHandlerOptions,
+  defineHandler,
+  type Handler,
+  type HandlerContext,
+  type HandlerFn,
+  type IdempotentHandler,
+  type IdempotentHandlerContext,
+} from './handler.js';
+export { type HandlerOptions, HandlersBuilder, handlers } from './handlers-builder.js';
