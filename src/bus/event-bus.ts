@@ -27,6 +27,8 @@ import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js
 import type { BusStatus } from './bus-status.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
+import { BusClosedError } from './errors/bus-closed.error.js';
+import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
@@ -67,6 +69,7 @@ export class EventBus implements UnitOfWorkBus {
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
   private metricsOf: BusMetrics | undefined;
+  private closed = false;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -152,9 +155,7 @@ export class EventBus implements UnitOfWorkBus {
    */
   useDataSource(dataSource: DataSource): void {
     if (this.dataSourceOf !== undefined && this.dataSourceOf !== dataSource) {
-      throw new Error(
-        'this bus already uses another DataSource for its outbox and idempotent handlers; create one bus per DataSource',
-      );
+      throw new DataSourceMismatchError();
     }
     this.dataSourceOf = dataSource;
     if (!this.config.outbox || this.outboxOf !== undefined) return;
@@ -193,6 +194,7 @@ export class EventBus implements UnitOfWorkBus {
    * which publishes only after commit.
    */
   publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new BusClosedError('publish'));
     return this.publishing.publish(events, options);
   }
 
@@ -239,6 +241,7 @@ export class EventBus implements UnitOfWorkBus {
 
   /** Starts consuming in this process: drains, async handler jobs, retries, ordered lanes. */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    if (this.closed) throw new BusClosedError('start a worker');
     const worker = await startBusWorker(
       {
         config: this.config,
@@ -300,6 +303,7 @@ export class EventBus implements UnitOfWorkBus {
    * Close the bus before destroying its DataSource.
    */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.outboxOf?.flush();

@@ -11,7 +11,7 @@ import { HandlerRunner } from '../handlers/handler-runner.js';
 import type { HandlerTable } from '../handlers/handler-table.js';
 import type { TransportWorker } from '../handlers/handler-worker.js';
 import type { ObserverSet } from '../handlers/observer-set.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import { serveMetrics } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import type { EventBus } from '../bus/event-bus.js';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { mountBullBoard } from './bull-board.js';
 import { bullmqQueuesOf } from './bullmq-queues.js';
 import { registerDashboardApi } from './dashboard-api.js';

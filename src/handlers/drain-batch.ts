@@ -4,8 +4,8 @@ import {
   attemptFailureFromJson,
 } from '../dead-letters/attempt-failure.js';
 import { type DeadLetter, eventDeadLetter, handlerDeadLetter } from '../dead-letters/dead-letter.js';
+import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../support/logger.js';
-import { TransportUnavailableError } from '../support/transport-unavailable.error.js';
 import type { DrainedEvent } from './dispatcher.js';
 import type { LogEntry } from './event-log.js';
 import type { HandlerJob } from './handler-job.js';

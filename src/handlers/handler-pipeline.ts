@@ -7,7 +7,9 @@ import {
 import type { Event } from '../events/event.js';
 import { backoffDelay } from '../support/backoff.js';
 import { describeError, type Logger } from '../support/logger.js';
-import { HandlerCrashedError } from './handler-crashed.error.js';
+import { HandlerCrashedError } from './errors/handler-crashed.error.js';
+import { asError } from './errors/thrown-value.error.js';
+import { UnknownHandlerError } from './errors/unknown-handler.error.js';
 import { giveUpReason, undecodableReason } from './handler-failure.js';
 import type { RuleVerdict } from './handler-gate.js';
 import type { HandlerRunner } from './handler-runner.js';
@@ -22,8 +24,6 @@ import type {
   SettledStep,
 } from './pipeline-step.js';
 import type { PipelineWork, WorkTarget } from './pipeline-work.js';
-import { asError } from './thrown-value.error.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** The settings the pipeline reads. */
 export interface PipelineSettings {

@@ -2,11 +2,11 @@ import type { EventRegistry } from '../events/event-registry.js';
 import { type BackoffOptions, backoffProblem } from '../support/backoff.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { describeValue } from './describe-value.js';
+import { HandlerConfigError } from './errors/handler-config.error.js';
+import { UnknownHandlerError } from './errors/unknown-handler.error.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
-import { HandlerConfigError } from './handler-config.error.js';
 import { boundClassesOf } from './handlers-builder.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** A handler entry with every option resolved. */
 export interface ResolvedHandler {

@@ -1,6 +1,6 @@
 import type { Event } from '../events/event.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
-import { HandlerConfigError } from './handler-config.error.js';
+import { HandlerConfigError } from './errors/handler-config.error.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -115,12 +115,14 @@ export function defineHandler<E extends Event = Event>(
   options: DefineHandlerOptions = {},
 ): Handler<E> | IdempotentHandler<E> {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new TypeError(
+    throw new HandlerConfigError(
       `handler name ${JSON.stringify(name)} is invalid: use letters, digits, "_", "." or "-"`,
     );
   }
   if (typeof fn !== 'function') {
-    throw new TypeError(`handler ${name}: expected a function, got ${typeof fn}`);
+    throw new HandlerConfigError(
+      `handler ${name}: expected a function, got ${typeof fn}: pass defineHandler(name, async (event, ctx) => {...})`,
+    );
   }
   const idempotent = options?.idempotent ?? false;
   if (typeof idempotent !== 'boolean') {

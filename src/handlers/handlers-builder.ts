@@ -1,9 +1,9 @@
 import { Event } from '../events/event.js';
 import { type EventClass, handlingKeyOf, isHandlingKey } from '../events/event-type.decorator.js';
 import { describeValue } from './describe-value.js';
+import { HandlerConfigError } from './errors/handler-config.error.js';
 import type { EventHandlersConfig, HandlerEntryOptions } from './event-handlers-config.js';
 import { type Handler, type IdempotentHandler, isHandler } from './handler.js';
-import { HandlerConfigError } from './handler-config.error.js';
 
 /**
  * Options of one handler listed with {@link HandlersBuilder.on}: those of a

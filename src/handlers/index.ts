@@ -8,6 +8,12 @@ export type {
   ScheduledRetry,
 } from './bus-observer.js';
 export type { DrainResult, DrainStopReason } from './drain.js';
+export { HandlerConfigError } from './errors/handler-config.error.js';
+export { HandlerCrashedError } from './errors/handler-crashed.error.js';
+export { HandlerTimeoutError } from './errors/handler-timeout.error.js';
+export { NonRetryableError } from './errors/non-retryable.error.js';
+export { ThrownValueError } from './errors/thrown-value.error.js';
+export { UnknownHandlerError } from './errors/unknown-handler.error.js';
 export type { EventHandlersConfig, HandlerEntry, HandlerEntryOptions } from './event-handlers-config.js';
 export {
   type DefineHandlerOptions,
@@ -18,10 +24,4 @@ export {
   type IdempotentHandler,
   type IdempotentHandlerContext,
 } from './handler.js';
-export { HandlerConfigError } from './handler-config.error.js';
-export { HandlerCrashedError } from './handler-crashed.error.js';
-export { HandlerTimeoutError } from './handler-timeout.error.js';
 export { type HandlerOptions, HandlersBuilder, handlers } from './handlers-builder.js';
-export { NonRetryableError } from './non-retryable.error.js';
-export { ThrownValueError } from './thrown-value.error.js';
-export { UnknownHandlerError } from './unknown-handler.error.js';

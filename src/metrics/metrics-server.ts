@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { describeError, type Logger } from '../support/logger.js';
-import { MetricsServerError } from './metrics-server.error.js';
+import { MetricsServerError } from './errors/metrics-server.error.js';
 
 /** Where a worker serves its metrics (`startWorker({ metrics })`). */
 export interface MetricsServerOptions {
