@@ -1,3 +1,7 @@
+/**
+ * `commitbus/memory`: the in-process adapter and its stores (the embedded default).
+ * @module commitbus/memory
+ */
 export { MemoryBatchStore } from './memory.batch-store.js';
 export { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 export { MemoryEventLog } from './memory.event-log.js';

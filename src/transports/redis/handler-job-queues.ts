@@ -14,7 +14,7 @@ const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-chil
  * handler and event, and re-driven dead letters) and `<name>-retry` (sync
  * chains to run again). Work given up goes to the dead-letter store and its
  * job completes; a failed set fills only if the store could not be written.
- * Job ids are mapped to ones BullMQ accepts ({@link bullmqJobId}).
+ * Job ids are mapped to ones BullMQ accepts (`bullmqJobId`).
  */
 export class HandlerJobQueues implements HandlerJobQueue {
   /** Async handler jobs. */
