@@ -203,10 +203,15 @@ describe('the subpath exports', () => {
 
   it('are mapped in package.json to the built index of each', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
-      exports: Record<string, { types: string; import: string }>;
+      exports: Record<string, { types: string; import: string } | string>;
     };
+    // `./package.json` maps to itself, so tools can read the version.
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+    const entries = Object.entries(pkg.exports).flatMap(([path, target]) =>
+      typeof target === 'string' ? [] : [[path, target] as const],
+    );
     const sources = Object.fromEntries(
-      Object.entries(pkg.exports).map(([path, target]) => [
+      entries.map(([path, target]) => [
         path,
         target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'),
       ]),
@@ -219,7 +224,7 @@ describe('the subpath exports', () => {
       './memory': 'src/transports/memory/index.ts',
       './router': 'src/bus/router.ts',
     });
-    for (const [path, target] of Object.entries(pkg.exports)) {
+    for (const [path, target] of entries) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
     }
   });
