@@ -203,7 +203,7 @@ describe('the subpath exports', () => {
 
   it('are mapped in package.json to the built index of each', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
-      exports: Record<string, { types: string; import: string } | string>;
+      exports: Record<string, { types: string; import: string; default: string } | string>;
     };
     // `./package.json` maps to itself, so tools can read the version.
     expect(pkg.exports['./package.json']).toBe('./package.json');
@@ -226,6 +226,8 @@ describe('the subpath exports', () => {
     });
     for (const [path, target] of entries) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
+      // The same ES module for require() (Node >= 20.19 loads ES modules through it).
+      expect(target.default, path).toBe(target.import);
     }
   });
 });
