@@ -4,6 +4,7 @@
  * `commitbus/testing`, the router's parts at `commitbus/router`, the event store's at
  * `commitbus/event-store`. `test/package-root.test.ts` pins this list: adding a
  * name is a deliberate change (and a line in README's API section).
+ * @module commitbus
  */
 import 'reflect-metadata';
 

@@ -34,4 +34,5 @@ it('npm run demo on the embedded default shows records, handlers and the event-s
   expect(line('event store version:')).toBe('event store version:   v4, halted: no');
   expect(line('outbox rows left:')).toBe('outbox rows left:      0');
   expect(line('dead letters:')).toBe('dead letters:          0');
+  expect(line('left behind:')).toBe('left behind: nothing (SQLite in memory, in-process bus)');
 }, 70_000);

@@ -243,11 +243,12 @@ describe('the subpath exports', () => {
 
   it('are mapped in package.json to the built index of each', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
-      exports: Record<string, { types: string; import: string } | string>;
+      exports: Record<string, { types: string; import: string; default: string } | string>;
     };
-    // './package.json' maps to itself (a string); the entries are the objects.
-    const entries = Object.entries(pkg.exports).filter(
-      (entry): entry is [string, { types: string; import: string }] => typeof entry[1] !== 'string',
+    // `./package.json` maps to itself, so tools can read the version.
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+    const entries = Object.entries(pkg.exports).flatMap(([path, target]) =>
+      typeof target === 'string' ? [] : [[path, target] as const],
     );
     const sources = Object.fromEntries(
       entries.map(([path, target]) => [
@@ -266,6 +267,8 @@ describe('the subpath exports', () => {
     });
     for (const [path, target] of entries) {
       expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
+      // The same ES module for require() (Node >= 20.19 loads ES modules through it).
+      expect(target.default, path).toBe(target.import);
     }
   });
 });

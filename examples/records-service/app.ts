@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import {
+  type CommitbusConfig,
   createEventBus,
   createEventStore,
   type Event,
@@ -16,6 +17,20 @@ import { eventHandlers } from './handlers.js';
 import { RecordService } from './record.service.js';
 import { VIEW_MODELS } from './views.js';
 
+/** The PostgreSQL schema the example's tables go in (`DEMO_PG_SCHEMA` names another). */
+export function demoSchema(env: NodeJS.ProcessEnv = process.env): string {
+  const schema = env.DEMO_PG_SCHEMA ?? 'commitbus_demo';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`DEMO_PG_SCHEMA must be a lower-case SQL identifier, got "${schema}"`);
+  }
+  return schema;
+}
+
+/** The example's bus configuration: from the environment, its keys under `commitbus-demo` by default. */
+export function demoConfig(env: NodeJS.ProcessEnv = process.env): CommitbusConfig {
+  return loadConfigFromEnv(env, { prefix: env.COMMITBUS_PREFIX ?? 'commitbus-demo' });
+}
+
 /** The example's wiring: database, bus, service. */
 export interface App {
   readonly dataSource: DataSource;
@@ -28,24 +43,28 @@ export interface App {
 
 /**
  * Builds the app from the environment: PostgreSQL when `DATABASE_URL` is set
- * (else SQLite in memory), Redis + BullMQ when `REDIS_URL` is set (else the
- * in-process transport).
+ * (its tables in the schema {@link demoSchema}, created if missing; else SQLite
+ * in memory), Redis + BullMQ when `REDIS_URL` is set (else the in-process
+ * transport).
  */
 export async function createApp(
   env: NodeJS.ProcessEnv = process.env,
   onPublished?: (events: readonly Event[]) => void,
 ): Promise<App> {
+  const schema = demoSchema(env);
   const dataSource = new DataSource(
     env.DATABASE_URL
-      ? { type: 'postgres', url: env.DATABASE_URL, entities: ENTITIES, synchronize: true }
-      : { type: 'better-sqlite3', database: ':memory:', entities: ENTITIES, synchronize: true },
+      ? { type: 'postgres', url: env.DATABASE_URL, schema, entities: ENTITIES }
+      : { type: 'better-sqlite3', database: ':memory:', entities: ENTITIES },
   );
   await dataSource.initialize();
+  if (env.DATABASE_URL) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await dataSource.synchronize();
   const bus = createEventBus({
     events: EVENTS,
     handlers: eventHandlers(dataSource),
     dataSource,
-    config: loadConfigFromEnv(env, { prefix: env.COMMITBUS_PREFIX ?? 'commitbus-demo' }),
+    config: demoConfig(env),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });

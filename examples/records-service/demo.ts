@@ -1,14 +1,18 @@
 // `npm run demo`: the records service end to end. Without environment it runs
 // on SQLite in memory and the in-process bus; with REDIS_URL and DATABASE_URL
-// it runs on Redis + PostgreSQL, with the worker as a separate process.
+// it runs on Redis + PostgreSQL, with the worker as a separate process, and
+// removes what it created there (its schema and Redis keys) before and after.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import { removeDemoData } from './cleanup.js';
 import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
 import { POPULAR_AT, PopularRecord, RecordViews } from './views.js';
 
 const log = (line: string) => console.log(line);
+// A run that was stopped half-way left its schema and keys: start from none.
+await removeDemoData();
 const app = await createApp(process.env, (events) => {
   for (const e of events) log(`  published  ${e.handlingKey.padEnd(15)} ${e.id}`);
 });
@@ -20,12 +24,6 @@ log(
 
 let child: ChildProcess | undefined;
 if (onRedis) {
-  await dataSource.getRepository(Record).clear();
-  for (const entity of [Notification, SearchIndexEntry, EventMetric, RecordViews, PopularRecord])
-    await dataSource.getRepository(entity).clear();
-  // The event store starts empty too: its history and versions.
-  await dataSource.query('DELETE FROM commitbus_es_events');
-  await dataSource.query('DELETE FROM commitbus_es_state');
   child = fork(fileURLToPath(new URL('./worker.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
   });
@@ -117,3 +115,9 @@ if (child !== undefined) {
   await once(child, 'exit');
 }
 await app.close();
+const removed = await removeDemoData();
+log(
+  removed.schema === undefined && removed.keys === 0
+    ? '\nleft behind: nothing (SQLite in memory, in-process bus)'
+    : `\nremoved what the demo created: ${removed.schema === undefined ? '' : `schema ${removed.schema}, `}${removed.keys} Redis keys under ${removed.prefix}`,
+);

@@ -1,5 +1,6 @@
 // A worker process: handles the example's events until SIGINT/SIGTERM.
-// Run it with REDIS_URL and DATABASE_URL set: `npx tsx examples/records-service/worker.ts`.
+// Run it with REDIS_URL and DATABASE_URL set: `npm run worker`, which execs
+// `node --import tsx examples/records-service/worker.ts` so SIGTERM reaches it.
 import { createApp } from './app.js';
 
 const app = await createApp();

@@ -80,7 +80,7 @@ export interface BusStatus {
   readonly halted: {
     /** Halted lanes. */
     readonly count: number;
-    /** The oldest few (at most {@link BUS_STATUS_HALTED_SHOWN}). */
+    /** The oldest few (at most `BUS_STATUS_HALTED_SHOWN`, 10). */
     readonly first: readonly HaltedKeyStatus[];
   };
   /** Pauses and blocks in force, oldest first. */

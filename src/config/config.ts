@@ -14,7 +14,7 @@ export type OrderingMode = 'auto' | 'on' | 'off';
 
 /**
  * Every option of commitbus, with its default. Pass a partial object to
- * {@link resolveConfig} (or to `createEventBus`) and the rest is filled in from
+ * `resolveConfig` (or to `createEventBus`) and the rest is filled in from
  * {@link DEFAULT_CONFIG}.
  */
 export interface CommitbusConfig {

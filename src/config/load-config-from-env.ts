@@ -38,7 +38,7 @@ export const CONFIG_ENV_VARS = {
 } as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
 
 /**
- * Reads the options named in {@link CONFIG_ENV_VARS} from the environment, on
+ * Reads the options named in `CONFIG_ENV_VARS` from the environment, on
  * top of `overrides` and the defaults. `REDIS_CLUSTER_NODES` lists cluster
  * nodes separated by commas. When `REDIS_URL` or `REDIS_CLUSTER_NODES` is set
  * and `COMMITBUS_TRANSPORT` is not, the transport is `bullmq`.

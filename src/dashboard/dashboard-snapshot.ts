@@ -56,7 +56,7 @@ export interface DashboardSnapshot {
   readonly queues: readonly QueueView[];
   /** How many dead letters there are. */
   readonly deadLetterCount: number;
-  /** The oldest {@link DEAD_LETTERS_SHOWN} dead letters. */
+  /** The oldest (`DEAD_LETTERS_SHOWN`) dead letters. */
   readonly deadLetters: readonly DeadLetter[];
   /** Order keys halted by a handler that gave up. */
   readonly halted: readonly HaltedKey[];

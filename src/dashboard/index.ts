@@ -1,6 +1,7 @@
 /**
  * `commitbus/dashboard`: the operations dashboard (a page, a JSON API and
  * bull-board for the BullMQ queues).
+ * @module commitbus/dashboard
  */
 
 export type {

@@ -39,7 +39,7 @@ export interface DeadLetterStore {
   /** One letter, or `undefined`; throws {@link CorruptDeadLetterError} when it cannot be read. */
   get(id: string): Promise<DeadLetter | undefined>;
   /**
-   * Removes letters; returns how many were removed. A {@link DeadLetterVersion}
+   * Removes letters; returns how many were removed. A `DeadLetterVersion`
    * is removed only if the stored letter still has its `deadAt`.
    */
   remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number>;

@@ -291,7 +291,7 @@ export class EventStore implements DispatchTarget {
     return this.read((manager) => pruneHistory(this.queue, manager, options));
   }
 
-  /** Rebuilds models from history as the writer (see {@link replayModels}). */
+  /** Rebuilds models from history as the writer (see `replayModels`). */
   async replay(options: ReplayOptions = {}): Promise<ReplayReport> {
     this.open();
     await this.init();

@@ -1,3 +1,7 @@
+/**
+ * `commitbus/event-store`: the event store's tables, migration, other errors, defaults and types.
+ * @module commitbus/event-store
+ */
 export type { DispatchTarget } from './dispatch.op.js';
 export { DispatchOp } from './dispatch.op.js';
 export { ApplyResultError } from './errors/apply-result.error.js';

@@ -9,7 +9,7 @@ export interface EventPublisher {
   /**
    * Appends events, in order, in one round trip, and makes sure a worker will
    * take them. Drops ids accepted within `dedupeWindowMs`; holds delayed
-   * events back until {@link EventPublisher.releaseDue} finds them due.
+   * events back until `EventPublisher.releaseDue` finds them due.
    */
   publish(events: readonly OutgoingEvent[]): Promise<AppendResult>;
   /** Moves up to `limit` due delayed events to the workers; resolves to how many. */

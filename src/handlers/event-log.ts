@@ -27,7 +27,7 @@ export interface EventLog {
   /**
    * Appends events, in order, in one round trip. Drops an id accepted within
    * the dedupe window; holds an event with a future `deliverAt` back until
-   * {@link EventLog.releaseDue} finds it due.
+   * `EventLog.releaseDue` finds it due.
    */
   append(events: readonly OutgoingEvent[]): Promise<AppendResult>;
   /** Moves up to `limit` delayed events that are due into the log; resolves to how many. */

@@ -1,3 +1,7 @@
+/**
+ * `commitbus/memory`: the in-process adapter and its stores (the embedded default).
+ * @module commitbus/memory
+ */
 export { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
 export { MemoryBatchStore } from './memory.batch-store.js';
 export { MemoryDeadLetterStore } from './memory.dead-letter-store.js';

@@ -15,7 +15,7 @@ interface Stored {
 }
 
 /**
- * {@link DeadLetterStore} in this process's memory, with the Redis store's
+ * `DeadLetterStore` in this process's memory, with the Redis store's
  * semantics: letters are stored encoded, so what comes back is a copy.
  */
 export class MemoryDeadLetterStore implements DeadLetterStore {

@@ -10,7 +10,7 @@ interface Pending {
   deliveries: number;
 }
 
-/** {@link EventLog} in this process's memory, with the Redis stream's semantics. */
+/** `EventLog` in this process's memory, with the Redis stream's semantics. */
 export class MemoryEventLog implements EventLog {
   private nextId = 1;
   private waiting: LogEntry[] = [];

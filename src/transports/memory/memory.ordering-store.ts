@@ -47,7 +47,7 @@ interface Lane {
 }
 
 /**
- * {@link OrderingStore} in this process's memory, with the semantics of the
+ * `OrderingStore` in this process's memory, with the semantics of the
  * Redis scripts (`ordered-steps.lua`): each method runs without awaiting, so
  * it is atomic here.
  */

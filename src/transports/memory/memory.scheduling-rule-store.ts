@@ -5,7 +5,7 @@ import type { RuleKind, RuleTarget, SchedulingRule } from '../../scheduling/sche
 import type { SchedulingRuleStore } from '../../scheduling/scheduling-rule-store.js';
 
 /**
- * {@link SchedulingRuleStore} in this process's memory, shared by every bus
+ * `SchedulingRuleStore` in this process's memory, shared by every bus
  * built on the same memory transport. Nothing survives a restart.
  */
 export class MemorySchedulingRuleStore implements SchedulingRuleStore {

@@ -22,7 +22,7 @@ const COUNT_PAGE = 1_000;
  * handler and event, and re-driven dead letters) and `<name>-retry` (sync
  * chains to run again). Work given up goes to the dead-letter store and its
  * job completes; a failed set fills only if the store could not be written.
- * Job ids are mapped to ones BullMQ accepts ({@link bullmqJobId}).
+ * Job ids are mapped to ones BullMQ accepts (`bullmqJobId`).
  */
 export class HandlerJobQueues implements HandlerJobQueue {
   /** Async handler jobs. */

@@ -1,3 +1,8 @@
+/**
+ * `commitbus/redis`: the Redis + BullMQ adapter and its stores, for tools that work on a
+ * bus's storage directly.
+ * @module commitbus/redis
+ */
 export { BullmqTransport } from './bullmq.transport.js';
 export { UnexpectedRedisReplyError } from './errors/unexpected-redis-reply.error.js';
 export { HandlerJobQueues } from './handler-job-queues.js';

@@ -18,7 +18,7 @@ type StreamEntry = [id: string, fields: string[] | null];
 const CLAIM_MAX_LOOKS = 100;
 
 /**
- * {@link EventLog} on a Redis stream with one consumer group. Ordered events
+ * `EventLog` on a Redis stream with one consumer group. Ordered events
  * go to their lanes instead (the same script call; see `ordered-steps.lua`). Drains read with
  * XREADGROUP, so each entry goes to one drain; handled entries are XACKed and
  * XDELed, so the stream holds exactly the events not yet handled. Delayed

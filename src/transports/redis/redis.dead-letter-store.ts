@@ -15,7 +15,7 @@ import type { RedisClient } from './redis-client.js';
 const CHUNK = 500;
 
 /**
- * {@link DeadLetterStore} on Redis: each letter's JSON in a hash under its id,
+ * `DeadLetterStore` on Redis: each letter's JSON in a hash under its id,
  * and the ids in a sorted set by `deadAt` for listing oldest first. Both keys
  * live under the bus's prefix (see {@link QueueNames}).
  */

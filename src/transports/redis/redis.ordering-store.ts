@@ -14,10 +14,10 @@ import type { RedisClient } from './redis-client.js';
 const RECOVER_LIMIT = 1_000;
 
 /**
- * {@link OrderingStore} on Redis: lanes, ownership and worker leases under
+ * `OrderingStore` on Redis: lanes, ownership and worker leases under
  * `{<prefix>:<name>}:ord:`, every change one Lua script (`ordered-*.lua`, whose
  * header lists the keys and the invariants). Keys are built here (see
- * {@link LaneKeys}) and passed as KEYS, all under the bus's hash tag.
+ * `LaneKeys`) and passed as KEYS, all under the bus's hash tag.
  */
 export class RedisOrderingStore implements OrderingStore {
   private readonly keys: LaneKeys;

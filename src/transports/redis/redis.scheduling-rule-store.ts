@@ -15,7 +15,7 @@ const RELEASE_BATCH = 100;
 const RELEASE_LOCK_MS = 10_000;
 
 /**
- * {@link SchedulingRuleStore} on Redis, under the bus's prefix: rules in one
+ * `SchedulingRuleStore` on Redis, under the bus's prefix: rules in one
  * hash, parked work in one list per handler (plus a set of the handlers that
  * have some), dropped runs counted in a hash. Rules survive worker restarts.
  */

@@ -1,0 +1,48 @@
+// What the demo creates on Redis + PostgreSQL, removed: its schema (tables and
+// all) and its bus's Redis keys. On the embedded default there is nothing to
+// remove: SQLite in memory and the in-process bus end with the process.
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { demoConfig, demoSchema } from './app.js';
+
+/** What {@link removeDemoData} removed. */
+export interface Removed {
+  /** The PostgreSQL schema dropped, if `DATABASE_URL` is set. */
+  readonly schema: string | undefined;
+  /** How many Redis keys were deleted (the prefix's, on a single Redis). */
+  readonly keys: number;
+  /** The prefix those keys were under. */
+  readonly prefix: string;
+}
+
+/** Drops the demo's schema and deletes its Redis keys: every key under `{prefix:` or `prefix:`. */
+export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Promise<Removed> {
+  const config = demoConfig(env);
+  let schema: string | undefined;
+  if (env.DATABASE_URL) {
+    schema = demoSchema(env);
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await client.end();
+    }
+  }
+  let keys = 0;
+  if (config.transport === 'bullmq' && config.redisCluster === undefined) {
+    const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+    try {
+      for (const pattern of [`{${config.prefix}:*`, `${config.prefix}:*`]) {
+        for await (const batch of redis.scanStream({ match: pattern, count: 1_000 })) {
+          const found = batch as string[];
+          if (found.length > 0) keys += await redis.unlink(...found);
+        }
+      }
+    } finally {
+      redis.disconnect();
+    }
+  }
+  return { schema, keys, prefix: config.prefix };
+}
