@@ -3,7 +3,7 @@
  * handler's span, a re-driven handler dead letter, events a handler
  * publishes, and a `bus.publish` that fails.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +12,7 @@ import {
   EventTooLargeError,
   type TransportKind,
 } from '../src/index.js';
+import { noteIdempotentSkip } from '../src/tracing/handler-span.js';
 import { busConfigs, OUTBOX_TEST_EVENTS } from './helpers/outbox.js';
 import { Recorder } from './helpers/recorder.js';
 import { RecordCreated, RecordUpdated } from './helpers/records.js';
@@ -162,5 +163,21 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
       .filter((s) => s.attributes['messaging.message.id'] === late.id) as [ReadableSpan];
     expect(closed.status).toEqual({ code: SpanStatusCode.ERROR, message: (refused as Error).message });
     expect(exceptionsOf(closed)).toEqual([[(refused as Error).name, (refused as Error).message]]);
+  });
+});
+
+describe('an idempotent handler run marked skipped', () => {
+  it('is the span it is given, never the active one, and never once it has ended (the run timed out)', async () => {
+    const app = trace.getTracer('test-app');
+    const run = app.startSpan('run');
+    noteIdempotentSkip(run);
+    run.end();
+    const timedOut = app.startSpan('timed out');
+    timedOut.end();
+    // The guard settles with 'skipped' after the run's span ended, in a context where another span is active.
+    await tracing.inSpan('other', async () => noteIdempotentSkip(timedOut));
+
+    const skippedOf = (name: string) => tracing.named(name)[0]?.attributes['commitbus.handler.skipped'];
+    expect(['run', 'timed out', 'other'].map(skippedOf)).toEqual([true, undefined, undefined]);
   });
 });
