@@ -13,6 +13,7 @@ import {
   type TransportKind,
 } from '../src/index.js';
 import { noteIdempotentSkip } from '../src/tracing/handler-span.js';
+import { noTracerProvider } from '../src/tracing/tracer.js';
 import { busConfigs, OUTBOX_TEST_EVENTS } from './helpers/outbox.js';
 import { Recorder } from './helpers/recorder.js';
 import { RecordCreated, RecordUpdated } from './helpers/records.js';
@@ -163,6 +164,12 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
       .filter((s) => s.attributes['messaging.message.id'] === late.id) as [ReadableSpan];
     expect(closed.status).toEqual({ code: SpanStatusCode.ERROR, message: (refused as Error).message });
     expect(exceptionsOf(closed)).toEqual([[(refused as Error).name, (refused as Error).message]]);
+  });
+});
+
+describe('with a tracer provider registered', () => {
+  it("commitbus knows it, and builds its spans' attributes", () => {
+    expect(noTracerProvider()).toBe(false);
   });
 });
 

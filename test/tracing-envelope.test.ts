@@ -20,6 +20,7 @@ import { EventSerializer } from '../src/events/event-serializer.js';
 import { envelopeTraceOf } from '../src/events/trace-carrier.js';
 import { defineHandler, type EventHandlersConfig } from '../src/index.js';
 import { fromTraceCarrier, toTraceCarrier } from '../src/tracing/traceparent.js';
+import { noTracerProvider } from '../src/tracing/tracer.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import { RecordCreated } from './helpers/records.js';
 
@@ -138,6 +139,10 @@ describe('a bus with no OpenTelemetry SDK registered', () => {
     const bus = await start({});
     const event = RecordCreated.create({ recid: 'plain' });
     expect(JSON.parse(bus.encode(event).payload)).not.toHaveProperty('trace');
+  });
+
+  it('knows no provider is registered, so it builds no span attributes', () => {
+    expect(noTracerProvider()).toBe(true);
   });
 
   describe('with a context manager but no tracer provider', () => {

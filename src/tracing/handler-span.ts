@@ -11,7 +11,7 @@ import type { Event } from '../events/event.js';
 import { envelopeTraceOf } from '../events/trace-carrier.js';
 import { failSpan } from './fail-span.js';
 import { fromTraceCarrier } from './traceparent.js';
-import { MESSAGING_SYSTEM, tracer } from './tracer.js';
+import { MESSAGING_SYSTEM, noTracerProvider, tracer } from './tracer.js';
 
 /** The span of one handler run, as {@link inHandlerSpan} hands it to the run. */
 export type HandlerSpan = Pick<Span, 'isRecording' | 'setAttribute'>;
@@ -43,7 +43,7 @@ export function inHandlerSpan<T>(
   const { event } = runTrace;
   return tracer.startActiveSpan(
     `${event.handlingKey} process`,
-    { kind: SpanKind.CONSUMER, attributes: handlerAttributes(runTrace) },
+    { kind: SpanKind.CONSUMER, attributes: noTracerProvider() ? undefined : handlerAttributes(runTrace) },
     parentOf(event),
     async (span) => {
       try {
