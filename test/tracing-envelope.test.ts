@@ -7,6 +7,7 @@ import {
   context,
   createTraceState,
   INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type SpanContext,
   TraceFlags,
@@ -19,6 +20,7 @@ import { EventSerializer } from '../src/events/event-serializer.js';
 import { envelopeTraceOf } from '../src/events/trace-carrier.js';
 import { defineHandler, type EventHandlersConfig } from '../src/index.js';
 import { fromTraceCarrier, toTraceCarrier } from '../src/tracing/traceparent.js';
+import { noTracerProvider } from '../src/tracing/tracer.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import { RecordCreated } from './helpers/records.js';
 
@@ -133,17 +135,14 @@ describe('a bus with no OpenTelemetry SDK registered', () => {
     return (await buses.start({ events: [RecordCreated], handlers, config })).bus;
   };
 
-  it('writes no trace into the envelope, and its handlers run with no active span', async () => {
-    const active: unknown[] = [];
-    const handlers: EventHandlersConfig = {
-      'RECORD.CREATE': [[defineHandler('notrace.sync', () => void active.push(trace.getActiveSpan())), true]],
-    };
-    const bus = await start(handlers);
+  it('writes no trace into the envelope', async () => {
+    const bus = await start({});
     const event = RecordCreated.create({ recid: 'plain' });
     expect(JSON.parse(bus.encode(event).payload)).not.toHaveProperty('trace');
-    await bus.publish(event);
-    await bus.whenIdle();
-    expect(active).toEqual([undefined]);
+  });
+
+  it('knows no provider is registered, so it builds no span attributes', () => {
+    expect(noTracerProvider()).toBe(true);
   });
 
   describe('with a context manager but no tracer provider', () => {
@@ -160,6 +159,26 @@ describe('a bus with no OpenTelemetry SDK registered', () => {
         () => bus.encode(RecordCreated.create({ recid: 'through' })).payload,
       );
       expect(JSON.parse(payload).trace).toEqual({ traceparent: `00-${TRACE_ID}-${SPAN_ID}-01` });
+    });
+
+    it('runs the handlers of an event that carries no trace with no span context, whatever is active where it is taken', async () => {
+      const active: (SpanContext | undefined)[] = [];
+      const recordActive = () => void active.push(trace.getSpanContext(context.active()));
+      const bus = await start({
+        'RECORD.CREATE': [
+          [defineHandler('notrace.sync', recordActive), true],
+          defineHandler('notrace.async', recordActive),
+        ],
+      });
+      const event = RecordCreated.create({ recid: 'plain' });
+      const { payload } = bus.encode(event);
+      expect(JSON.parse(payload)).not.toHaveProperty('trace');
+      // Handed to the transport in another trace's context, as a relay or a re-drive might be.
+      const incoming = trace.setSpanContext(ROOT_CONTEXT, spanContext({ isRemote: true }));
+      await context.with(incoming, () => bus.transport.publish([{ id: event.id, payload }]));
+      await bus.whenIdle();
+      expect(active).toHaveLength(2);
+      for (const spanContext of active) expect(spanContext && isSpanContextValid(spanContext)).toBeFalsy();
     });
   });
 });

@@ -104,10 +104,15 @@ export class EventBus implements UnitOfWorkBus {
       rerun: (letter, event) => redriveJob(this.handlers, letter, event),
       logger: this.logger,
       enqueue: (jobs) => this.transport.jobs.enqueue(jobs),
-      // A re-driven payload's id was accepted before: publish it past the dedupe window.
+      // A re-driven payload's id was accepted before: publish it past the dedupe window,
+      // in the trace its envelope carried (no new producer span).
       publish: (events) =>
         this.publishing.publishEncoded(
-          events.map((event) => ({ id: event.id, payload: this.encode(event).payload, skipDedupe: true })),
+          events.map((event) => ({
+            id: event.id,
+            payload: this.publishing.reencode(event).payload,
+            skipDedupe: true,
+          })),
           events,
         ),
       redriveWebhooks: (letters) => webhookRedriver(this.router.batches)(letters),

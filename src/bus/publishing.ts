@@ -1,5 +1,6 @@
 import type { CommitbusConfig } from '../config/config.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
+import { withTraceWithin } from '../events/envelope-trace.js';
 import { EventTooLargeError } from '../events/errors/event-too-large.error.js';
 import { InvalidDeliveryOptionsError } from '../events/errors/invalid-delivery-options.error.js';
 import type { Event } from '../events/event.js';
@@ -14,6 +15,7 @@ import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
 import type { Logger } from '../support/logger.js';
+import { carriedTraceOf } from '../tracing/carried-trace.js';
 import { ProducerSpans } from '../tracing/producer-spans.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 
@@ -61,13 +63,15 @@ export class Publishing implements PostCommitPublisher {
 
   /**
    * Serializes an event for the transport, with its order key if it is
-   * ordered, refusing one bigger than `maxEventBytes`
+   * ordered, refusing one bigger than `maxEventBytes` without its trace
    * ({@link EventTooLargeError}), of an unregistered class, with an invalid
    * order key (`InvalidOrderKeyError`), ordered on a bus that runs no ordered
    * lanes ({@link OrderingDisabledError}), or ordered and delayed.
    * It is traced as a `create` PRODUCER span whose context the envelope
    * carries (see `tracing/producer-spans.ts`): a unit of work encodes its
-   * events when they are registered, in the context active there.
+   * events when they are registered, in the context active there. The trace
+   * never makes the event too large: when the envelope would exceed
+   * `maxEventBytes` with it, its `tracestate`, then the whole trace, is left out.
    */
   encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
     const spans = new ProducerSpans([event], 'create');
@@ -81,7 +85,17 @@ export class Publishing implements PostCommitPublisher {
     }
   }
 
-  /** {@link Publishing.encode}, the envelope carrying `trace` if given. */
+  /**
+   * {@link Publishing.encode} again for an event decoded from an envelope (a
+   * re-driven `event` or `undecodable` dead letter), with no span of its own:
+   * the new envelope carries the trace context the old one carried, so the
+   * handlers' spans stay in the trace of the span that first published it.
+   */
+  reencode(event: Event): EncodedEvent {
+    return this.encodeWith(event, undefined, carriedTraceOf(event));
+  }
+
+  /** {@link Publishing.encode}, the envelope carrying as much of `trace` (if given) as `maxEventBytes` allows. */
   private encodeWith(
     event: Event,
     delivery: DeliveryOptions | undefined,
@@ -96,12 +110,17 @@ export class Publishing implements PostCommitPublisher {
         `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
       );
     }
-    const serialized = this.deps.serializer.serialize(event, trace);
+    const { maxEventBytes } = this.deps.config;
+    const serialized = this.deps.serializer.serialize(event);
     const bytes = Buffer.byteLength(serialized.payload);
-    if (bytes > this.deps.config.maxEventBytes) {
-      throw new EventTooLargeError(serialized.key, serialized.id, bytes, this.deps.config.maxEventBytes);
+    if (bytes > maxEventBytes) {
+      throw new EventTooLargeError(serialized.key, serialized.id, bytes, maxEventBytes);
     }
-    return orderKey === undefined ? serialized : { ...serialized, orderKey };
+    const traced = {
+      ...serialized,
+      payload: withTraceWithin(serialized.payload, bytes, trace, maxEventBytes),
+    };
+    return orderKey === undefined ? traced : { ...traced, orderKey };
   }
 
   /** The order key of an event: `delivery.orderKey`, else its class's `orderBy`, else none. */

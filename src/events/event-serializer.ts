@@ -1,4 +1,5 @@
 import { plainToInstance } from 'class-transformer';
+import { withEnvelopeTrace } from './envelope-trace.js';
 import { InvalidEventIdError } from './errors/invalid-event-id.error.js';
 import { MalformedEventError } from './errors/malformed-event.error.js';
 import { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
@@ -44,7 +45,8 @@ export class EventSerializer {
    * ({@link InvalidEventIdError}), an unregistered class
    * ({@link UnknownEventTypeError}), a field JSON would change or cannot
    * carry, such as an invalid `createdAt` or NaN ({@link InvalidEventFieldError}).
-   * `trace`, if given, travels in the envelope for the handlers' spans.
+   * `trace`, if given, travels in the envelope for the handlers' spans (as
+   * its last field: see `envelope-trace.ts`).
    */
   serialize(event: Event, trace?: TraceCarrier): SerializedEvent {
     const key = event.handlingKey;
@@ -53,8 +55,8 @@ export class EventSerializer {
       throw new UnknownEventTypeError(key, this.registry.keys());
     }
     const envelope: Envelope = { v: ENVELOPE_VERSION, key, event: toTransitPlain(event) };
-    if (trace !== undefined) envelope.trace = trace;
-    return { id: event.id, key, payload: JSON.stringify(envelope) };
+    const payload = JSON.stringify(envelope);
+    return { id: event.id, key, payload: trace === undefined ? payload : withEnvelopeTrace(payload, trace) };
   }
 
   /**

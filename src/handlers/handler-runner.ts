@@ -1,7 +1,7 @@
 import type { Event } from '../events/event.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import type { Logger } from '../support/logger.js';
-import { inHandlerSpan, noteIdempotentSkip } from '../tracing/handler-span.js';
+import { type HandlerSpan, inHandlerSpan, noteIdempotentSkip } from '../tracing/handler-span.js';
 import { HandlerTimeoutError } from './errors/handler-timeout.error.js';
 import { asError } from './errors/thrown-value.error.js';
 import type { HandlerContext } from './handler.js';
@@ -29,16 +29,21 @@ export class HandlerRunner {
    * of the publisher's, active for the handler (see `tracing/handler-span.ts`).
    */
   run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
-    return inHandlerSpan({ event, handler: handler.name, attempt }, () =>
+    return inHandlerSpan({ event, handler: handler.name, attempt }, (span) =>
       runWithTimeout(
-        (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal)),
+        (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal), span),
         handler.timeoutMs,
         () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
       ),
     );
   }
 
-  private async invoke(handler: ResolvedHandler, event: Event, ctx: HandlerContext): Promise<void> {
+  private async invoke(
+    handler: ResolvedHandler,
+    event: Event,
+    ctx: HandlerContext,
+    span: HandlerSpan,
+  ): Promise<void> {
     // Wrapped at the call, so the unit of work, the timeout and the transport only ever see Errors.
     const call = async (context: HandlerContext) => {
       try {
@@ -53,7 +58,7 @@ export class HandlerRunner {
     }
     const outcome = await this.idempotency.run(event.id, handler.name, (uow) => call({ ...ctx, uow }));
     if (outcome === 'skipped') {
-      noteIdempotentSkip();
+      noteIdempotentSkip(span);
       this.logger.info(
         { eventId: event.id, handler: handler.name },
         'idempotent handler already ran for this event; skipped',

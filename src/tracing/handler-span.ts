@@ -1,9 +1,20 @@
-import { type Attributes, type Context, diag, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  diag,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  trace,
+} from '@opentelemetry/api';
 import type { Event } from '../events/event.js';
 import { envelopeTraceOf } from '../events/trace-carrier.js';
 import { failSpan } from './fail-span.js';
 import { fromTraceCarrier } from './traceparent.js';
-import { MESSAGING_SYSTEM, tracer } from './tracer.js';
+import { MESSAGING_SYSTEM, noTracerProvider, tracer } from './tracer.js';
+
+/** The span of one handler run, as {@link inHandlerSpan} hands it to the run. */
+export type HandlerSpan = Pick<Span, 'isRecording' | 'setAttribute'>;
 
 /** One handler run, as its span describes it. */
 export interface HandlerRunTrace {
@@ -23,16 +34,20 @@ export interface HandlerRunTrace {
  * outbox row, a re-driven handler dead letter); without one it is the root of
  * a new trace. A malformed trace context is ignored with a debug line on the
  * api's `diag` logger. The span records what `run` rejects with and gets an error status.
+ * `run` gets the span, to mark it later ({@link noteIdempotentSkip}).
  */
-export function inHandlerSpan<T>(runTrace: HandlerRunTrace, run: () => Promise<T>): Promise<T> {
+export function inHandlerSpan<T>(
+  runTrace: HandlerRunTrace,
+  run: (span: HandlerSpan) => Promise<T>,
+): Promise<T> {
   const { event } = runTrace;
   return tracer.startActiveSpan(
     `${event.handlingKey} process`,
-    { kind: SpanKind.CONSUMER, attributes: handlerAttributes(runTrace) },
+    { kind: SpanKind.CONSUMER, attributes: noTracerProvider() ? undefined : handlerAttributes(runTrace) },
     parentOf(event),
     async (span) => {
       try {
-        return await run();
+        return await run(span);
       } catch (error) {
         failSpan(span, error);
         throw error;
@@ -43,9 +58,12 @@ export function inHandlerSpan<T>(runTrace: HandlerRunTrace, run: () => Promise<T
   );
 }
 
-/** Marks the active handler span as a run an idempotent handler skipped (it had already run). */
-export function noteIdempotentSkip(): void {
-  trace.getActiveSpan()?.setAttribute('commitbus.handler.skipped', true);
+/**
+ * Marks `span` as the run of an idempotent handler that skipped (it had
+ * already run); nothing once the span has ended (the run timed out first).
+ */
+export function noteIdempotentSkip(span: HandlerSpan): void {
+  if (span.isRecording()) span.setAttribute('commitbus.handler.skipped', true);
 }
 
 /** The publisher's span from the envelope, as a parent context; the root context if none (or unreadable). */

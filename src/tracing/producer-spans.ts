@@ -3,7 +3,7 @@ import type { Event } from '../events/event.js';
 import type { TraceCarrier } from '../events/trace-carrier.js';
 import { failSpan } from './fail-span.js';
 import { toTraceCarrier } from './traceparent.js';
-import { MESSAGING_SYSTEM, tracer } from './tracer.js';
+import { MESSAGING_SYSTEM, noTracerProvider, tracer } from './tracer.js';
 
 /**
  * What a producer span stands for: `create` (registered in a unit of work,
@@ -23,10 +23,11 @@ export class ProducerSpans {
 
   /** Starts a span `<handling key> <operation>` for each of `events`, in the active context. */
   constructor(events: readonly Event[], operation: ProducerOperation) {
+    const off = noTracerProvider();
     this.spans = events.map((event) =>
       tracer.startSpan(`${event.handlingKey} ${operation}`, {
         kind: SpanKind.PRODUCER,
-        attributes: producerAttributes(event, operation),
+        attributes: off ? undefined : producerAttributes(event, operation),
       }),
     );
   }

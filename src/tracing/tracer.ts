@@ -1,4 +1,4 @@
-import { type Tracer, trace } from '@opentelemetry/api';
+import { ProxyTracerProvider, type Tracer, trace } from '@opentelemetry/api';
 
 /** The instrumentation scope of commitbus's spans: filter or sample on it. */
 export const COMMITBUS_TRACER_NAME = 'commitbus';
@@ -12,3 +12,18 @@ export const MESSAGING_SYSTEM = 'commitbus';
  * every span it starts is a no-op.
  */
 export const tracer: Tracer = trace.getTracer(COMMITBUS_TRACER_NAME);
+
+/** What the api's global proxy delegates to while no provider is registered. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether no tracer provider is registered, so every span {@link tracer}
+ * starts is a no-op and building its attributes would be wasted. Checked at
+ * each span (a provider may be registered at any time); `false` whenever it
+ * cannot tell (another copy of the api registered the global), so attributes
+ * are then built.
+ */
+export function noTracerProvider(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_PROVIDER;
+}
