@@ -117,10 +117,10 @@ describe('config.ordering', () => {
   });
 
   it("is read from COMMITBUS_ORDERING and must be 'auto', 'on' or 'off'", () => {
-    expect(loadConfigFromEnv({ COMMITBUS_ORDERING: 'on' }).ordering).toBe('on');
-    expect(loadConfigFromEnv({}).ordering).toBe('auto');
+    expect(loadConfigFromEnv({ COMMITBUS_ORDERING: 'on' }).ordering.mode).toBe('on');
+    expect(loadConfigFromEnv({}).ordering.mode).toBe('auto');
     expect(() => loadConfigFromEnv({ COMMITBUS_ORDERING: 'sometimes' })).toThrow(
-      'ordering must be "auto", "on" or "off", got "sometimes"',
+      'ordering.mode must be "auto", "on" or "off", got "sometimes"',
     );
   });
 });
