@@ -8,6 +8,7 @@ import { OrderingPositionsMismatchError } from '../../ordering/ordering-position
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { Closable } from '../../support/closable.js';
 import type { Logger } from '../../support/logger.js';
+import { sanitizeError } from '../../support/sanitize-error.js';
 import { TransportUnavailableError } from '../../support/transport-unavailable.error.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings } from './connection-warnings.js';
@@ -99,7 +100,8 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
 
   private unavailable(action: string, error: unknown): TransportUnavailableError {
     return new TransportUnavailableError(action, this.connections.describe(), {
-      cause: error,
+      // A copy without what ioredis keeps on its errors (a failed AUTH's password among them).
+      cause: sanitizeError(error, this.connections.secrets),
       setting: this.connections.setting,
     });
   }
