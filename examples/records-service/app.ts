@@ -45,7 +45,9 @@ export async function createApp(
     events: EVENTS,
     handlers: eventHandlers(dataSource),
     dataSource,
-    config: loadConfigFromEnv(env, { prefix: env.COMMITBUS_PREFIX ?? 'commitbus-demo' }),
+    config: loadConfigFromEnv(env, {
+      redis: { prefix: env.COMMITBUS_REDIS_PREFIX ?? env.COMMITBUS_PREFIX ?? 'commitbus-demo' },
+    }),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });
