@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRouterStores } from '../src/bus/router.js';
 import {
   ConfigError,
   createEventBus,
@@ -213,5 +214,28 @@ describe('a Redis URL written wrong', () => {
       expect((thrown as Error).message).toContain('redis.url');
       expectNoSecret(everythingShown(thrown));
     }
+  });
+});
+
+describe('a Redis URL built by hand, past resolveConfig', () => {
+  it('is refused by the Redis adapter with a masked ConfigError, not the TypeError ioredis throws with the URL', () => {
+    let thrown: unknown;
+    try {
+      createRouterStores(
+        {
+          transport: 'bullmq',
+          redisUrl: `redis://app:${WRONG}@127.0.0.1:6379`,
+          prefix: PREFIX,
+          name: 'by-hand',
+        },
+        capture(),
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toContain('redis.url "redis://***@127.0.0.1:6379" is wrong');
+    expect((thrown as Error).cause).toBeUndefined();
+    expectNoSecret(everythingShown(thrown));
   });
 });

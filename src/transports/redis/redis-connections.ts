@@ -1,8 +1,9 @@
 import { Cluster, type ClusterOptions, Redis } from 'ioredis';
 import type { CommitbusConfig } from '../../config/config.js';
+import { ConfigError } from '../../config/config-error.js';
 import { secretsOf } from '../../config/config-secrets.js';
 import { parseClusterNode } from '../../config/redis-cluster-node.js';
-import { redactRedisUrl } from '../../config/redis-url.js';
+import { redactRedisUrl, redisUrlProblem } from '../../config/redis-url.js';
 import { scrubCommandArgs } from '../../support/sanitize-error.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -31,6 +32,14 @@ export class RedisConnections {
     this.secrets = secretsOf(config);
     if (cluster === undefined) {
       const url = config.redisUrl;
+      // A configuration built by hand skips resolveConfig's check, and ioredis would throw
+      // a TypeError that carries the whole URL: refuse it here, masked, without a cause.
+      const problem = typeof url === 'string' ? redisUrlProblem(url) : 'it is not a string';
+      if (problem !== undefined) {
+        throw new ConfigError(
+          `redis.url ${JSON.stringify(redactRedisUrl(String(url)))} is wrong: ${problem}`,
+        );
+      }
       this.setting = 'REDIS_URL (redis.url)';
       this.where = () => `Redis at ${redactRedisUrl(url)}`;
       this.openOne = (maxRetriesPerRequest) => new Redis(url, { maxRetriesPerRequest });
