@@ -71,7 +71,6 @@ describe('grouped options', () => {
       'unknown option drains.maxEventz: the drains options are maxEvents, ttlMs, batchSize',
     );
     expect(() => resolveConfig({ lockDuration: 5 } as never)).toThrow('unknown option "lockDuration"');
-    expect(() => resolveConfig({ orderingLeaseMs: 5 } as never)).toThrow(ConfigError);
     expect(() => resolveConfig({ drains: 5 } as never)).toThrow('drains must be an object of drains options');
   });
 
@@ -124,6 +123,14 @@ describe('the deprecated flat names', () => {
     expect(() =>
       createEventBus({ events: TEST_EVENTS, config: { prefix: 'a', redis: { prefix: 'b' } } }),
     ).toThrow('redis.prefix is given twice');
+  });
+
+  it('include every field of a resolved configuration, so a spread copy of one still resolves', () => {
+    const logger = capture();
+    const copy = { ...resolveConfig({ ordering: { leaseMs: 7_000 } }), maxEvents: 5 };
+    const bus = createEventBus({ events: TEST_EVENTS, logger, config: copy });
+    expect(bus.config).toMatchObject({ maxEvents: 5, orderingLeaseMs: 7_000, lockDurationMs: 30_000 });
+    expect(logger.warnings.length).toBeGreaterThan(0);
   });
 
   it('are not warned about in a configuration resolveConfig or loadConfigFromEnv made', () => {

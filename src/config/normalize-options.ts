@@ -2,7 +2,7 @@ import type { CommitbusOptions } from './commitbus-options.js';
 import type { CommitbusConfig } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
-import { getPath, NEW_FLAT_FIELDS, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
+import { getPath, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
 
 /** A deprecated flat option name that was given, and where its value belongs now. */
 export interface DeprecatedOptionUse {
@@ -54,7 +54,8 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
       given[key] = value;
     } else if (GROUPS.has(key) && isGroup(key, value)) {
       given[key] = copyGroup(key, value as Record<string, unknown>);
-    } else if (key in OPTION_PATHS && (fromResolved || !NEW_FLAT_FIELDS.has(key))) {
+    } else if (key in OPTION_PATHS) {
+      // Every flat field, the two split off included: `{ ...bus.config, maxEvents: 5 }` still resolves.
       flat.set(key, OPTION_PATHS[key as keyof typeof OPTION_PATHS]);
     } else {
       throw new ConfigError(
