@@ -17,6 +17,7 @@ import {
   startRouter,
 } from '../src/index.js';
 import { createTestBus } from '../src/testing/index.js';
+import type { MemoryTransport } from '../src/transports/memory/memory.transport.js';
 import { TEST_EVENTS } from './helpers/events.js';
 
 /** A logger that keeps its warnings. */
@@ -78,6 +79,36 @@ describe('grouped options', () => {
     expect(() => resolveConfig({ ordering: { leaseMs: 200, upkeepMs: 250 } })).toThrow(
       'ordering.leaseMs (200) must exceed ordering.upkeepMs (250)',
     );
+  });
+});
+
+describe('the ordering lease', () => {
+  /** The deadline of the one worker lease a bus's worker took, minus when it was taken. */
+  async function leaseTaken(config: Parameters<typeof createEventBus>[0]['config']): Promise<number> {
+    const bus = createEventBus({ events: TEST_EVENTS, logger: capture(), config });
+    const before = Date.now();
+    const worker = await bus.startWorker({ handleSignals: false });
+    const store = (bus.transport as MemoryTransport).ordering;
+    const { leases } = await store.inspect([], []);
+    await worker.close();
+    await bus.close();
+    const [until] = [...leases.values()];
+    return (until as number) - before;
+  }
+
+  it('is ordering.leaseMs, not the handler job lock', async () => {
+    const lease = await leaseTaken({
+      ordering: { mode: 'on', leaseMs: 5_000 },
+      handlers: { lockDurationMs: 60_000 },
+    });
+    expect(lease).toBeGreaterThanOrEqual(5_000);
+    expect(lease).toBeLessThan(6_000);
+  });
+
+  it('is still the deprecated lockDurationMs when ordering.leaseMs is not given', async () => {
+    const lease = await leaseTaken({ ordering: { mode: 'on' }, lockDurationMs: 8_000 });
+    expect(lease).toBeGreaterThanOrEqual(8_000);
+    expect(lease).toBeLessThan(9_000);
   });
 });
 
