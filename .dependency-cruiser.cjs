@@ -6,6 +6,7 @@
 const ROOMS = [
   ['support'],
   ['events'],
+  ['tracing'],
   ['config'],
   ['schema'],
   ['uow'],
@@ -15,9 +16,10 @@ const ROOMS = [
   ['scheduling'],
   ['ordering'],
   ['outbox'],
-  ['router', 'event-store'],
+  ['router', 'event-store', 'metrics'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
+  ['dashboard'],
   ['cli', 'testing'],
 ];
 

@@ -1,6 +1,6 @@
 /**
  * Only what is used runs: a worker starts the ordered lanes' consumer (on
- * Redis two more connections and an upkeep call every `delayedPollMs`) only
+ * Redis two more connections and an upkeep call every `ordering.upkeepMs`) only
  * when the bus can see ordered events: a registered class with `orderBy`, or
  * `config.ordering: 'on'`. A bus without lanes refuses an `orderKey` instead of
  * stranding the event where no worker looks.

@@ -8,9 +8,12 @@ import type { Event } from '../events/event.js';
 import { EventRegistry } from '../events/event-registry.js';
 import { EventSerializer } from '../events/event-serializer.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
+import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -20,13 +23,15 @@ import { webhookRedriver } from '../router/delivery/webhook-dead-letter.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
-import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import { consoleLogger, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import type { BusStatus } from './bus-status.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
+import { readBusStatus } from './read-bus-status.js';
 import { startBusWorker } from './start-worker.js';
 import type { Transport } from './transport.js';
 
@@ -56,12 +61,13 @@ export class EventBus implements UnitOfWorkBus {
   private readonly publishing: Publishing;
   /** Whether this bus's workers run ordered lanes (`config.ordering`). */
   private readonly orderedLanes: boolean;
-  private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
+  private readonly observers: ObserverSet;
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
+  private metricsOf: BusMetrics | undefined;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -70,7 +76,8 @@ export class EventBus implements UnitOfWorkBus {
   constructor(options: EventBusOptions, transport?: Transport) {
     this.logger = options.logger ?? consoleLogger;
     this.config = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
-    this.onPublished = options.onPublished;
+    this.observers = new ObserverSet(this.logger);
+    this.observers.add(observerOf(options));
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
@@ -191,20 +198,33 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
+   * This bus's Prometheus metrics in a registry of their own (see
+   * `createBusMetrics`), built on first use and counting from then:
+   * `startWorker({ metrics: { port } })` serves them.
+   */
+  get metrics(): BusMetrics {
+    this.metricsOf ??= createBusMetrics(this);
+    return this.metricsOf;
+  }
+
+  /**
+   * Adds an observer of this process's publishing and handler runs (see
+   * {@link BusObserver}; the options' hooks are one already, metrics are
+   * another); returns the function that removes it. Workers started before
+   * see it too.
+   */
+  observe(observer: BusObserver): () => void {
+    return this.observers.add(observer);
+  }
+
+  /**
    * Told of every publish that went through: calls `onPublished`, decoding
    * relayed rows first (`events` is `undefined` for them). Subclasses that
    * record what was published override it.
    */
   protected afterPublish(outgoing: readonly OutgoingEvent[], events: readonly Event[] | undefined): void {
-    if (this.onPublished === undefined) return;
-    try {
-      this.onPublished(events ?? this.decodeAll(outgoing));
-    } catch (error) {
-      this.logger.error(
-        { error: describeError(error).message },
-        'onPublished threw; the events were published',
-      );
-    }
+    if (!this.observers.has('onPublished')) return;
+    this.observers.notify('onPublished', events ?? this.decodeAll(outgoing));
   }
 
   /** Decodes what this process can; a relayed row of a class it does not know is left out. */
@@ -232,6 +252,8 @@ export class EventBus implements UnitOfWorkBus {
         orderedLanes: this.orderedLanes,
         bus: this,
         publish: (events) => this.publish(events),
+        observer: this.observers,
+        metricsRegistry: () => this.metrics.registry,
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
@@ -257,6 +279,23 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
+   * A snapshot of the bus's work, as plain JSON: backlog, delayed events,
+   * handler jobs, parked work, dead letters, halted order keys, pauses and
+   * blocks, the same per handler, and the outbox. On Redis it covers every
+   * process of the bus; it reads every job and dead letter, so call it for
+   * operations (`commitbus status`, dashboards), not on a hot path.
+   */
+  status(): Promise<BusStatus> {
+    return readBusStatus({
+      config: this.config,
+      transport: this.transport,
+      handlerNames: this.handlers.all().map((h) => h.name),
+      halted: () => this.ordering.halted(),
+      outbox: this.outboxOf,
+    });
+  }
+
+  /**
    * Closes this process's workers, stops the outbox relay, deletes the outbox
    * rows of events already published, then closes the transport's connections.
    * Close the bus before destroying its DataSource.
@@ -268,6 +307,12 @@ export class EventBus implements UnitOfWorkBus {
     await this.routerStores?.close();
     await this.transport.close();
   }
+}
+
+/** The hooks among a bus's options, as one observer. */
+function observerOf(options: EventBusOptions): BusObserver {
+  const { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter } = options;
+  return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
 }
 
 /** Creates an event bus on the configured transport (`memory` unless told otherwise). */

@@ -1,3 +1,4 @@
+export type { BusStatus } from './bus-status.js';
 export { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from './commitbus-schema.js';
 export { createRouterStores } from './create-router-stores.js';
 export { createEventBus, EventBus } from './event-bus.js';

@@ -7,11 +7,13 @@ import type { EventSerializer } from '../events/event-serializer.js';
 import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
 import { checkOrderKey } from '../events/order-key.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { TraceCarrier } from '../events/trace-carrier.js';
 import { OrderingDisabledError } from '../ordering/ordering-disabled.error.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
 import type { Logger } from '../support/logger.js';
+import { ProducerSpans } from '../tracing/producer-spans.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 
 /** What publishing needs from the bus. */
@@ -62,8 +64,28 @@ export class Publishing implements PostCommitPublisher {
    * ({@link EventTooLargeError}), of an unregistered class, with an invalid
    * order key (`InvalidOrderKeyError`), ordered on a bus that runs no ordered
    * lanes ({@link OrderingDisabledError}), or ordered and delayed.
+   * It is traced as a `create` PRODUCER span whose context the envelope
+   * carries (see `tracing/producer-spans.ts`): a unit of work encodes its
+   * events when they are registered, in the context active there.
    */
   encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
+    const spans = new ProducerSpans([event], 'create');
+    try {
+      const encoded = this.encodeWith(event, delivery, spans.carrier(0));
+      spans.end();
+      return encoded;
+    } catch (error) {
+      spans.end(error);
+      throw error;
+    }
+  }
+
+  /** {@link Publishing.encode}, the envelope carrying `trace` if given. */
+  private encodeWith(
+    event: Event,
+    delivery: DeliveryOptions | undefined,
+    trace?: TraceCarrier,
+  ): EncodedEvent {
     const orderKey = this.orderKeyOf(event, delivery);
     if (orderKey !== undefined && !this.deps.orderedLanes) {
       throw new OrderingDisabledError(event.handlingKey, orderKey, this.deps.config.ordering);
@@ -73,7 +95,7 @@ export class Publishing implements PostCommitPublisher {
         `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
       );
     }
-    const serialized = this.deps.serializer.serialize(event);
+    const serialized = this.deps.serializer.serialize(event, trace);
     const bytes = Buffer.byteLength(serialized.payload);
     if (bytes > this.deps.config.maxEventBytes) {
       throw new EventTooLargeError(serialized.key, serialized.id, bytes, this.deps.config.maxEventBytes);
@@ -96,7 +118,8 @@ export class Publishing implements PostCommitPublisher {
   /**
    * Publishes events now, in order, in one round trip (see `EventBus.publish`).
    * Ordered events on a bus with an outbox take their positions in a short
-   * transaction, as a unit of work's do.
+   * transaction, as a unit of work's do. Each event is traced as a `publish`
+   * PRODUCER span, from encoding until the transport took it.
    */
   async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
@@ -107,11 +130,18 @@ export class Publishing implements PostCommitPublisher {
       return;
     }
     const deliverAt = deliverAtOf(options);
-    const outgoing = list.map((event) => {
-      const { id, payload, orderKey } = this.encode(event, options);
-      return toOutgoing(id, payload, { orderKey, deliverAt });
-    });
-    await this.publishEncoded(outgoing, list);
+    const spans = new ProducerSpans(list, 'publish');
+    try {
+      const outgoing = list.map((event, i) => {
+        const { id, payload, orderKey } = this.encodeWith(event, options, spans.carrier(i));
+        return toOutgoing(id, payload, { orderKey, deliverAt });
+      });
+      await this.publishEncoded(outgoing, list);
+    } catch (error) {
+      spans.end(error);
+      throw error;
+    }
+    spans.end();
   }
 
   private async publishThroughOutbox(

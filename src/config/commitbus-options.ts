@@ -2,7 +2,7 @@ import type { Cluster } from 'ioredis';
 import type { BackoffOptions } from '../support/backoff.js';
 import type {
   DrainOptions,
-  HandlerOptions,
+  HandlerRunOptions,
   IdempotencyOptions,
   OrderingMode,
   OrderingOptions,
@@ -43,7 +43,7 @@ export interface ResolvedCommitbusOptions {
   /** The drains that read the event stream. */
   drains: DrainOptions;
   /** Handler runs. */
-  handlers: HandlerOptions;
+  handlers: HandlerRunOptions;
   /** Publishing. */
   publishing: PublishingOptions;
   /** The transactional outbox. */
@@ -146,7 +146,7 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   /** The drains that read the event stream. */
   drains?: PartialGroup<DrainOptions>;
   /** Handler runs. */
-  handlers?: PartialGroup<HandlerOptions>;
+  handlers?: PartialGroup<HandlerRunOptions>;
   /** Publishing. */
   publishing?: PartialGroup<PublishingOptions>;
   /** The transactional outbox; `true`/`false` is the deprecated form of `{ enabled }`. */

@@ -10,7 +10,7 @@ export { ConfigError } from './config-error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';
 export type {
   DrainOptions,
-  HandlerOptions,
+  HandlerRunOptions,
   IdempotencyOptions,
   OrderingMode,
   OrderingOptions,

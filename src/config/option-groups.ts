@@ -81,7 +81,7 @@ export interface DrainOptions {
 }
 
 /** Handler runs: attempts, waits, limits and the lock of a handler job. */
-export interface HandlerOptions {
+export interface HandlerRunOptions {
   /**
    * How many async handler jobs one worker process runs at once.
    * @defaultValue `20`

@@ -8,6 +8,7 @@ import type { EventRegistry } from './event-registry.js';
 import { isHandlingKey } from './event-type.decorator.js';
 import { MAX_ORDER_KEY_LENGTH } from './order-key.js';
 import type { SerializedEvent } from './serialized-event.js';
+import { keepEnvelopeTrace, type TraceCarrier } from './trace-carrier.js';
 import { toTransitPlain } from './transit-check.js';
 
 const ENVELOPE_VERSION = 1;
@@ -18,6 +19,8 @@ interface Envelope {
   event: Record<string, unknown>;
   /** Written by 0.1 for ordered events (key and position); read only to check it. */
   order?: { key: string; position?: number };
+  /** The publisher's trace context; never checked here, so a malformed one cannot fail the event. */
+  trace?: unknown;
 }
 
 /** The order key and position written into an ordered event's envelope. */
@@ -41,14 +44,16 @@ export class EventSerializer {
    * ({@link InvalidEventIdError}), an unregistered class
    * ({@link UnknownEventTypeError}), a field JSON would change or cannot
    * carry, such as an invalid `createdAt` or NaN ({@link InvalidEventFieldError}).
+   * `trace`, if given, travels in the envelope for the handlers' spans.
    */
-  serialize(event: Event): SerializedEvent {
+  serialize(event: Event, trace?: TraceCarrier): SerializedEvent {
     const key = event.handlingKey;
     if (!isEventId(event.id)) throw new InvalidEventIdError(event.id);
     if (!this.registry.knows(event)) {
       throw new UnknownEventTypeError(key, this.registry.keys());
     }
     const envelope: Envelope = { v: ENVELOPE_VERSION, key, event: toTransitPlain(event) };
+    if (trace !== undefined) envelope.trace = trace;
     return { id: event.id, key, payload: JSON.stringify(envelope) };
   }
 
@@ -57,6 +62,8 @@ export class EventSerializer {
    * not an envelope this serializer could have written (among others an id,
    * handling key, `createdAt` or order that `serialize` would have refused),
    * {@link UnknownEventTypeError} for a well-formed key with no registered class.
+   * The envelope's trace context is not checked here: it is kept beside the
+   * event for the handlers' spans, which ignore a malformed one.
    */
   deserialize(payload: string): Event {
     let parsed: unknown;
@@ -78,6 +85,7 @@ export class EventSerializer {
     if (!(event.createdAt instanceof Date) || Number.isNaN(event.createdAt.getTime())) {
       throw new MalformedEventError('"createdAt" is not a valid date', payload);
     }
+    keepEnvelopeTrace(event, parsed.trace);
     return event;
   }
 }

@@ -4,6 +4,6 @@ export interface SerializedEvent {
   readonly id: string;
   /** The event's handling key. */
   readonly key: string;
-  /** The JSON envelope `{ v, key, event }` produced by `EventSerializer`. */
+  /** The JSON envelope `{ v, key, event, trace? }` produced by `EventSerializer`. */
   readonly payload: string;
 }

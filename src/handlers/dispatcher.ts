@@ -89,8 +89,20 @@ export class Dispatcher {
           attempt: next.attempt,
           failures: next.failures,
         });
+        this.pipeline.observer.notify('onParked', {
+          event,
+          handler: next.handler.name,
+          attempt: next.attempt,
+        });
         return { jobs, deadLetters };
       case 'retry':
+        this.pipeline.observer.notify('onRetry', {
+          event,
+          handler: next.handler.name,
+          attempt: next.attempt,
+          delayMs: next.delayMs,
+          error: next.error,
+        });
         if (next.handler.name === own) return { jobs, deadLetters, again: next };
         jobs.push(retryJob(event.id, payload, next));
         return { jobs, deadLetters };

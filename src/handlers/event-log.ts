@@ -48,6 +48,8 @@ export interface EventLog {
   ack(entryIds: readonly string[]): Promise<void>;
   /** Entries not yet acknowledged (waiting or being handled). */
   backlog(): Promise<number>;
+  /** When the oldest entry not yet acknowledged was appended, or undefined when there is none. */
+  oldestAt(): Promise<Date | undefined>;
   /** Forgets a consumer that has nothing pending. */
   removeConsumer(consumer: string): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { HandlerJob } from './handler-job.js';
+import type { HandlerJobCounts } from './handler-job-counts.js';
 
 /**
  * The port of handler jobs: async handler runs, sync-chain retries and
@@ -9,4 +10,6 @@ export interface HandlerJobQueue {
   enqueue(jobs: readonly HandlerJob[]): Promise<void>;
   /** Whether any job is waiting, delayed or running. */
   hasUnfinished(): Promise<boolean>;
+  /** Jobs not finished, by state and by handler (reads every job: for status pages, not hot paths). */
+  counts(): Promise<HandlerJobCounts>;
 }

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
 import type { Logger } from '../support/logger.js';
+import { inHandlerSpan, noteIdempotentSkip } from '../tracing/handler-span.js';
 import type { HandlerContext } from './handler.js';
 import type { ResolvedHandler } from './handler-table.js';
 import { HandlerTimeoutError } from './handler-timeout.error.js';
@@ -24,13 +25,16 @@ export class HandlerRunner {
    * Runs `handler` for `event` as its attempt `attempt`. Rejects with what the
    * handler threw (a value that is not an `Error` wrapped in
    * `ThrownValueError`), or {@link HandlerTimeoutError} when it does not
-   * settle within its `timeoutMs`.
+   * settle within its `timeoutMs`. The run is traced: a CONSUMER span, child
+   * of the publisher's, active for the handler (see `tracing/handler-span.ts`).
    */
   run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
-    return runWithTimeout(
-      (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal)),
-      handler.timeoutMs,
-      () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
+    return inHandlerSpan({ event, handler: handler.name, attempt }, () =>
+      runWithTimeout(
+        (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal)),
+        handler.timeoutMs,
+        () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
+      ),
     );
   }
 
@@ -49,6 +53,7 @@ export class HandlerRunner {
     }
     const outcome = await this.idempotency.run(event.id, handler.name, (uow) => call({ ...ctx, uow }));
     if (outcome === 'skipped') {
+      noteIdempotentSkip();
       this.logger.info(
         { eventId: event.id, handler: handler.name },
         'idempotent handler already ran for this event; skipped',

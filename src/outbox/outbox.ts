@@ -233,6 +233,16 @@ export class Outbox {
   async pending(): Promise<number> {
     return this.dataSource.getRepository(OutboxRecordEntity).count();
   }
+
+  /** When the oldest row was written, or undefined when the outbox is empty. */
+  async oldestAt(): Promise<Date | undefined> {
+    const row = await this.dataSource
+      .getRepository(OutboxRecordEntity)
+      .createQueryBuilder('row')
+      .select('MIN(row.createdAt)', 'oldest')
+      .getRawOne<{ oldest: string | number | null }>();
+    return row?.oldest === null || row?.oldest === undefined ? undefined : new Date(Number(row.oldest));
+  }
 }
 
 /** An outbox row as the transport takes it. */

@@ -1,4 +1,5 @@
 import type { HandlerJob } from '../../handlers/handler-job.js';
+import { type JobState, jobStateOf } from '../../handlers/handler-job-counts.js';
 import { backoffDelay } from '../../support/backoff.js';
 
 interface Ready {
@@ -15,7 +16,8 @@ export type MemoryJobProcessor = (
 
 /** Runs {@link HandlerJob}s in this process with BullMQ's semantics: ids, delays, attempts, backoff. */
 export class MemoryJobRunner {
-  private readonly live = new Set<string>();
+  /** Jobs waiting, delayed or running, by id. */
+  private readonly live = new Map<string, JobState>();
   private readonly ready: Ready[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private running = 0;
@@ -36,7 +38,7 @@ export class MemoryJobRunner {
   add(jobs: readonly HandlerJob[]): void {
     for (const job of jobs) {
       if (this.live.has(job.jobId)) continue;
-      this.live.add(job.jobId);
+      this.live.set(job.jobId, jobStateOf(job, 0, false));
       this.schedule({ job, attemptsMade: 0 }, job.delayMs);
     }
   }
@@ -44,6 +46,11 @@ export class MemoryJobRunner {
   /** No job waiting, delayed or running. */
   isIdle(): boolean {
     return this.live.size === 0;
+  }
+
+  /** Every job waiting, delayed or running. */
+  states(): Iterable<JobState> {
+    return this.live.values();
   }
 
   /** Drops delayed and waiting jobs and lets running ones finish. */
@@ -76,6 +83,7 @@ export class MemoryJobRunner {
 
   private async run({ job, attemptsMade }: Ready): Promise<void> {
     this.running++;
+    this.live.set(job.jobId, jobStateOf(job, attemptsMade, true));
     let current = job;
     try {
       await this.process(job, attemptsMade, (saved) => {
@@ -85,6 +93,7 @@ export class MemoryJobRunner {
     } catch (error) {
       const made = attemptsMade + 1;
       if (made < job.attempts && !this.closed) {
+        this.live.set(job.jobId, jobStateOf(job, made, false));
         this.schedule({ job: current, attemptsMade: made }, backoffDelay(job.backoff, made));
       } else {
         this.live.delete(job.jobId);

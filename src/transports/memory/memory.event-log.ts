@@ -15,6 +15,8 @@ export class MemoryEventLog implements EventLog {
   private nextId = 1;
   private waiting: LogEntry[] = [];
   private readonly pending = new Map<string, Pending>();
+  /** When each entry not yet acknowledged was appended, oldest first (ids only grow). */
+  private readonly appendedAt = new Map<string, number>();
   private readonly wakeups = new Wakeups();
   /** Accepted ids and when they may be accepted again. */
   private readonly seen = new Map<string, number>();
@@ -59,7 +61,7 @@ export class MemoryEventLog implements EventLog {
         else this.delayedEvents.splice(index, 0, item);
         delayed++;
       } else {
-        this.waiting.push({ entryId: String(this.nextId++), payload: event.payload });
+        this.push(event.payload, now);
         appended++;
       }
     }
@@ -79,12 +81,16 @@ export class MemoryEventLog implements EventLog {
       due++;
     }
     if (due === 0) return 0;
-    for (const { payload } of this.delayedEvents.splice(0, due)) {
-      this.waiting.push({ entryId: String(this.nextId++), payload });
-    }
+    for (const { payload } of this.delayedEvents.splice(0, due)) this.push(payload, now);
     this.wakeAll();
     this.onChange();
     return due;
+  }
+
+  private push(payload: string, now: number): void {
+    const entryId = String(this.nextId++);
+    this.waiting.push({ entryId, payload });
+    this.appendedAt.set(entryId, now);
   }
 
   async delayed(): Promise<number> {
@@ -127,12 +133,20 @@ export class MemoryEventLog implements EventLog {
   }
 
   async ack(entryIds: readonly string[]): Promise<void> {
-    for (const id of entryIds) this.pending.delete(id);
+    for (const id of entryIds) {
+      this.pending.delete(id);
+      this.appendedAt.delete(id);
+    }
     this.onChange();
   }
 
   async backlog(): Promise<number> {
     return this.waiting.length + this.pending.size;
+  }
+
+  async oldestAt(): Promise<Date | undefined> {
+    for (const at of this.appendedAt.values()) return new Date(at);
+    return undefined;
   }
 
   async removeConsumer(): Promise<void> {}

@@ -3,6 +3,7 @@ import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
+import { countJobs, jobStateOf } from '../../handlers/handler-job-counts.js';
 import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
@@ -50,6 +51,11 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
       this.notify();
     },
     hasUnfinished: async () => this.parked.length > 0 || !(this.worker?.runner.isIdle() ?? true),
+    counts: async () =>
+      countJobs([
+        ...this.parked.map((job) => jobStateOf(job, 0, false)),
+        ...(this.worker?.runner.states() ?? []),
+      ]),
   };
   private worker: Running | undefined;
   private readonly idleWaiters = new Set<() => void>();

@@ -85,6 +85,15 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     this.ordering = new RedisOrderingStore(this.redis, this.names.ordering);
   }
 
+  /**
+   * The bus's BullMQ queues: drain jobs, async handler jobs, sync-chain
+   * retries (for a queue UI such as bull-board; `commitbus/dashboard` mounts
+   * them). Closed with the transport.
+   */
+  get bullmqQueues(): readonly Queue[] {
+    return [this.drainQueue, this.jobs.async, this.jobs.retry];
+  }
+
   workerOrdering(): WorkerOrdering {
     // Both connections wait out Redis outages, as the worker's others do.
     const client = this.connections.open(null);

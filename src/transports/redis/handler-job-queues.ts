@@ -1,5 +1,11 @@
-import { Queue } from 'bullmq';
+import { type JobType, Queue } from 'bullmq';
 import type { HandlerJob } from '../../handlers/handler-job.js';
+import {
+  countJobs,
+  type HandlerJobCounts,
+  type JobState,
+  jobStateOf,
+} from '../../handlers/handler-job-counts.js';
 import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
 import type { HandlerJobData } from '../../handlers/process-handler-job.js';
 import { bullmqJobId } from './bullmq-job-id.js';
@@ -8,6 +14,8 @@ import type { RedisClient } from './redis-client.js';
 import { isRedisOutage } from './redis-outage.js';
 
 const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+// Jobs read per call while counting: bounds each reply, however many jobs wait.
+const COUNT_PAGE = 1_000;
 
 /**
  * The two BullMQ queues of handler work: `<name>-async` (one job per async
@@ -86,8 +94,38 @@ export class HandlerJobQueues implements HandlerJobQueue {
     return false;
   }
 
+  /** Reads every unfinished job of both queues, a page at a time, and counts them by state and handler. */
+  async counts(): Promise<HandlerJobCounts> {
+    const states: JobState[] = [];
+    for (const queue of [this.async, this.retry]) {
+      for (const type of UNFINISHED) {
+        for await (const job of jobsOf(queue, type)) {
+          const data = job.data as Partial<HandlerJobData>;
+          const kind = queue === this.retry ? 'retry' : 'async';
+          const handler = data.handler ?? job.name;
+          states.push(
+            jobStateOf(
+              { kind, handler, firstAttempt: data.firstAttempt },
+              job.attemptsMade,
+              type === 'active',
+            ),
+          );
+        }
+      }
+    }
+    return countJobs(states);
+  }
+
   /** Closes both queues (the shared connection stays open). */
   async close(): Promise<void> {
     await Promise.all([this.async.close(), this.retry.close()]);
+  }
+}
+
+async function* jobsOf(queue: Queue, type: JobType) {
+  for (let start = 0; ; start += COUNT_PAGE) {
+    const page = await queue.getJobs([type], start, start + COUNT_PAGE - 1, true);
+    yield* page.filter((job) => job !== undefined && job !== null);
+    if (page.length < COUNT_PAGE) return;
   }
 }

@@ -155,6 +155,12 @@ export class RedisStreamEventLog implements EventLog {
     return this.client.xlen(this.streamKey);
   }
 
+  /** From the oldest stream id: Redis numbers entries by the ms they were added in. */
+  async oldestAt(): Promise<Date | undefined> {
+    const [first] = (await this.client.xrange(this.streamKey, '-', '+', 'COUNT', 1)) as StreamEntry[];
+    return first === undefined ? undefined : new Date(Number(first[0].split('-')[0]));
+  }
+
   async removeConsumer(consumer: string): Promise<void> {
     const pending = (await this.client.xpending(
       this.streamKey,

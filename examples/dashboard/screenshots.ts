@@ -1,0 +1,191 @@
+/**
+ * Starts a demo bus on Redis with some of everything the dashboard shows
+ * (dead letters, a halted order key, a pause, router subscribers with queued
+ * events, a halted event store), opens the dashboard in headless Chromium
+ * and saves the README's screenshots to docs/images/dashboard-*.png.
+ *
+ *   npx tsx examples/dashboard/screenshots.ts
+ *
+ * Needs Redis on REDIS_URL (default redis://127.0.0.1:6379) and Chromium at
+ * CHROMIUM_PATH (default /usr/bin/chromium); deletes its keys when done.
+ */
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { chromium } from 'playwright-core';
+import { DataSource, EntitySchema } from 'typeorm';
+import { startDashboard } from '../../src/dashboard/index.js';
+import {
+  COMMITBUS_ENTITIES,
+  createEventBus,
+  createEventStore,
+  defineHandler,
+  defineModel,
+  Event,
+  EventType,
+  type StoreEvent,
+  silentLogger,
+} from '../../src/index.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = 'commitbus-screenshots';
+const OUT = join(import.meta.dirname, '../../docs/images');
+
+@EventType('ORDER.PLACE')
+class OrderPlaced extends Event {
+  orderId!: string;
+  email!: string;
+}
+
+@EventType('PAYMENT.CAPTURE', { orderBy: (e: PaymentCaptured) => `account:${e.account}` })
+class PaymentCaptured extends Event {
+  account!: string;
+  cents!: number;
+}
+
+const sendEmail = defineHandler<OrderPlaced>('emails.send', (event) => {
+  throw new Error(`SMTP 421: mail.example.org refused ${event.email}`);
+});
+const createInvoice = defineHandler<OrderPlaced>('invoices.create', () => {});
+const postLedger = defineHandler<PaymentCaptured>('ledger.post', (event) => {
+  if (event.account === 'acme') throw new Error('ledger account acme is closed');
+});
+
+interface Stock {
+  sku: string;
+  qty: number;
+}
+const StockEntity = new EntitySchema<Stock>({
+  name: 'DemoStock',
+  tableName: 'demo_stock',
+  columns: { sku: { type: 'varchar', length: 64, primary: true }, qty: { type: 'integer' } },
+});
+const stock = defineModel<Stock>({
+  name: 'stock',
+  entity: StockEntity,
+  reducers: {
+    'STOCK.ADD': (event: StoreEvent<Stock>) => ({ sav: [event.data] }),
+    'STOCK.REMOVE': (event: StoreEvent<Stock>) => {
+      throw new Error(`cannot remove ${event.data.qty} of ${event.data.sku}: only 2 in stock`);
+    },
+  },
+});
+
+async function deleteKeys(redis: Redis): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `{${PREFIX}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+async function main(): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  await deleteKeys(redis);
+  const bus = createEventBus({
+    events: [OrderPlaced, PaymentCaptured],
+    handlers: {
+      'ORDER.PLACE': [{ handler: sendEmail, attempts: 1 }, createInvoice],
+      'PAYMENT.CAPTURE': [{ handler: postLedger, sync: true, attempts: 1 }],
+    },
+    config: { transport: 'bullmq', redisUrl: REDIS_URL, prefix: PREFIX, name: 'shop', blockMs: 50 },
+    logger: silentLogger,
+  });
+  const dataSource = await new DataSource({
+    type: 'better-sqlite3',
+    database: ':memory:',
+    entities: [StockEntity, ...COMMITBUS_ENTITIES],
+    synchronize: true,
+  }).initialize();
+  const store = createEventStore({
+    dataSource,
+    models: [stock],
+    logger: silentLogger,
+    retryDelayMs: 600_000,
+  });
+  const worker = await bus.startWorker({ handleSignals: false });
+  try {
+    await store.start();
+    await store.dispatch('STOCK.ADD', { sku: 'mug', qty: 2 });
+    await store.dispatch('STOCK.REMOVE', { sku: 'mug', qty: 5 }, { wait: false });
+
+    const orders = ['ada@example.org', 'grace@example.org', 'linus@example.org'].map((email, i) =>
+      OrderPlaced.create({ orderId: `o-${1001 + i}`, email }),
+    );
+    await bus.publish(orders);
+    await bus.publish([
+      PaymentCaptured.create({ account: 'acme', cents: 4_200 }),
+      PaymentCaptured.create({ account: 'acme', cents: 1_000 }),
+      PaymentCaptured.create({ account: 'globex', cents: 990 }),
+    ]);
+    await bus.whenIdle(20_000);
+    await bus.rules.pause({ handler: 'invoices.create' });
+    await bus.publish(OrderPlaced.create({ orderId: 'o-1004', email: 'margaret@example.org' }));
+    await bus.whenIdle(20_000);
+
+    const router = bus.router;
+    for (const [name, topics] of [
+      ['billing', ['orders', 'payments']],
+      ['analytics', ['orders']],
+    ] as const) {
+      await router.subscribers.saveSubscriber({
+        name,
+        callback: `https://${name}.example.org/hooks/commitbus`,
+        uuid: `${name}-uuid`,
+        maxEvents: 100,
+        timeoutMs: 60_000,
+        topics: [...topics],
+      });
+    }
+    await router.batches.ingest('shop', 'orders', ['{"id":"o-1001"}', '{"id":"o-1002"}'], Date.now());
+
+    const dashboard = await startDashboard({ bus, eventStore: store, router });
+    const profile = await mkdtemp(join(tmpdir(), 'cb-screenshots-'));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      viewport: { width: 1280, height: 800 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${dashboard.url}/`);
+      await page.screenshot({ path: join(OUT, 'dashboard-overview.png') });
+      await page
+        .locator('#dead-letter-section details')
+        .first()
+        .evaluate((el) => el.setAttribute('open', ''));
+      await page.locator('#dead-letter-section h2').evaluate((el) => el.scrollIntoView());
+      await page.screenshot({ path: join(OUT, 'dashboard-dead-letters.png') });
+      await page.locator('#halted-section h2').evaluate((el) => el.scrollIntoView());
+      await page.screenshot({ path: join(OUT, 'dashboard-operations.png') });
+      await page.goto(`${dashboard.url}/queues/`);
+      await page.getByText('shop-async', { exact: true }).first().waitFor();
+      await page.getByText('Loading...').waitFor({ state: 'detached' });
+      await page.screenshot({ path: join(OUT, 'dashboard-bull-board.png') });
+      console.log(`saved docs/images/dashboard-{overview,dead-letters,operations,bull-board}.png`);
+    } finally {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+      await dashboard.close();
+    }
+  } finally {
+    await worker.close();
+    await store.close();
+    await bus.close();
+    await dataSource.destroy();
+    await deleteKeys(redis);
+    await redis.quit();
+  }
+}
+
+await main();

@@ -1,0 +1,132 @@
+import type { CommitbusConfig } from '../config/config.js';
+import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import type { JobCounts } from '../handlers/handler-job-counts.js';
+import type { HaltedKey } from '../ordering/halted-key.js';
+import type { Outbox } from '../outbox/outbox.js';
+import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+import {
+  BUS_STATUS_HALTED_SHOWN,
+  type BusStatus,
+  type HaltedKeyStatus,
+  type HandlerStatus,
+  type RuleStatus,
+} from './bus-status.js';
+import type { Transport } from './transport.js';
+
+/** What {@link readBusStatus} reads from: the bus's ports, and its outbox if any. */
+export interface BusStatusSources {
+  readonly config: Pick<CommitbusConfig, 'name' | 'prefix' | 'transport'>;
+  readonly transport: Pick<Transport, 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
+  /** The bus's handler names, listed even when they have nothing. */
+  readonly handlerNames: readonly string[];
+  /** The halted keys (`bus.ordering.halted()`). */
+  readonly halted: () => Promise<HaltedKey[]>;
+  readonly outbox: Outbox | undefined;
+}
+
+/** Reads a {@link BusStatus}; every read is one port call, run side by side. */
+export async function readBusStatus(sources: BusStatusSources): Promise<BusStatus> {
+  const { transport, config } = sources;
+  const now = Date.now();
+  const [
+    events,
+    oldest,
+    ordered,
+    delayed,
+    jobs,
+    parkedHandlers,
+    parked,
+    dropped,
+    rules,
+    letters,
+    halted,
+    outbox,
+  ] = await Promise.all([
+    transport.log.backlog(),
+    transport.log.oldestAt(),
+    transport.ordering.pending(),
+    transport.log.delayed(),
+    transport.jobs.counts(),
+    transport.rules.parkedHandlers(),
+    transport.rules.parkedCount(),
+    transport.rules.droppedCount(),
+    transport.rules.listRules(),
+    transport.deadLetters.list(),
+    sources.halted(),
+    sources.outbox === undefined
+      ? undefined
+      : Promise.all([sources.outbox.pending(), sources.outbox.oldestAt()]),
+  ]);
+  const parkedBy = new Map(
+    await Promise.all(parkedHandlers.map(async (h) => [h, await transport.rules.parkedCount(h)] as const)),
+  );
+  const lettersBy = countBy(letters, (l) => l.handler);
+  const names = new Set([
+    ...sources.handlerNames,
+    ...Object.keys(jobs.byHandler),
+    ...parkedBy.keys(),
+    ...Object.keys(lettersBy),
+  ]);
+  const handlers: Record<string, HandlerStatus> = {};
+  for (const name of [...names].sort()) {
+    const counts: JobCounts = jobs.byHandler[name] ?? { waiting: 0, running: 0, retrying: 0 };
+    handlers[name] = {
+      waiting: counts.waiting,
+      running: counts.running,
+      retrying: counts.retrying,
+      parked: parkedBy.get(name) ?? 0,
+      deadLetters: lettersBy[name] ?? 0,
+    };
+  }
+  return {
+    bus: { name: config.name, prefix: config.prefix, transport: config.transport },
+    readAt: new Date(now).toISOString(),
+    backlog: { events, oldestAgeMs: ageOf(oldest, now), ordered, delayed },
+    jobs: { waiting: jobs.waiting, running: jobs.running, retrying: jobs.retrying },
+    parked,
+    dropped,
+    deadLetters: {
+      count: letters.length,
+      byKind: countBy(letters, (l) => l.kind),
+      byHandler: lettersBy,
+    },
+    halted: { count: halted.length, first: halted.slice(0, BUS_STATUS_HALTED_SHOWN).map(toHaltedStatus) },
+    rules: rules.map(toRuleStatus),
+    handlers,
+    outbox: outbox === undefined ? null : { pending: outbox[0], oldestAgeMs: ageOf(outbox[1], now) },
+  };
+}
+
+function ageOf(at: Date | undefined, now: number): number | null {
+  return at === undefined ? null : Math.max(0, now - at.getTime());
+}
+
+function countBy<K extends string>(letters: readonly DeadLetter[], keyOf: (l: DeadLetter) => K | undefined) {
+  const counts: Partial<Record<K, number>> = {};
+  for (const letter of letters) {
+    const key = keyOf(letter);
+    if (key !== undefined) counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts as Record<K, number>;
+}
+
+function toHaltedStatus(h: HaltedKey): HaltedKeyStatus {
+  return {
+    key: h.key,
+    lane: h.lane,
+    handler: h.handler ?? null,
+    reason: h.reason,
+    error: h.error,
+    haltedAt: h.haltedAt.toISOString(),
+    waiting: h.waiting,
+  };
+}
+
+function toRuleStatus(rule: SchedulingRule): RuleStatus {
+  return {
+    kind: rule.kind,
+    handler: 'handler' in rule.target ? rule.target.handler : null,
+    handlingKey: 'handlingKey' in rule.target ? rule.target.handlingKey : null,
+    since: rule.since.toISOString(),
+  };
+}

@@ -1,0 +1,150 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DeadLetterKind, DeadLetterReason } from '../dead-letters/dead-letter.js';
+import { DeadLetterRedriveError } from '../dead-letters/dead-letter-redrive.error.js';
+import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
+import type { DeadLetterTarget } from '../dead-letters/dead-letters.js';
+import type { RuleTarget } from '../scheduling/scheduling-rule.js';
+import { isCommitbusError } from '../support/commitbus-error.js';
+import { DashboardRequestError } from './dashboard-request.error.js';
+import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
+import { refuseCrossSite } from './request-guard.js';
+
+type Body = Record<string, unknown>;
+type Action = (body: Body) => Promise<object>;
+
+const FILTER_FIELDS = ['handler', 'handlingKey', 'eventId', 'kind', 'reason'] as const;
+const RULE_ACTIONS = ['pause', 'resume', 'block', 'unblock'] as const;
+
+/**
+ * The JSON API under `<basePath>/api`: `GET overview` and `GET dead-letters`
+ * read; every action is a POST that must pass {@link refuseCrossSite}.
+ */
+export function registerDashboardApi(app: FastifyInstance, base: string, sources: SnapshotSources): void {
+  const { bus, eventStore } = sources;
+  app.get(`${base}/api/overview`, () => readSnapshot(sources));
+  app.get(`${base}/api/dead-letters`, () => bus.deadLetters.list());
+
+  const post = (path: string, act: Action) =>
+    app.post(`${base}/api${path}`, async (request: FastifyRequest, reply: FastifyReply) => {
+      const refused = refuseCrossSite(request);
+      if (refused !== undefined) return reply.code(403).send({ message: refused });
+      try {
+        return await act(bodyOf(request.body));
+      } catch (error) {
+        return failure(reply, error);
+      }
+    });
+
+  post('/dead-letters/redrive', async (body) => {
+    const redriven = await bus.deadLetters.redrive(letterTarget(body));
+    return { redriven, message: `re-drove ${redriven} dead letter(s)` };
+  });
+  post('/dead-letters/purge', async (body) => {
+    const purged = await bus.deadLetters.purge(letterTarget(body));
+    return { purged, message: `purged ${purged} dead letter(s)` };
+  });
+  post('/rules', async (body) => {
+    const action = oneOf(body.action, RULE_ACTIONS, 'action');
+    const target = ruleTarget(body);
+    const changed = await bus.rules[action](target);
+    const name = 'handler' in target ? `handler ${target.handler}` : `handling key ${target.handlingKey}`;
+    return { changed, message: `${action} ${name}${changed ? '' : ': nothing to change'}` };
+  });
+  post('/ordering/redrive', async (body) => {
+    const key = text(body.key, 'key');
+    const lanes = await bus.ordering.redrive(key);
+    return { lanes, message: `re-drove ${lanes} halted lane(s) of ${key}` };
+  });
+  post('/ordering/skip', async (body) => {
+    const key = text(body.key, 'key');
+    const lanes = await bus.ordering.skip(key);
+    return { lanes, message: `skipped the failed handler of ${lanes} lane(s) of ${key}` };
+  });
+  post('/event-store/retry', async () => {
+    const event = await storeOf(eventStore).retry({ by: 'dashboard' });
+    return { v: event.v, message: `retrying v${event.v}` };
+  });
+  post('/event-store/skip', async (body) => {
+    const v = body.v;
+    if (typeof v !== 'number') throw new DashboardRequestError('v must be the version to skip, a number');
+    const event = await storeOf(eventStore).skip(v, { by: 'dashboard' });
+    return { v: event.v, message: `skipped v${event.v}` };
+  });
+}
+
+function storeOf<T>(store: T | undefined): T {
+  if (store === undefined) {
+    throw new DashboardRequestError('this dashboard was started without an event store (pass eventStore)');
+  }
+  return store;
+}
+
+function bodyOf(body: unknown): Body {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new DashboardRequestError('the request body must be a JSON object');
+  }
+  return body as Body;
+}
+
+function text(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new DashboardRequestError(`${field} must be a non-empty string`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
+  if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
+  throw new DashboardRequestError(`${field} must be one of ${values.join(', ')}, got ${String(value)}`);
+}
+
+/** `{ id }`, `{ all: true }` or `{ filter: { handler?, handlingKey?, eventId?, kind?, reason? } }`. */
+function letterTarget(body: Body): DeadLetterTarget {
+  if (body.all === true) return 'all';
+  if (body.id !== undefined) return text(body.id, 'id');
+  const filter = body.filter;
+  if (typeof filter !== 'object' || filter === null) {
+    throw new DashboardRequestError('say which dead letters: { id }, { filter: {...} } or { all: true }');
+  }
+  const picked: { -readonly [K in keyof DeadLetterFilter]: DeadLetterFilter[K] } = {};
+  for (const field of FILTER_FIELDS) {
+    const value = (filter as Body)[field];
+    if (value === undefined || value === '') continue;
+    if (field === 'kind') picked.kind = text(value, field) as DeadLetterKind;
+    else if (field === 'reason') picked.reason = text(value, field) as DeadLetterReason;
+    else picked[field] = text(value, field);
+  }
+  if (Object.keys(picked).length === 0) {
+    throw new DashboardRequestError(
+      'an empty filter would select every dead letter: fill in a field, or use { all: true }',
+    );
+  }
+  return picked;
+}
+
+function ruleTarget(body: Body): RuleTarget {
+  const handler = body.handler;
+  const handlingKey = body.handlingKey;
+  if ((handler === undefined) === (handlingKey === undefined)) {
+    throw new DashboardRequestError('a rule targets either a handler or a handling key: give exactly one');
+  }
+  return handler !== undefined
+    ? { handler: text(handler, 'handler') }
+    : { handlingKey: text(handlingKey, 'handlingKey') };
+}
+
+// The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409.
+function failure(reply: FastifyReply, error: unknown): FastifyReply {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof DeadLetterRedriveError) {
+    return reply
+      .code(409)
+      .send({ message, code: error.code, redriven: error.redriven, failed: error.failed });
+  }
+  if (isCommitbusError(error) || error instanceof TypeError || error instanceof RangeError) {
+    const code = (error as { code?: unknown }).code;
+    return reply.code(400).send({ message, ...(typeof code === 'string' ? { code } : {}) });
+  }
+  return reply.code(500).send({ message });
+}

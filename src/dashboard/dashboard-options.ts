@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { EventBus } from '../bus/event-bus.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { RouterStores } from '../router/router-stores.js';
+
+/** What an {@link DashboardAuth} hook sees of a request. */
+export interface DashboardRequest {
+  /** `GET`, `POST`, ... */
+  readonly method: string;
+  /** The path and query, e.g. `/api/overview`. */
+  readonly url: string;
+  /** The request's headers (`authorization`, cookies, ...). */
+  readonly headers: IncomingHttpHeaders;
+}
+
+/**
+ * Decides whether a request may see the dashboard (pages, `/api`, bull-board):
+ * resolve to `true` to let it in. Runs before every request.
+ */
+export type DashboardAuth = (request: DashboardRequest) => boolean | Promise<boolean>;
+
+/** HTTP Basic credentials the dashboard asks for; never logged. */
+export interface DashboardBasicAuth {
+  /** The user name. */
+  readonly username: string;
+  /** The password (compared in constant time). */
+  readonly password: string;
+}
+
+/** Options of {@link startDashboard}. */
+export interface DashboardOptions {
+  /** The bus to show and act on: its dead letters, rules, halted keys, backlog and BullMQ queues. */
+  readonly bus: EventBus;
+  /** An event store to show (its version, and its halt with retry and skip). */
+  readonly eventStore?: EventStore;
+  /**
+   * The router's stores, to list its subscribers and their queues (e.g.
+   * `bus.router`, or a running router's `stores`).
+   */
+  readonly router?: RouterStores;
+  /**
+   * The port to listen on; 0 picks a free one (see `url`).
+   * @defaultValue 0
+   */
+  readonly port?: number;
+  /**
+   * The address to listen on. Anyone who reaches the dashboard can re-drive,
+   * purge and pause: keep it on loopback, or set `auth` or `basicAuth`.
+   * @defaultValue `'127.0.0.1'`
+   */
+  readonly host?: string;
+  /**
+   * Where the dashboard sits under the server, e.g. `/ops`; bull-board is
+   * at `<basePath>/queues`, the JSON API at `<basePath>/api`.
+   * @defaultValue `''` (the root)
+   */
+  readonly basePath?: string;
+  /** HTTP Basic credentials to require (browsers ask for them). */
+  readonly basicAuth?: DashboardBasicAuth;
+  /** A hook deciding whether each request may in (after `basicAuth`, when both are set). */
+  readonly auth?: DashboardAuth;
+  /**
+   * Mount bull-board for the bus's BullMQ queues (Redis transport only);
+   * needs `@bull-board/api` and `@bull-board/fastify`.
+   * @defaultValue `true` on the Redis transport
+   */
+  readonly bullBoard?: boolean;
+}
+
+/** A dashboard started by {@link startDashboard}. */
+export interface RunningDashboard {
+  /** Its address, e.g. `http://127.0.0.1:41234` (with `basePath`). */
+  readonly url: string;
+  /** Stops serving; the bus, store and router stay open. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,127 @@
+import type { Queue } from 'bullmq';
+import type { BusStatus } from '../bus/bus-status.js';
+import type { EventBus } from '../bus/event-bus.js';
+import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { HistoryEvent } from '../event-store/store-event.js';
+import type { HaltedKey } from '../ordering/halted-key.js';
+import type { RouterStores } from '../router/router-stores.js';
+import type { SubscriberQueueStats } from '../router/subscriber.js';
+import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+
+/** Dead letters shown on the page; the API's `/api/dead-letters` lists them all. */
+export const DEAD_LETTERS_SHOWN = 200;
+
+/** One BullMQ queue's job counts (Redis transport). */
+export interface QueueView {
+  /** The queue's name, e.g. `events-async`. */
+  readonly name: string;
+  /** Jobs by state: waiting, active, delayed, prioritized, failed. */
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+/** A router subscriber and its queue; its signing secrets are never shown. */
+export interface SubscriberView {
+  /** The subscriber (its token's name). */
+  readonly name: string;
+  /** Where its batches are POSTed. */
+  readonly callback: string;
+  /** The topics it receives. */
+  readonly topics: readonly string[];
+  /** Whether its deliveries are paused. */
+  readonly paused: boolean;
+  /** Whether it takes one batch at a time, in order. */
+  readonly ordered: boolean;
+  /** Its queue: events waiting, batches, health, last error. */
+  readonly queue: SubscriberQueueStats | undefined;
+}
+
+/** The event store's position and halt. */
+export interface EventStoreView {
+  /** The last handled event's version. */
+  readonly version: number;
+  /** The event it is halted at, with its error; absent when it is not halted. */
+  readonly halted?: HistoryEvent;
+}
+
+/** Everything the dashboard page shows, read at one moment (`GET /api/overview`). */
+export interface DashboardSnapshot {
+  /** The bus's name (`config.name`). */
+  readonly bus: string;
+  /** The bus's transport: `bullmq` (on Redis) or `memory`. */
+  readonly transport: string;
+  /** `bus.status()`: backlog, jobs, parked, dropped, dead letters by kind and handler, per handler, outbox. */
+  readonly status: BusStatus;
+  /** The bus's BullMQ queues; empty on the memory transport. */
+  readonly queues: readonly QueueView[];
+  /** How many dead letters there are. */
+  readonly deadLetterCount: number;
+  /** The oldest {@link DEAD_LETTERS_SHOWN} dead letters. */
+  readonly deadLetters: readonly DeadLetter[];
+  /** Order keys halted by a handler that gave up. */
+  readonly halted: readonly HaltedKey[];
+  /** Pause and block rules in force. */
+  readonly rules: readonly SchedulingRule[];
+  /** The router's subscribers, when the dashboard was given its stores. */
+  readonly subscribers?: readonly SubscriberView[];
+  /** The event store, when the dashboard was given one. */
+  readonly eventStore?: EventStoreView;
+}
+
+/** Where a snapshot is read from. */
+export interface SnapshotSources {
+  readonly bus: EventBus;
+  readonly queues: readonly Queue[];
+  readonly router?: RouterStores;
+  readonly eventStore?: EventStore;
+}
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
+
+/** Reads a {@link DashboardSnapshot}, every part at once. */
+export async function readSnapshot(sources: SnapshotSources): Promise<DashboardSnapshot> {
+  const { bus, queues, router, eventStore } = sources;
+  const [status, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
+    bus.status(),
+    Promise.all(
+      queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) })),
+    ),
+    bus.deadLetters.list(),
+    bus.ordering.halted(),
+    bus.rules.list(),
+    router === undefined ? undefined : readSubscribers(router),
+    eventStore === undefined ? undefined : readEventStore(eventStore),
+  ]);
+  return {
+    bus: bus.config.name,
+    transport: bus.config.transport,
+    status,
+    queues: queueViews,
+    deadLetterCount: letters.length,
+    deadLetters: letters.slice(0, DEAD_LETTERS_SHOWN),
+    halted,
+    rules,
+    ...(subscribers === undefined ? {} : { subscribers }),
+    ...(store === undefined ? {} : { eventStore: store }),
+  };
+}
+
+async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
+  const [subscribers, stats] = await Promise.all([
+    router.subscribers.listSubscribers(),
+    router.batches.stats(),
+  ]);
+  return subscribers.map((s) => ({
+    name: s.name,
+    callback: s.callback,
+    topics: s.topics,
+    paused: s.paused,
+    ordered: s.ordered,
+    queue: stats[s.name],
+  }));
+}
+
+async function readEventStore(store: EventStore): Promise<EventStoreView> {
+  const [version, halted] = await Promise.all([store.getVersion(), store.halted()]);
+  return halted === undefined ? { version } : { version, halted };
+}

@@ -1,0 +1,51 @@
+/**
+ * The page's one script (no build step): buttons and forms with `data-post`
+ * POST JSON to the dashboard's API with the header that proves the request
+ * comes from this page (see `request-guard.ts`), then the page's `main` is
+ * read again and replaced, and the outcome shown in `#status`.
+ */
+export const PAGE_SCRIPT = `
+(() => {
+  const base = document.body.dataset.base || '';
+  const status = document.getElementById('status');
+  const say = (text, failed) => {
+    status.textContent = text;
+    status.className = failed ? 'failed' : 'ok';
+  };
+  const refresh = async () => {
+    const response = await fetch(base + '/', { headers: { accept: 'text/html' } });
+    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+    document.querySelector('main').replaceWith(page.querySelector('main'));
+  };
+  const post = async (path, body) => {
+    const response = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json().catch(() => ({ message: response.statusText }));
+    say(answer.message || response.statusText, !response.ok);
+    await refresh();
+  };
+  const fields = (form) => {
+    const out = {};
+    for (const [name, value] of new FormData(form)) if (value !== '') out[name] = String(value);
+    return out;
+  };
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-post]');
+    if (!button) return;
+    event.preventDefault();
+    if (button.dataset.confirm && !confirm(button.dataset.confirm)) return;
+    post(button.dataset.post, JSON.parse(button.dataset.body || '{}')).catch((e) => say(String(e), true));
+  });
+  document.addEventListener('submit', (event) => {
+    const form = event.target.closest('form[data-post]');
+    if (!form) return;
+    event.preventDefault();
+    const body = fields(form);
+    post(form.dataset.post, form.dataset.wrap ? { [form.dataset.wrap]: body } : body).catch((e) => say(String(e), true));
+  });
+  document.getElementById('refresh').addEventListener('click', () => refresh().then(() => say('refreshed', false)));
+})();
+`;

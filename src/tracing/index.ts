@@ -1,0 +1,1 @@
+export { COMMITBUS_TRACER_NAME } from './tracer.js';
