@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config/resolve-config.js';
+import { resolveConfig, resolveOptions } from '../src/config/resolve-config.js';
 import { EventRegistry } from '../src/events/event-registry.js';
 import { HandlerTable } from '../src/handlers/handler-table.js';
 import {
@@ -43,7 +43,7 @@ function tableError(config: EventHandlersConfig): Error {
 
 describe('resolveConfig', () => {
   it('fills in every default', () => {
-    expect(resolveConfig()).toEqual(DEFAULT_CONFIG);
+    expect(resolveOptions()).toEqual(DEFAULT_CONFIG);
     expect(resolveConfig()).toMatchObject({
       transport: 'memory',
       redisUrl: 'redis://127.0.0.1:6379',
@@ -71,33 +71,41 @@ describe('resolveConfig', () => {
     expect(
       resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 5, jitter: 0 } }).defaultBackoff,
     ).toEqual({ type: 'fixed', delayMs: 5, jitter: 0 });
-    expect(DEFAULT_CONFIG.maxEvents).toBe(1000);
+    expect(DEFAULT_CONFIG.drains.maxEvents).toBe(1000);
   });
 
   it.each<[string, Partial<CommitbusConfig>, string]>([
     [
       'unknown transport',
       { transport: 'kafka' as TransportKind },
-      'transport must be "memory" or "bullmq", got "kafka"',
+      'transport must be "memory" or "bullmq", got "kafka" (env COMMITBUS_TRANSPORT)',
     ],
-    ['zero', { maxEvents: 0 }, 'maxEvents must be a positive integer, got 0'],
+    [
+      'zero',
+      { maxEvents: 0 },
+      'drains.maxEvents must be a positive integer, got 0 (given as maxEvents; env COMMITBUS_DRAINS_MAX_EVENTS)',
+    ],
     ['fraction', { batchSize: 1.5 }, 'batchSize must be a positive integer, got 1.5'],
-    ['NaN', { publishAttempts: Number.NaN }, 'publishAttempts must be a positive integer, got NaN'],
+    [
+      'NaN',
+      { publishAttempts: Number.NaN },
+      'publishing.attempts must be a positive integer, got NaN (given as publishAttempts',
+    ],
     ['no deliveries', { maxDeliveries: 0 }, 'maxDeliveries must be a positive integer, got 0'],
-    ['negative backoff', { publishBackoffMs: -1 }, 'publishBackoffMs must be an integer >= 0, got -1'],
+    ['negative backoff', { publishBackoffMs: -1 }, 'publishing.backoffMs must be an integer >= 0, got -1'],
     ['negative schedule', { scheduleEveryMs: -5 }, 'scheduleEveryMs must be an integer >= 0, got -5'],
-    ['negative timeout', { handlerTimeoutMs: -1 }, 'handlerTimeoutMs must be an integer >= 0, got -1'],
+    ['negative timeout', { handlerTimeoutMs: -1 }, 'handlers.timeoutMs must be an integer >= 0, got -1'],
     ['prefix with a space', { prefix: 'my app' }, 'got prefix "my app", name "events"'],
     ['name with a colon', { name: 'a:b' }, 'got prefix "commitbus", name "a:b"'],
     [
       'dedupe window shorter than the relay',
       { dedupeWindowMs: 5_000 },
-      'dedupeWindowMs (5000) must exceed outboxGraceMs + outboxRelayEveryMs (6000)',
+      'publishing.dedupeWindowMs (5000) must exceed outbox.graceMs + outbox.relayEveryMs (6000)',
     ],
     [
       'jitter above 1',
       { defaultBackoff: { type: 'fixed', delayMs: 10, jitter: 1.5 } },
-      "defaultBackoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: jitter must be a number from 0 to 1",
+      "handlers.backoff must be { type: 'fixed' | 'exponential', delayMs: integer >= 0, jitter?: 0..1 }: jitter must be a number from 0 to 1",
     ],
     [
       'a backoff type BullMQ does not know',
@@ -107,27 +115,27 @@ describe('resolveConfig', () => {
     [
       'a timer option past 2^31 - 1 ms',
       { lockDurationMs: 2 ** 31 },
-      'lockDurationMs must be at most 2147483647 ms',
+      'handlers.lockDurationMs must be at most 2147483647 ms',
     ],
     [
       'a redisUrl with an unencoded "/" in its password',
       { transport: 'bullmq', redisUrl: 'redis://app:pa/ss@cache:6379' },
-      'redisUrl "redis://***@cache:6379" is wrong: it is not a URL',
+      'redis.url "redis://***@cache:6379" is wrong: it is not a URL',
     ],
     [
       'a redisUrl with a stray "%" in its password',
       { transport: 'bullmq', redisUrl: 'redis://app:pa%zz@cache:6379' },
-      'redisUrl "redis://***@cache:6379" is wrong: its user name or password holds a "%"',
+      'redis.url "redis://***@cache:6379" is wrong: its user name or password holds a "%"',
     ],
     [
       'a redisUrl whose password reads as a port and a path',
       { transport: 'bullmq', redisUrl: 'redis://app:12/ss@cache:6379' },
-      'redisUrl "redis://***@cache:6379" is wrong: what follows the host must be a database number',
+      'redis.url "redis://***@cache:6379" is wrong: what follows the host must be a database number',
     ],
     [
       'a redisUrl with a port that is not a number',
       { transport: 'bullmq', redisUrl: 'redis://cache:port' },
-      'redisUrl "redis://cache:port" is wrong: it is not a URL',
+      'redis.url "redis://cache:port" is wrong: it is not a URL',
     ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
     expect(() => resolveConfig(overrides)).toThrow(ConfigError);
@@ -136,7 +144,7 @@ describe('resolveConfig', () => {
 
   it('is applied by createEventBus', () => {
     expect(() => createEventBus({ events: [], config: { asyncConcurrency: 0 } })).toThrow(
-      'asyncConcurrency must be a positive integer, got 0',
+      'handlers.concurrency must be a positive integer, got 0 (given as asyncConcurrency',
     );
   });
 });
@@ -155,21 +163,19 @@ describe('loadConfigFromEnv', () => {
     });
     expect(config).toMatchObject({
       transport: 'memory',
-      handlerTimeoutMs: 0,
-      maxDeliveries: 3,
-      maxEvents: 250,
-      publishBackoffMs: 0,
+      handlers: { timeoutMs: 0, maxDeliveries: 3 },
+      drains: { maxEvents: 250, batchSize: 100 },
+      publishing: { backoffMs: 0 },
       shutdownTimeoutMs: 1000,
-      prefix: 'svc',
+      redis: { prefix: 'svc' },
       name: 'orders',
-      batchSize: 100,
     });
   });
 
   it('takes REDIS_URL to mean the bullmq transport, unless COMMITBUS_TRANSPORT says otherwise', () => {
     expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache:6380/2' })).toMatchObject({
       transport: 'bullmq',
-      redisUrl: 'redis://cache:6380/2',
+      redis: { url: 'redis://cache:6380/2' },
     });
     expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' }).transport).toBe(
       'memory',
@@ -178,14 +184,17 @@ describe('loadConfigFromEnv', () => {
   });
 
   it('lets overrides win over the environment', () => {
-    const config = loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: '5', REDIS_URL: 'redis://x' }, { maxEvents: 7 });
-    expect(config).toMatchObject({ maxEvents: 7, transport: 'bullmq' });
+    const config = loadConfigFromEnv(
+      { COMMITBUS_MAX_EVENTS: '5', REDIS_URL: 'redis://x' },
+      { drains: { maxEvents: 7 } },
+    );
+    expect(config).toMatchObject({ drains: { maxEvents: 7 }, transport: 'bullmq' });
   });
 
   it('names the variable that is not a number', () => {
     expect(() => loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: 'lots' })).toThrow(ConfigError);
     expect(() => loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: 'lots' })).toThrow(
-      'COMMITBUS_MAX_EVENTS must be a whole number >= 0, got "lots"',
+      'COMMITBUS_MAX_EVENTS must be a whole number >= 0, got "lots" (option drains.maxEvents)',
     );
     expect(() => loadConfigFromEnv({ COMMITBUS_BLOCK_MS: 'Infinity' })).toThrow('COMMITBUS_BLOCK_MS');
   });
@@ -194,7 +203,7 @@ describe('loadConfigFromEnv', () => {
     expect(() => loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '2.5' })).toThrow(
       'COMMITBUS_BATCH_SIZE must be a whole number >= 0, got "2.5"',
     );
-    expect(loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '   ' }).batchSize).toBe(100);
+    expect(loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '   ' }).drains.batchSize).toBe(100);
     expect(() => loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '0' })).toThrow(
       'batchSize must be a positive integer, got 0',
     );

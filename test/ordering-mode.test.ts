@@ -1,6 +1,6 @@
 /**
  * Only what is used runs: a worker starts the ordered lanes' consumer (on
- * Redis two more connections and an upkeep call every `delayedPollMs`) only
+ * Redis two more connections and an upkeep call every `ordering.upkeepMs`) only
  * when the bus can see ordered events: a registered class with `orderBy`, or
  * `config.ordering: 'on'`. A bus without lanes refuses an `orderKey` instead of
  * stranding the event where no worker looks.
@@ -117,10 +117,10 @@ describe('config.ordering', () => {
   });
 
   it("is read from COMMITBUS_ORDERING and must be 'auto', 'on' or 'off'", () => {
-    expect(loadConfigFromEnv({ COMMITBUS_ORDERING: 'on' }).ordering).toBe('on');
-    expect(loadConfigFromEnv({}).ordering).toBe('auto');
+    expect(loadConfigFromEnv({ COMMITBUS_ORDERING: 'on' }).ordering.mode).toBe('on');
+    expect(loadConfigFromEnv({}).ordering.mode).toBe('auto');
     expect(() => loadConfigFromEnv({ COMMITBUS_ORDERING: 'sometimes' })).toThrow(
-      'ordering must be "auto", "on" or "off", got "sometimes"',
+      'ordering.mode must be "auto", "on" or "off", got "sometimes"',
     );
   });
 });

@@ -31,7 +31,7 @@ describe('redisCluster', () => {
   });
 
   it.each([
-    ['no nodes', [], 'redisCluster must list at least one node'],
+    ['no nodes', [], 'redis.cluster must list at least one node'],
     ['a port that is not a number', ['cache:http'], 'got "cache:http"'],
     ['a port out of range', [{ host: 'cache', port: 70_000 }], 'got cache:70000'],
     ['an empty host', [{ host: '', port: 7000 }], 'got :7000'],
@@ -51,10 +51,12 @@ describe('redisCluster', () => {
     const cluster = new Cluster(['127.0.0.1:7000'], { lazyConnect: true });
     expect(resolveConfig({ transport: 'bullmq', redisCluster: cluster }).redisCluster).toBe(cluster);
     const prefixed = new Cluster(['127.0.0.1:7000'], { lazyConnect: true, keyPrefix: 'app:' });
-    expect(() => resolveConfig({ redisCluster: prefixed })).toThrow(/has a keyPrefix.*use the prefix option/);
+    expect(() => resolveConfig({ redisCluster: prefixed })).toThrow(
+      /has a keyPrefix.*use the redis.prefix option/,
+    );
     const notACluster = { host: '127.0.0.1' } as unknown as Cluster;
     expect(() => resolveConfig({ redisCluster: notACluster })).toThrow(
-      'redisCluster must be a list of nodes ("host:port" or { host, port }) or an ioredis Cluster',
+      'redis.cluster must be a list of nodes ("host:port" or { host, port }) or an ioredis Cluster',
     );
   });
 });
@@ -64,7 +66,7 @@ describe('REDIS_CLUSTER_NODES', () => {
     const env = { REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, 10.0.0.2:7000 ,,' };
     expect(loadConfigFromEnv(env)).toMatchObject({
       transport: 'bullmq',
-      redisCluster: ['10.0.0.1:7000', '10.0.0.2:7000'],
+      redis: { cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] },
     });
     expect(loadConfigFromEnv({ ...env, COMMITBUS_TRANSPORT: 'memory' }).transport).toBe('memory');
   });

@@ -485,8 +485,8 @@ describe('scheduling rule targets and config', () => {
   });
 
   it('rulesRefreshMs defaults to 500, reads COMMITBUS_RULES_REFRESH_MS and must be positive', () => {
-    expect(DEFAULT_CONFIG.rulesRefreshMs).toBe(500);
-    expect(loadConfigFromEnv({ COMMITBUS_RULES_REFRESH_MS: '250' }).rulesRefreshMs).toBe(250);
+    expect(DEFAULT_CONFIG.scheduling.rulesRefreshMs).toBe(500);
+    expect(loadConfigFromEnv({ COMMITBUS_RULES_REFRESH_MS: '250' }).scheduling.rulesRefreshMs).toBe(250);
     expect(() => resolveConfig({ rulesRefreshMs: 0 })).toThrow(
       'rulesRefreshMs must be a positive integer, got 0',
     );

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import {
-  type CommitbusConfig,
   createEventBus,
   createEventStore,
   type Event,
   type EventBus,
   type EventStore,
   loadConfigFromEnv,
+  type ResolvedCommitbusOptions,
   silentLogger,
   UnitOfWorkManager,
 } from '../../src/index.js';
@@ -27,8 +27,10 @@ export function demoSchema(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The example's bus configuration: from the environment, its keys under `commitbus-demo` by default. */
-export function demoConfig(env: NodeJS.ProcessEnv = process.env): CommitbusConfig {
-  return loadConfigFromEnv(env, { prefix: env.COMMITBUS_PREFIX ?? 'commitbus-demo' });
+export function demoConfig(env: NodeJS.ProcessEnv = process.env): ResolvedCommitbusOptions {
+  return loadConfigFromEnv(env, {
+    redis: { prefix: env.COMMITBUS_REDIS_PREFIX ?? env.COMMITBUS_PREFIX ?? 'commitbus-demo' },
+  });
 }
 
 /** The example's wiring: database, bus, service. */

@@ -30,11 +30,11 @@ export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Prom
     }
   }
   let keys = 0;
-  if (config.transport === 'bullmq' && config.redisCluster === undefined) {
-    const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  if (config.transport === 'bullmq' && config.redis.cluster === undefined) {
+    const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     try {
-      for (const pattern of [`{${config.prefix}:*`, `${config.prefix}:*`]) {
+      for (const pattern of [`{${config.redis.prefix}:*`, `${config.redis.prefix}:*`]) {
         for await (const batch of redis.scanStream({ match: pattern, count: 1_000 })) {
           const found = batch as string[];
           if (found.length > 0) keys += await redis.unlink(...found);
@@ -44,5 +44,5 @@ export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Prom
       redis.disconnect();
     }
   }
-  return { schema, keys, prefix: config.prefix };
+  return { schema, keys, prefix: config.redis.prefix };
 }

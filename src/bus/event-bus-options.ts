@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { CommitbusOptions } from '../config/commitbus-options.js';
 import type { CommitbusConfig } from '../config/config.js';
 import type { ConcreteEventClass } from '../events/event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
@@ -17,8 +18,12 @@ export interface EventBusOptions extends BusObserver {
   events: Iterable<ConcreteEventClass>;
   /** `EVENT_HANDLERS`: handling key to ordered handler entries. Validated at construction. */
   handlers?: EventHandlersConfig;
-  /** Options; anything left out takes its default (see `DEFAULT_CONFIG`). */
-  config?: Partial<CommitbusConfig>;
+  /**
+   * Options, grouped by what they tune; anything left out takes its default
+   * (see `DEFAULT_CONFIG`). A configuration `resolveConfig` returned is taken
+   * as it is; the deprecated flat names still work, each warned about once.
+   */
+  config?: CommitbusOptions | CommitbusConfig;
   /**
    * Where commitbus logs (a pino logger fits).
    * @defaultValue warnings and errors as JSON lines on stderr

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
+import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import type { DeliveryOptions } from '../events/delivery-options.js';
@@ -76,8 +77,8 @@ export class EventBus implements UnitOfWorkBus {
    * @param transport - the adapter; by default the one `config.transport` names.
    */
   constructor(options: EventBusOptions, transport?: Transport) {
-    this.config = resolveConfig(options.config);
     this.logger = options.logger ?? consoleLogger;
+    this.config = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
     this.observers = new ObserverSet(this.logger);
     this.observers.add(observerOf(options));
     this.registry = new EventRegistry(options.events);

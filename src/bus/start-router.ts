@@ -1,4 +1,6 @@
+import type { CommitbusOptions } from '../config/commitbus-options.js';
 import type { CommitbusConfig } from '../config/config.js';
+import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
@@ -46,10 +48,11 @@ export interface StartRouterDeps {
  * Starts the HTTP event router: the Routemaster-compatible API, delivery
  * workers and the upkeep loops (promotion of due batches, recovery of dead
  * workers' batches, autodrop), or the subset `options.roles` names. Redis
- * comes from `config` (the bus's `redisUrl`/`redisCluster`, `prefix`, `name`).
+ * comes from `config` (the bus's `redis` options and `name`; grouped, or a
+ * configuration `resolveConfig` or `loadConfigFromEnv` returned).
  */
 export async function startRouter(
-  config: Partial<CommitbusConfig> = {},
+  config: CommitbusOptions | CommitbusConfig = {},
   options: RouterOptions = {},
   deps: StartRouterDeps = {},
 ): Promise<RunningRouter> {
@@ -65,7 +68,8 @@ export async function startRouter(
   const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
-  const stores = deps.stores ?? createRouterStores(resolveConfig(config), logger);
+  const stores =
+    deps.stores ?? createRouterStores(resolveConfig(config, warnDeprecatedOptions(logger)), logger);
   try {
     await checkStore(stores, logger);
   } catch (error) {

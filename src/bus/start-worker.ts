@@ -195,7 +195,7 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
 
 /**
  * Starts the consumer of ordered lanes on a handle of its own (on Redis, two
- * connections and an upkeep call every `delayedPollMs`); resolves to its stop.
+ * connections and an upkeep call every `ordering.upkeepMs`); resolves to its stop.
  */
 async function startLanes(
   parts: WorkerParts,
@@ -215,8 +215,8 @@ async function startLanes(
       pauseRecheckMs: config.rulesRefreshMs,
     }),
     concurrency: config.orderedConcurrency,
-    leaseMs: config.lockDurationMs,
-    maintainEveryMs: config.delayedPollMs,
+    leaseMs: config.orderingLeaseMs,
+    maintainEveryMs: config.orderingUpkeepMs,
     blockMs: config.blockMs,
     logger,
   })

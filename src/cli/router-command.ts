@@ -63,7 +63,7 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   const router = await startRouter(config, options, { logger });
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
-    `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (Redis prefix {${config.prefix}:${config.name}})`,
+    `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (Redis prefix {${config.redis.prefix}:${config.name}})`,
   );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

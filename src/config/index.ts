@@ -1,5 +1,22 @@
-export type { CommitbusConfig, OrderingMode, TransportKind } from './config.js';
+export type {
+  CommitbusOptions,
+  FlatCommitbusOptions,
+  ResolvedCommitbusOptions,
+  TransportKind,
+} from './commitbus-options.js';
+export type { CommitbusConfig } from './config.js';
 export { DEFAULT_CONFIG } from './config.js';
 export { ConfigError } from './errors/config.error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';
+export type {
+  DrainOptions,
+  HandlerRunOptions,
+  IdempotencyOptions,
+  OrderingMode,
+  OrderingOptions,
+  OutboxOptions,
+  PublishingOptions,
+  RedisOptions,
+  SchedulingOptions,
+} from './option-groups.js';
 export type { RedisClusterNode } from './redis-cluster-node.js';

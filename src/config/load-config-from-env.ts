@@ -1,84 +1,74 @@
-import type { CommitbusConfig, TransportKind } from './config.js';
+import { consoleLogger, type Logger } from '../support/logger.js';
+import type { CommitbusOptions, ResolvedCommitbusOptions } from './commitbus-options.js';
+import { warnDeprecatedOptions } from './deprecation-warnings.js';
+import { parseEnvBoolean, parseEnvInteger, parseEnvNumber } from './env-values.js';
 import { ConfigError } from './errors/config.error.js';
-import { resolveConfig } from './resolve-config.js';
+import { layerGiven, normalizeOptions } from './normalize-options.js';
+import { envVarsOf, optionLeaves } from './option-env.js';
+import { setPath } from './option-paths.js';
+import { resolveOptions } from './resolve-config.js';
 
-/** Environment variable read for each option. */
-export const CONFIG_ENV_VARS = {
-  transport: 'COMMITBUS_TRANSPORT',
-  redisUrl: 'REDIS_URL',
-  redisCluster: 'REDIS_CLUSTER_NODES',
-  prefix: 'COMMITBUS_PREFIX',
-  name: 'COMMITBUS_NAME',
-  maxEvents: 'COMMITBUS_MAX_EVENTS',
-  ttlMs: 'COMMITBUS_TTL_MS',
-  batchSize: 'COMMITBUS_BATCH_SIZE',
-  blockMs: 'COMMITBUS_BLOCK_MS',
-  maxConcurrentDrains: 'COMMITBUS_MAX_CONCURRENT_DRAINS',
-  scheduleEveryMs: 'COMMITBUS_SCHEDULE_EVERY_MS',
-  claimStaleAfterMs: 'COMMITBUS_CLAIM_STALE_AFTER_MS',
-  asyncConcurrency: 'COMMITBUS_ASYNC_CONCURRENCY',
-  defaultAttempts: 'COMMITBUS_DEFAULT_ATTEMPTS',
-  maxDeliveries: 'COMMITBUS_MAX_DELIVERIES',
-  handlerTimeoutMs: 'COMMITBUS_HANDLER_TIMEOUT_MS',
-  publishAttempts: 'COMMITBUS_PUBLISH_ATTEMPTS',
-  publishBackoffMs: 'COMMITBUS_PUBLISH_BACKOFF_MS',
-  shutdownTimeoutMs: 'COMMITBUS_SHUTDOWN_TIMEOUT_MS',
-  outbox: 'COMMITBUS_OUTBOX',
-  outboxGraceMs: 'COMMITBUS_OUTBOX_GRACE_MS',
-  outboxRelayEveryMs: 'COMMITBUS_OUTBOX_RELAY_EVERY_MS',
-  outboxRelayBatchSize: 'COMMITBUS_OUTBOX_RELAY_BATCH_SIZE',
-  dedupeWindowMs: 'COMMITBUS_DEDUPE_WINDOW_MS',
-  maxEventBytes: 'COMMITBUS_MAX_EVENT_BYTES',
-  delayedPollMs: 'COMMITBUS_DELAYED_POLL_MS',
-  orderedConcurrency: 'COMMITBUS_ORDERED_CONCURRENCY',
-  ordering: 'COMMITBUS_ORDERING',
-  handledRetentionMs: 'COMMITBUS_HANDLED_RETENTION_MS',
-  lockDurationMs: 'COMMITBUS_LOCK_DURATION_MS',
-  rulesRefreshMs: 'COMMITBUS_RULES_REFRESH_MS',
-} as const satisfies Partial<Record<keyof CommitbusConfig, string>>;
+/** Options read as fractions rather than whole numbers. */
+const FRACTIONS = new Set(['handlers.backoff.jitter']);
 
 /**
- * Reads the options named in `CONFIG_ENV_VARS` from the environment, on
- * top of `overrides` and the defaults. `REDIS_CLUSTER_NODES` lists cluster
- * nodes separated by commas. When `REDIS_URL` or `REDIS_CLUSTER_NODES` is set
- * and `COMMITBUS_TRANSPORT` is not, the transport is `bullmq`.
+ * Reads every option from the environment, on top of the defaults and under
+ * `overrides`. Each option's variable is `COMMITBUS_` and its path in upper
+ * snake case (`drains.maxEvents`: `COMMITBUS_DRAINS_MAX_EVENTS`); the names
+ * from before options were grouped (`COMMITBUS_MAX_EVENTS`, `REDIS_URL`,
+ * `REDIS_CLUSTER_NODES`, `COMMITBUS_PREFIX`) keep working (see
+ * `CONFIG_ENV_VARS`). `REDIS_CLUSTER_NODES` lists nodes separated by commas;
+ * booleans take true/false, yes/no, on/off or 1/0. When a Redis URL or cluster
+ * is set and the transport is not, the transport is `bullmq`. A wrong value
+ * throws a `ConfigError` naming the variable, the option and the value (a
+ * Redis URL with its credentials masked). Deprecated flat names in
+ * `overrides` are warned about on `logger`.
  */
 export function loadConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<CommitbusConfig> = {},
-): CommitbusConfig {
-  const fromEnv: Partial<Record<keyof CommitbusConfig, unknown>> = {};
-  for (const [key, variable] of Object.entries(CONFIG_ENV_VARS) as [keyof typeof CONFIG_ENV_VARS, string][]) {
+  overrides: CommitbusOptions = {},
+  logger: Logger = consoleLogger,
+): ResolvedCommitbusOptions {
+  const fromEnv: Record<string, unknown> = {};
+  for (const { path, defaultValue } of optionLeaves()) {
+    const found = readVariable(env, path);
+    if (found === undefined) continue;
+    setPath(fromEnv, path, parse(path, defaultValue, found.variable, found.raw));
+  }
+  const redis = fromEnv.redis as Record<string, unknown> | undefined;
+  if (fromEnv.transport === undefined && (redis?.url !== undefined || redis?.cluster !== undefined)) {
+    fromEnv.transport = 'bullmq';
+  }
+  const { given, deprecated } = normalizeOptions(overrides);
+  const merged = layerGiven(fromEnv, given);
+  const options = resolveOptions(merged as CommitbusOptions);
+  if (deprecated.length > 0) warnDeprecatedOptions(logger)(deprecated);
+  return options;
+}
+
+/** The first of the option's variables that is set; throws when two are set to different values. */
+function readVariable(env: NodeJS.ProcessEnv, path: string): { variable: string; raw: string } | undefined {
+  let found: { variable: string; raw: string } | undefined;
+  for (const variable of envVarsOf(path)) {
     const raw = env[variable]?.trim();
     if (raw === undefined || raw === '') continue;
-    if (
-      key === 'transport' ||
-      key === 'redisUrl' ||
-      key === 'prefix' ||
-      key === 'name' ||
-      key === 'ordering'
-    ) {
-      fromEnv[key] = raw;
-    } else if (key === 'redisCluster') {
-      fromEnv[key] = raw.split(/[\s,]+/).filter((node) => node !== '');
-    } else if (key === 'outbox') {
-      if (raw !== 'true' && raw !== 'false') {
-        throw new ConfigError(`${variable} must be "true" or "false", got ${JSON.stringify(raw)}`);
-      }
-      fromEnv[key] = raw === 'true';
-    } else {
-      const value = Number(raw);
-      if (!Number.isInteger(value) || value < 0) {
-        throw new ConfigError(`${variable} must be a whole number >= 0, got ${JSON.stringify(raw)}`);
-      }
-      fromEnv[key] = value;
+    if (found === undefined) found = { variable, raw };
+    else if (found.raw !== raw) {
+      // Values not shown: one may hold a password.
+      throw new ConfigError(
+        `${found.variable} and ${variable} both set ${path}, to different values: set ${found.variable} only`,
+      );
     }
   }
-  if (
-    fromEnv.transport === undefined &&
-    (fromEnv.redisUrl !== undefined || fromEnv.redisCluster !== undefined)
-  ) {
-    fromEnv.transport = 'bullmq' satisfies TransportKind;
+  return found;
+}
+
+function parse(path: string, defaultValue: unknown, variable: string, raw: string): unknown {
+  if (path === 'redis.cluster') return raw.split(/[\s,]+/).filter((node) => node !== '');
+  if (typeof defaultValue === 'boolean') return parseEnvBoolean(variable, raw, path);
+  if (typeof defaultValue === 'number') {
+    return FRACTIONS.has(path) ? parseEnvNumber(variable, raw, path) : parseEnvInteger(variable, raw, path);
   }
-  return resolveConfig({ ...(fromEnv as Partial<CommitbusConfig>), ...overrides });
+  if (typeof defaultValue === 'string') return raw;
+  throw new ConfigError(`${path} cannot be read from ${variable}: set it in code`);
 }

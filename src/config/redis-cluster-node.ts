@@ -27,7 +27,7 @@ export interface ParsedClusterNode {
 export function parseClusterNode(node: RedisClusterNode): ParsedClusterNode {
   const problem = () =>
     new ConfigError(
-      `redisCluster nodes must be "host:port", a redis:// or rediss:// URL, or { host, port } with a port from 1 to 65535, got ${describeClusterNode(node)}`,
+      `redis.cluster nodes must be "host:port", a redis:// or rediss:// URL, or { host, port } with a port from 1 to 65535, got ${describeClusterNode(node)}`,
     );
   if (typeof node === 'object' && node !== null) {
     if (typeof node.host !== 'string' || node.host === '' || !isPort(node.port)) throw problem();

@@ -14,7 +14,7 @@ export interface OrderedConsumerOptions {
   readonly runner: LaneRunner;
   /** Lanes (order keys) handled at once by this worker. */
   readonly concurrency: number;
-  /** How long this worker's lanes stay its own without a renewal (config `lockDurationMs`). */
+  /** How long this worker's lanes stay its own without a renewal (option `ordering.leaseMs`). */
   readonly leaseMs: number;
   /** How often the lease is renewed and dead workers' lanes and due retries are swept. */
   readonly maintainEveryMs: number;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseEnvBoolean, parseEnvInteger } from '../config/env-values.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 
@@ -42,18 +43,6 @@ const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>>
 /** How Routemaster reads a boolean (`ROUTEMASTER_SSL_VERIFY`): these are true, anything else false. */
 const ROUTEMASTER_TRUE = /^(true|on|yes|1)$/i;
 
-/** The words our own boolean variables take, in any case. */
-const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
-  true: true,
-  yes: true,
-  on: true,
-  '1': true,
-  false: false,
-  no: false,
-  off: false,
-  '0': false,
-};
-
 /**
  * Reads {@link ROUTER_ENV_VARS} on top of `overrides`. A wrong value throws a
  * `ConfigError` naming the variable and the value; the root key is never
@@ -77,24 +66,14 @@ export function loadRouterOptionsFromEnv(
   const int = (key: keyof typeof ROUTER_ENV_VARS): number | undefined => {
     const found = read(key);
     if (found === undefined) return undefined;
-    const value = Number(found.raw);
-    if (!Number.isInteger(value) || value < 0) {
-      throw new ConfigError(`${found.name} must be a whole number >= 0, got ${JSON.stringify(found.raw)}`);
-    }
-    return value;
+    return parseEnvInteger(found.name, found.raw);
   };
   const bool = (key: keyof typeof ROUTER_ENV_VARS): boolean | undefined => {
     const found = read(key);
     if (found === undefined) return undefined;
     // Routemaster's own rule for its names, so its deployments read the same.
     if (found.name === ROUTEMASTER_ALIASES[key]) return ROUTEMASTER_TRUE.test(found.raw);
-    const value = BOOLEAN_WORDS[found.raw.toLowerCase()];
-    if (value === undefined) {
-      throw new ConfigError(
-        `${found.name} must be true/false, yes/no, on/off or 1/0, got ${JSON.stringify(found.raw)}`,
-      );
-    }
-    return value;
+    return parseEnvBoolean(found.name, found.raw);
   };
   const file = (key: keyof typeof ROUTER_ENV_VARS): string | undefined => {
     const found = read(key);

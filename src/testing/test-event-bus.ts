@@ -1,6 +1,7 @@
 import { EventBus } from '../bus/event-bus.js';
 import type { EventBusOptions, RunningWorker } from '../bus/event-bus-options.js';
-import type { CommitbusConfig } from '../config/config.js';
+import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
+import { layerOptions } from '../config/normalize-options.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import type { Event } from '../events/event.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
@@ -32,14 +33,16 @@ export class TestEventBus extends EventBus {
   private worker: RunningWorker | undefined;
 
   constructor(options: TestBusOptions) {
-    const config: Partial<CommitbusConfig> = {
-      scheduleEveryMs: 0,
-      defaultBackoff: { type: 'fixed', delayMs: 0 },
-      ...options.config,
-      transport: 'memory',
+    const logger = options.logger ?? silentLogger;
+    const config = {
+      ...layerOptions(
+        { drains: { scheduleEveryMs: 0 }, handlers: { backoff: { type: 'fixed', delayMs: 0 } } },
+        options.config,
+        warnDeprecatedOptions(logger),
+      ),
+      transport: 'memory' as const,
     };
-    const resolved = { ...options, config, logger: options.logger ?? silentLogger };
-    super(resolved, new MemoryTransport(resolveConfig(config)));
+    super({ ...options, config, logger }, new MemoryTransport(resolveConfig(config)));
   }
 
   /** Starts the in-process worker (done by {@link createTestBus} unless `runHandlers` is false). */

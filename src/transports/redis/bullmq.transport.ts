@@ -9,6 +9,7 @@ import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
+import { sanitizeError } from '../../support/sanitize-error.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
@@ -108,7 +109,8 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
 
   private unavailable(action: string, error: unknown): TransportUnavailableError {
     return new TransportUnavailableError(action, this.connections.describe(), {
-      cause: error,
+      // A copy without what ioredis keeps on its errors (a failed AUTH's password among them).
+      cause: sanitizeError(error, this.connections.secrets),
       setting: this.connections.setting,
     });
   }

@@ -1,7 +1,10 @@
 import { Cluster, type ClusterOptions, Redis } from 'ioredis';
 import type { CommitbusConfig } from '../../config/config.js';
+import { secretsOf } from '../../config/config-secrets.js';
+import { ConfigError } from '../../config/errors/config.error.js';
 import { parseClusterNode } from '../../config/redis-cluster-node.js';
-import { redactRedisUrl } from '../../config/redis-url.js';
+import { redactRedisUrl, redisUrlProblem } from '../../config/redis-url.js';
+import { scrubCommandArgs } from '../../support/sanitize-error.js';
 import type { RedisClient } from './redis-client.js';
 
 /**
@@ -12,6 +15,8 @@ import type { RedisClient } from './redis-client.js';
 export class RedisConnections {
   /** The setting to check when the server cannot be reached. */
   readonly setting: string;
+  /** The passwords in the settings (as written and percent-decoded), to mask in errors and logs. */
+  readonly secrets: readonly string[];
   private readonly openOne: (maxRetriesPerRequest: number | null) => RedisClient;
   private readonly where: () => string;
 
@@ -24,9 +29,18 @@ export class RedisConnections {
     private readonly onError: (error: Error) => void,
   ) {
     const cluster = config.redisCluster;
+    this.secrets = secretsOf(config);
     if (cluster === undefined) {
       const url = config.redisUrl;
-      this.setting = 'REDIS_URL (redisUrl)';
+      // A configuration built by hand skips resolveConfig's check, and ioredis would throw
+      // a TypeError that carries the whole URL: refuse it here, masked, without a cause.
+      const problem = typeof url === 'string' ? redisUrlProblem(url) : 'it is not a string';
+      if (problem !== undefined) {
+        throw new ConfigError(
+          `redis.url ${JSON.stringify(redactRedisUrl(String(url)))} is wrong: ${problem}`,
+        );
+      }
+      this.setting = 'REDIS_URL (redis.url)';
       this.where = () => `Redis at ${redactRedisUrl(url)}`;
       this.openOne = (maxRetriesPerRequest) => new Redis(url, { maxRetriesPerRequest });
     } else if (Array.isArray(cluster)) {
@@ -35,7 +49,7 @@ export class RedisConnections {
       const login = nodes.find((n) => n.password !== undefined || n.username !== undefined);
       const tls = nodes.some((n) => n.tls);
       const startup = nodes.map(({ host, port }) => ({ host, port }));
-      this.setting = 'REDIS_CLUSTER_NODES (redisCluster)';
+      this.setting = 'REDIS_CLUSTER_NODES (redis.cluster)';
       this.where = () => `Redis Cluster at ${startup.map((n) => `${n.host}:${n.port}`).join(', ')}`;
       this.openOne = (maxRetriesPerRequest) =>
         new Cluster(startup, {
@@ -48,7 +62,7 @@ export class RedisConnections {
         });
     } else {
       const template = cluster as Cluster;
-      this.setting = 'the ioredis Cluster given as redisCluster';
+      this.setting = 'the ioredis Cluster given as redis.cluster';
       this.where = () => {
         const known = template.nodes('master').map((n) => `${n.options.host}:${n.options.port}`);
         return `Redis Cluster${known.length > 0 ? ` at ${known.join(', ')}` : ''}`;
@@ -70,6 +84,11 @@ export class RedisConnections {
    */
   open(maxRetriesPerRequest: number | null): RedisClient {
     const client = this.openOne(maxRetriesPerRequest);
+    // First, and synchronous: ioredis rejects the waiting commands with the same error object just
+    // before it emits it, so the credentials it keeps on it are gone before any caller's catch runs.
+    const scrub = (error: unknown) => scrubCommandArgs(error, this.secrets);
+    client.on('error', scrub);
+    if (client instanceof Cluster) client.on('node error', scrub);
     client.on('error', this.onError);
     if (client instanceof Cluster && maxRetriesPerRequest !== null) failFast(client);
     return client;
