@@ -15,6 +15,8 @@ export type {
   DashboardSnapshot,
   EventStoreView,
   QueueView,
+  SnapshotPart,
   SubscriberView,
+  Unavailable,
 } from './dashboard-snapshot.js';
 export { dashboardFor, startDashboard } from './start-dashboard.js';
