@@ -72,6 +72,7 @@ export interface DashboardOptions {
    * `localhost`, `127.0.0.1` and `[::1]` (e.g. `ops.example.com`, the name
    * your proxy passes on). Any other `Host` gets a 421: a site whose name
    * was made to resolve to this address (DNS rebinding) cannot use it.
+   * Listening on `0.0.0.0`, list the names and addresses clients use.
    * @defaultValue `[]`
    */
   readonly allowedHosts?: readonly string[];
