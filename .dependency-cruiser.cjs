@@ -16,7 +16,7 @@ const ROOMS = [
   ['scheduling'],
   ['ordering'],
   ['outbox'],
-  ['router', 'event-store'],
+  ['router', 'event-store', 'metrics'],
   ['transports/memory', 'transports/redis'],
   ['bus'],
   ['dashboard'],

@@ -14,6 +14,7 @@ export * from './event-store/public.js';
 export * from './events/index.js';
 export * from './handlers/index.js';
 export * from './idempotency/index.js';
+export * from './metrics/index.js';
 export * from './ordering/index.js';
 export * from './outbox/index.js';
 export * from './router/public.js';

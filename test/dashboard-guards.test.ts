@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import type { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
+import { ConfigError } from '../src/config/errors/config.error.js';
 import { resolveConfig } from '../src/config/resolve-config.js';
 import { BULL_BOARD_MODULES } from '../src/dashboard/bull-board.js';
 import { bullmqQueuesOf } from '../src/dashboard/bullmq-queues.js';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidDeliveryOptionsError } from '../src/events/errors/invalid-delivery-options.error.js';
 import { EventRegistry } from '../src/events/event-registry.js';
 import { EventSerializer } from '../src/events/event-serializer.js';
 import {
@@ -201,7 +202,7 @@ describe('delayed events and the outbox', () => {
     expect(await outboxRows(dataSource)).toEqual([]);
   });
 
-  it('invalid delivery options throw a TypeError at register and at publish; nothing is published', async () => {
+  it('invalid delivery options throw InvalidDeliveryOptionsError at register and at publish; nothing is published', async () => {
     const { transport, bus, uows } = recordingBus(buses, dataSource);
     const event = RecordCreated.create({ recid: 'x' });
     const invalid: [DeliveryOptions, RegExp][] = [
@@ -217,13 +218,13 @@ describe('delayed events and the outbox', () => {
       await uow.manager.insert(RecordRow, { recid: 'x' });
       for (const [options, message] of invalid) {
         const register = () => uow.register(new SendEventOp(event, options));
-        expect(register).toThrow(TypeError);
+        expect(register).toThrow(InvalidDeliveryOptionsError);
         expect(register).toThrow(message);
       }
     });
     for (const [options, message] of invalid) {
       const publishing = bus.publish(event, options);
-      await expect(publishing).rejects.toBeInstanceOf(TypeError);
+      await expect(publishing).rejects.toBeInstanceOf(InvalidDeliveryOptionsError);
       await expect(publishing).rejects.toThrow(message);
     }
     expect(transport.attempts).toBe(0);

@@ -4,7 +4,7 @@
  * Routemaster reads its own names (ROUTEMASTER_SSL_VERIFY).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
+import { ConfigError } from '../src/config/errors/config.error.js';
 import { loadRouterOptionsFromEnv } from '../src/router/load-router-options-from-env.js';
 
 const verifyTls = (env: Record<string, string>) => loadRouterOptionsFromEnv(env).sender?.verifyTls;

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
+import { defineHandler, type EventHandlersConfig, handlers } from '../../src/index.js';
 import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
-import type { RecordEvent, RecordPopularEvent, RecordPublishedEvent } from './events.js';
+import { RecordEvent, RecordPopularEvent, RecordPublishedEvent } from './events.js';
 
 /** The example's `EVENT_HANDLERS`; handlers write through `dataSource`. */
 export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
@@ -19,15 +19,18 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
 
   /**
    * Async and idempotent: tells the owner their record is out, once. The row
-   * commits with commitbus's completion record, so a redelivered event does
-   * not notify twice.
+   * commits with commitbus's completion record (through `ctx.uow`, always set
+   * for a handler defined idempotent), so a redelivered event does not notify twice.
    */
-  const sendNotification = defineHandler('notifications.send', async (event: RecordPublishedEvent, ctx) => {
-    const manager = ctx.uow?.manager ?? dataSource.manager;
-    await manager
-      .getRepository(Notification)
-      .insert({ recid: event.recid, message: `Your record ${event.recid} is published` });
-  });
+  const sendNotification = defineHandler(
+    'notifications.send',
+    async (event: RecordPublishedEvent, ctx) => {
+      await ctx.uow.manager
+        .getRepository(Notification)
+        .insert({ recid: event.recid, message: `Your record ${event.recid} is published` });
+    },
+    { idempotent: true },
+  );
 
   /**
    * Async: reindexes the record from the database. Record events are ordered
@@ -44,16 +47,22 @@ export function eventHandlers(dataSource: DataSource): EventHandlersConfig {
   });
 
   /** Async and idempotent: tells the owner their record is popular (the event comes from the event store). */
-  const notifyPopular = defineHandler('notifications.popular', async (event: RecordPopularEvent, ctx) => {
-    const manager = ctx.uow?.manager ?? dataSource.manager;
-    await manager
-      .getRepository(Notification)
-      .insert({ recid: event.recid, message: `Your record ${event.recid} is popular` });
-  });
+  const notifyPopular = defineHandler(
+    'notifications.popular',
+    async (event: RecordPopularEvent, ctx) => {
+      await ctx.uow.manager
+        .getRepository(Notification)
+        .insert({ recid: event.recid, message: `Your record ${event.recid} is popular` });
+    },
+    { idempotent: true },
+  );
 
-  return {
-    RECORD: [[countMetrics, true], updateSearchIndex],
-    'RECORD.PUBLISH': [{ handler: sendNotification, idempotent: true }],
-    'RECORD.POPULAR': [{ handler: notifyPopular, idempotent: true }],
-  };
+  // Typed: each handler is checked against its class. The map form builds the same:
+  // { RECORD: [[countMetrics, true], updateSearchIndex], 'RECORD.PUBLISH': [sendNotification], ... }
+  return handlers()
+    .on(RecordEvent, countMetrics, { sync: true })
+    .on(RecordEvent, updateSearchIndex)
+    .on(RecordPublishedEvent, sendNotification)
+    .on(RecordPopularEvent, notifyPopular)
+    .build();
 }

@@ -1,12 +1,18 @@
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
-import type { ConcreteEventClass, Event } from '../events/event.js';
+import type { ConcreteEventClass } from '../events/event.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
 import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
+import type { MetricsAddress, MetricsServerOptions } from '../metrics/metrics-server.js';
 import type { Logger } from '../support/logger.js';
 
-/** What `createEventBus` takes. */
-export interface EventBusOptions {
+/**
+ * What `createEventBus` takes. Its hooks (`onPublished`, `onHandled`,
+ * `onHandlerFailed`, `onRetry`, `onParked`, `onDeadLetter`; see
+ * {@link BusObserver}) observe this process's publishing and handler runs.
+ */
+export interface EventBusOptions extends BusObserver {
   /** Every event class this bus may publish or handle. */
   events: Iterable<ConcreteEventClass>;
   /** `EVENT_HANDLERS`: handling key to ordered handler entries. Validated at construction. */
@@ -25,12 +31,6 @@ export interface EventBusOptions {
    * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
    */
   dataSource?: DataSource;
-  /**
-   * Called after events were published (for logging or metrics): directly,
-   * after a unit of work's commit, re-driven, or republished by the outbox
-   * relay. An error it throws is logged; the events stay published.
-   */
-  onPublished?: (events: readonly Event[]) => void;
 }
 
 /** Options of `EventBus.startWorker`. */
@@ -43,6 +43,12 @@ export interface StartWorkerOptions {
   handleSignals?: boolean;
   /** Called after each drain job with what it did. */
   onDrain?: (result: DrainResult) => void;
+  /**
+   * Serve the bus's Prometheus metrics (see README's "Metrics and hooks") at
+   * `GET /metrics` on this port, until the worker closes.
+   * @defaultValue not served
+   */
+  metrics?: MetricsServerOptions;
 }
 
 /** A worker running in this process. */
@@ -51,4 +57,6 @@ export interface RunningWorker {
   close(): Promise<void>;
   /** Resolves once the worker has closed by `close()`, or, after SIGINT/SIGTERM, once the whole bus has closed. */
   readonly stopped: Promise<void>;
+  /** Where the worker serves its metrics, when started with `metrics`. */
+  readonly metrics?: MetricsAddress;
 }

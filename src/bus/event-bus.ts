@@ -7,9 +7,12 @@ import type { Event } from '../events/event.js';
 import { EventRegistry } from '../events/event-registry.js';
 import { EventSerializer } from '../events/event-serializer.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
+import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -19,11 +22,13 @@ import { webhookRedriver } from '../router/delivery/webhook-dead-letter.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
-import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import { consoleLogger, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { BusStatus } from './bus-status.js';
 import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
+import { BusClosedError } from './errors/bus-closed.error.js';
+import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
@@ -57,12 +62,14 @@ export class EventBus implements UnitOfWorkBus {
   private readonly publishing: Publishing;
   /** Whether this bus's workers run ordered lanes (`config.ordering`). */
   private readonly orderedLanes: boolean;
-  private readonly onPublished: ((events: readonly Event[]) => void) | undefined;
+  private readonly observers: ObserverSet;
   private readonly workers = new Set<RunningWorker>();
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
+  private metricsOf: BusMetrics | undefined;
+  private closed = false;
 
   /**
    * @param options - what `createEventBus` takes.
@@ -71,7 +78,8 @@ export class EventBus implements UnitOfWorkBus {
   constructor(options: EventBusOptions, transport?: Transport) {
     this.config = resolveConfig(options.config);
     this.logger = options.logger ?? consoleLogger;
-    this.onPublished = options.onPublished;
+    this.observers = new ObserverSet(this.logger);
+    this.observers.add(observerOf(options));
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
@@ -147,9 +155,7 @@ export class EventBus implements UnitOfWorkBus {
    */
   useDataSource(dataSource: DataSource): void {
     if (this.dataSourceOf !== undefined && this.dataSourceOf !== dataSource) {
-      throw new Error(
-        'this bus already uses another DataSource for its outbox and idempotent handlers; create one bus per DataSource',
-      );
+      throw new DataSourceMismatchError();
     }
     this.dataSourceOf = dataSource;
     if (!this.config.outbox || this.outboxOf !== undefined) return;
@@ -188,7 +194,28 @@ export class EventBus implements UnitOfWorkBus {
    * which publishes only after commit.
    */
   publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new BusClosedError('publish'));
     return this.publishing.publish(events, options);
+  }
+
+  /**
+   * This bus's Prometheus metrics in a registry of their own (see
+   * `createBusMetrics`), built on first use and counting from then:
+   * `startWorker({ metrics: { port } })` serves them.
+   */
+  get metrics(): BusMetrics {
+    this.metricsOf ??= createBusMetrics(this);
+    return this.metricsOf;
+  }
+
+  /**
+   * Adds an observer of this process's publishing and handler runs (see
+   * {@link BusObserver}; the options' hooks are one already, metrics are
+   * another); returns the function that removes it. Workers started before
+   * see it too.
+   */
+  observe(observer: BusObserver): () => void {
+    return this.observers.add(observer);
   }
 
   /**
@@ -197,15 +224,8 @@ export class EventBus implements UnitOfWorkBus {
    * record what was published override it.
    */
   protected afterPublish(outgoing: readonly OutgoingEvent[], events: readonly Event[] | undefined): void {
-    if (this.onPublished === undefined) return;
-    try {
-      this.onPublished(events ?? this.decodeAll(outgoing));
-    } catch (error) {
-      this.logger.error(
-        { error: describeError(error).message },
-        'onPublished threw; the events were published',
-      );
-    }
+    if (!this.observers.has('onPublished')) return;
+    this.observers.notify('onPublished', events ?? this.decodeAll(outgoing));
   }
 
   /** Decodes what this process can; a relayed row of a class it does not know is left out. */
@@ -221,6 +241,7 @@ export class EventBus implements UnitOfWorkBus {
 
   /** Starts consuming in this process: drains, async handler jobs, retries, ordered lanes. */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+    if (this.closed) throw new BusClosedError('start a worker');
     const worker = await startBusWorker(
       {
         config: this.config,
@@ -233,6 +254,8 @@ export class EventBus implements UnitOfWorkBus {
         orderedLanes: this.orderedLanes,
         bus: this,
         publish: (events) => this.publish(events),
+        observer: this.observers,
+        metricsRegistry: () => this.metrics.registry,
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
@@ -280,12 +303,19 @@ export class EventBus implements UnitOfWorkBus {
    * Close the bus before destroying its DataSource.
    */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.outboxOf?.flush();
     await this.routerStores?.close();
     await this.transport.close();
   }
+}
+
+/** The hooks among a bus's options, as one observer. */
+function observerOf(options: EventBusOptions): BusObserver {
+  const { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter } = options;
+  return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
 }
 
 /** Creates an event bus on the configured transport (`memory` unless told otherwise). */

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { IdleTimeoutError } from './errors/idle-timeout.error.js';
 import type { Transport } from './transport.js';
 
 const IDLE_POLL_MS = 10;
@@ -30,10 +31,7 @@ export async function isIdle(transport: Observed): Promise<boolean> {
 export async function waitUntilIdle(transport: Observed, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the bus was not idle after ${timeoutMs} ms: is a worker running?`)),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(new IdleTimeoutError(timeoutMs)), timeoutMs);
   });
   let waiting = true;
   const poll = async () => {

@@ -1,6 +1,7 @@
 import type { CommitbusConfig } from '../config/config.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import { EventTooLargeError } from '../events/errors/event-too-large.error.js';
+import { InvalidDeliveryOptionsError } from '../events/errors/invalid-delivery-options.error.js';
 import type { Event } from '../events/event.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventSerializer } from '../events/event-serializer.js';
@@ -8,7 +9,7 @@ import { type EventClass, orderingPolicyOf } from '../events/event-type.decorato
 import { checkOrderKey } from '../events/order-key.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { TraceCarrier } from '../events/trace-carrier.js';
-import { OrderingDisabledError } from '../ordering/ordering-disabled.error.js';
+import { OrderingDisabledError } from '../ordering/errors/ordering-disabled.error.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
@@ -91,7 +92,7 @@ export class Publishing implements PostCommitPublisher {
       throw new OrderingDisabledError(event.handlingKey, orderKey, this.deps.config.ordering);
     }
     if (orderKey !== undefined && deliverAtOf(delivery) !== undefined) {
-      throw new TypeError(
+      throw new InvalidDeliveryOptionsError(
         `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
       );
     }

@@ -1,5 +1,5 @@
 import type { CommitbusConfig } from '../config/config.js';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
 import { DeliveryWorker } from '../router/delivery/delivery-worker.js';

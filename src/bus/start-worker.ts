@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import type { Event } from '../events/event.js';
@@ -9,8 +10,10 @@ import { HandlerPipeline } from '../handlers/handler-pipeline.js';
 import { HandlerRunner } from '../handlers/handler-runner.js';
 import type { HandlerTable } from '../handlers/handler-table.js';
 import type { TransportWorker } from '../handlers/handler-worker.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import type { ObserverSet } from '../handlers/observer-set.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
+import { serveMetrics } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';
 import type { SchedulingRules } from '../scheduling/scheduling-rules.js';
@@ -44,6 +47,10 @@ export interface WorkerParts {
   readonly bus: UnitOfWorkBus;
   /** What `ctx.publish` of a handler does. */
   readonly publish: (events: readonly Event[]) => Promise<void>;
+  /** The bus's observers, told of every handler run, retry, parked run and dead letter. */
+  readonly observer: ObserverSet;
+  /** The registry `metrics` serves when it names none: the bus's own metrics. */
+  readonly metricsRegistry: () => Registry;
 }
 
 /** A started worker's closing steps, in order. */
@@ -65,8 +72,16 @@ export async function startBusWorker(
   options: StartWorkerOptions,
   hooks: { readonly onClosed: (worker: RunningWorker) => void; readonly closeBus: () => Promise<void> },
 ): Promise<RunningWorker> {
-  const started = await startParts(parts, options);
   const { config, logger } = parts;
+  // First: a port in use fails the start before any work is taken.
+  const served =
+    options.metrics === undefined
+      ? undefined
+      : await serveMetrics(options.metrics.registry ?? parts.metricsRegistry(), options.metrics, logger);
+  const started = await startParts(parts, options).catch(async (error: unknown) => {
+    await served?.close();
+    throw error;
+  });
   let closing: Promise<void> | undefined;
   let resolveStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -85,6 +100,7 @@ export async function startBusWorker(
   };
   const worker: RunningWorker = {
     stopped,
+    ...(served === undefined ? {} : { metrics: { host: served.host, port: served.port, url: served.url } }),
     close: () => {
       closing ??= (async () => {
         process.off('SIGINT', onSignal);
@@ -95,6 +111,7 @@ export async function startBusWorker(
           started.stopLanes(config.shutdownTimeoutMs),
         ]);
         await started.closeGate();
+        await served?.close();
         hooks.onClosed(worker);
         if (!bySignal) resolveStopped();
       })();
@@ -127,6 +144,7 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
     rules: gate,
     settings: config,
     logger,
+    observer: parts.observer,
   });
   const dispatcher = new Dispatcher(pipeline, gate);
   const inner = await transport

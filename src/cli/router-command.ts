@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { startRouter } from '../bus/start-router.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { loadConfigFromEnv } from '../config/load-config-from-env.js';
 import { loadRouterOptionsFromEnv, parseRoles } from '../router/load-router-options-from-env.js';
 import type { RouterOptions } from '../router/router-options.js';
@@ -90,7 +91,7 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
 function portOf(raw: string): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new Error(`--port must be a port number 0..65535, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`--port must be a port number 0..65535, got ${JSON.stringify(raw)}`);
   }
   return port;
 }

@@ -1,5 +1,5 @@
 import type { CommitbusConfig, TransportKind } from './config.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from './errors/config.error.js';
 import { resolveConfig } from './resolve-config.js';
 
 /** Environment variable read for each option. */

@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.js';
+import { ConfigError } from './errors/config.error.js';
 import { redactRedisUrl } from './redis-url.js';
 
 /**

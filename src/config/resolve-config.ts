@@ -1,7 +1,7 @@
 import { backoffProblem } from '../support/backoff.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { type CommitbusConfig, DEFAULT_CONFIG } from './config.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from './errors/config.error.js';
 import { parseClusterNode } from './redis-cluster-node.js';
 import { redactRedisUrl, redisUrlProblem } from './redis-url.js';
 

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
-import { BullBoardMissingError } from './bull-board-missing.error.js';
+import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 
 /** The modules bull-board is loaded from (a test names missing ones). */
 export interface BullBoardModules {

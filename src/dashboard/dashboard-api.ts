@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeadLetterKind, DeadLetterReason } from '../dead-letters/dead-letter.js';
-import { DeadLetterRedriveError } from '../dead-letters/dead-letter-redrive.error.js';
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
 import type { DeadLetterTarget } from '../dead-letters/dead-letters.js';
+import { DeadLetterRedriveError } from '../dead-letters/errors/dead-letter-redrive.error.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { describeError, type Logger } from '../support/logger.js';
-import { DashboardRequestError } from './dashboard-request.error.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
+import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;

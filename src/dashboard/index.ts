@@ -2,7 +2,7 @@
  * `commitbus/dashboard`: the operations dashboard (a page, a JSON API and
  * bull-board for the BullMQ queues).
  */
-export { BullBoardMissingError } from './bull-board-missing.error.js';
+
 export type {
   DashboardAuth,
   DashboardBasicAuth,
@@ -10,7 +10,6 @@ export type {
   DashboardRequest,
   RunningDashboard,
 } from './dashboard-options.js';
-export { DashboardRequestError } from './dashboard-request.error.js';
 export type {
   DashboardSnapshot,
   EventStoreView,
@@ -19,4 +18,6 @@ export type {
   SubscriberView,
   Unavailable,
 } from './dashboard-snapshot.js';
+export { BullBoardMissingError } from './errors/bull-board-missing.error.js';
+export { DashboardRequestError } from './errors/dashboard-request.error.js';
 export { dashboardFor, startDashboard } from './start-dashboard.js';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import type { EventBus } from '../bus/event-bus.js';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { BULL_BOARD_MODULES, type BullBoardModules, mountBullBoard } from './bull-board.js';
-import { BullBoardMissingError } from './bull-board-missing.error.js';
 import { bullmqQueuesOf } from './bullmq-queues.js';
 import { registerDashboardApi } from './dashboard-api.js';
 import type { DashboardOptions, RunningDashboard } from './dashboard-options.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
+import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 import { renderPage } from './render-page.js';
 import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
 

@@ -1,6 +1,6 @@
-import { type AttemptFailureJson, attemptFailureFromJson } from '../dead-letters/attempt-failure.js';
-import { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
+import { type AttemptFailureJson, attemptFailureFromJson } from './attempt-failure.js';
 import type { DeadLetter } from './dead-letter.js';
+import { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 
 type DeadLetterJson = Omit<DeadLetter, 'attempts' | 'firstFailedAt' | 'deadAt'> & {
   attempts: AttemptFailureJson[];

@@ -1,5 +1,5 @@
-import type { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
 import type { DeadLetter, DeadLetterKind, DeadLetterReason } from './dead-letter.js';
+import type { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 
 /** Which dead letters to list, re-drive or purge: all fields given must match. */
 export interface DeadLetterFilter {

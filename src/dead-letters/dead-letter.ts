@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AttemptFailure } from '../dead-letters/attempt-failure.js';
+import { InternalError } from '../support/errors/internal.error.js';
+import type { AttemptFailure } from './attempt-failure.js';
 
 /**
  * `handler`: a handler that was given up. `undecodable`: a payload no event
@@ -135,7 +136,7 @@ function letter(
   const first = attempts[0];
   const last = attempts[attempts.length - 1];
   if (first === undefined || last === undefined)
-    throw new TypeError('a dead letter needs at least one attempt');
+    throw new InternalError('a dead letter needs at least one attempt');
   return {
     id,
     kind,

@@ -1,9 +1,11 @@
 import type { Event } from '../events/event.js';
 import { describeError, type Logger } from '../support/logger.js';
-import type { CorruptDeadLetterError } from './corrupt-dead-letter.error.js';
 import type { DeadLetter } from './dead-letter.js';
-import { DeadLetterRedriveError, type RedriveFailure } from './dead-letter-redrive.error.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
+import type { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
+import { DeadLetterFilterError } from './errors/dead-letter-filter.error.js';
+import { DeadLetterRedriveError, type RedriveFailure } from './errors/dead-letter-redrive.error.js';
+import { NoWebhookRedriverError } from './errors/no-webhook-redriver.error.js';
 
 /** Which dead letters to re-drive or purge: one id, a filter, or `'all'`. */
 export type DeadLetterTarget = 'all' | string | DeadLetterFilter;
@@ -87,9 +89,7 @@ export class DeadLetters<Job = unknown> {
       try {
         if (letter.kind === 'webhook') {
           if (this.deps.redriveWebhooks === undefined) {
-            throw new Error(
-              "this bus has no router to re-drive webhook letters: pass redriveWebhooks (the router's webhookRedriver) to its dead letters",
-            );
+            throw new NoWebhookRedriverError(letter.id);
           }
           // One by one, each removed as soon as its events are queued again: a letter that
           // fails (its subscriber is gone, its payload is not a batch) stays, alone.
@@ -141,7 +141,7 @@ export class DeadLetters<Job = unknown> {
       return { letters: letter === undefined ? [] : [letter], corrupt: [] };
     }
     if (Object.keys(target).length === 0) {
-      throw new TypeError("an empty filter would select every dead letter: pass 'all' to mean that");
+      throw new DeadLetterFilterError();
     }
     return this.read(target);
   }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, ObjectLiteral, QueryRunner } from 'typeorm';
+import { InternalError } from '../support/errors/internal.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
@@ -65,7 +66,7 @@ export class BatchState {
   /** The cache of `model`. */
   cache(model: ResolvedModel): RowCache {
     const cache = this.caches.get(model);
-    if (cache === undefined) throw new Error(`model "${model.name}" is not part of this batch`);
+    if (cache === undefined) throw new InternalError(`model "${model.name}" is not part of this batch`);
     return cache;
   }
 

@@ -1,10 +1,13 @@
+import { CommitbusError } from '../support/commitbus-error.js';
 import { describeError } from '../support/logger.js';
 import { abandonAttempt } from './cycle-attempt.js';
 import { EventStoreStepTimeoutError } from './errors/event-store-step-timeout.error.js';
 import type { StepFailure } from './store-event.js';
 
 /** A step of the cycle failed: what to record on the event's history row. */
-export class CycleFailure extends Error {
+export class CycleFailure extends CommitbusError {
+  /** Stable code, for logs: the writer records the failure and never lets this reach a caller. */
+  readonly code = 'COMMITBUS_EVENT_STORE_CYCLE_FAILURE';
   /** The failure as stored. */
   readonly failure: StepFailure;
   /**
@@ -17,7 +20,6 @@ export class CycleFailure extends Error {
   constructor(step: StepFailure['step'], path: readonly string[], cause: unknown, model?: string) {
     const described = describeError(cause);
     super(described.message, { cause });
-    this.name = 'CycleFailure';
     this.timedOut = cause instanceof EventStoreStepTimeoutError;
     this.failure = {
       step,

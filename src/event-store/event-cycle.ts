@@ -5,6 +5,7 @@ import { applyResult } from './apply-result.js';
 import { type BatchState, writesRefused } from './batch-state.js';
 import { cycleAttempt } from './cycle-attempt.js';
 import { CycleFailure, step } from './cycle-failure.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 import type { CycleContext, ReduceContext, SubEventRecordView } from './event-model.js';
@@ -121,7 +122,9 @@ async function handle(
       throw new CycleFailure(
         'preprocess',
         path,
-        new Error(`the preprocessor changed the type to "${out.type}": a preprocessor may change data only`),
+        new EventStoreUsageError(
+          `the preprocessor changed the type to "${out.type}": a preprocessor may change data only; dispatch an event of the other type instead`,
+        ),
         model.name,
       );
     }
@@ -226,7 +229,9 @@ async function handle(
       throw new CycleFailure(
         'store',
         path,
-        new Error(`sub-events nest deeper than ${MAX_SUB_EVENT_DEPTH}: a sub-event keeps adding itself`),
+        new EventStoreUsageError(
+          `sub-events nest deeper than ${MAX_SUB_EVENT_DEPTH}: a sub-event keeps adding itself; make the reducer of a sub-event stop adding events`,
+        ),
       );
     }
     const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: sub.data ?? null };

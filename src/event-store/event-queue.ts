@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import { InternalError } from '../support/errors/internal.error.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type {
   AuditEntry,
   HistoryEvent,
@@ -65,7 +67,10 @@ export function finishedEvent(
       return JSON.stringify(value) ?? 'null';
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`the event's ${what} cannot be stored in history as JSON: ${reason}`, { cause: error });
+      throw new EventStoreUsageError(
+        `the event's ${what} cannot be stored in history as JSON: ${reason}. Return JSON-safe values from reducers and derivers (no BigInt, no cycles)`,
+        { cause: error },
+      );
     }
   };
   return {
@@ -115,7 +120,7 @@ export class EventQueue {
       await this.ensureState(manager);
       [row] = await take();
     }
-    if (row === undefined) throw new Error('the event store state row could not be created');
+    if (row === undefined) throw new InternalError('the event store state row could not be created');
     const first = Number(row.queued) - events.length + 1;
     const versions = events.map((_, i) => first + i);
     for (let start = 0; start < events.length; start += INSERT_CHUNK) {
@@ -171,7 +176,8 @@ export class EventQueue {
       await this.ensureState(manager);
       rows = await run();
     }
-    if (rows.length !== events.length) throw new Error('the event store state row could not be created');
+    if (rows.length !== events.length)
+      throw new InternalError('the event store state row could not be created');
     return rows.map((r) => Number(r.v)).sort((a, b) => a - b);
   }
 

@@ -4,6 +4,7 @@ export { ApplyResultError } from './errors/apply-result.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
 export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
 export { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
+export { EventStoreQueueGapError } from './errors/event-store-queue-gap.error.js';
 export { EventStoreStepTimeoutError } from './errors/event-store-step-timeout.error.js';
 export { EventStoreTimeoutError } from './errors/event-store-timeout.error.js';
 export { EventStoreUsageError } from './errors/event-store-usage.error.js';

@@ -36,8 +36,9 @@ export function prepareEvent(
   if (limits.knownTypes !== undefined && !limits.knownTypes.has(type)) limits.onUnknown?.(type);
   let json: string;
   try {
-    json = JSON.stringify(data === undefined ? null : data, checkValue);
+    json = JSON.stringify(data === undefined ? null : data, valueChecker(type));
   } catch (error) {
+    if (error instanceof InvalidStoreEventError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new InvalidStoreEventError(`the data of "${type}" cannot be stored as JSON: ${reason}`, {
       cause: error,
@@ -58,15 +59,24 @@ export function prepareEvent(
 // A UTF-16 surrogate without its pair.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkValue(this: unknown, key: string, value: unknown): unknown {
-  const where = key === '' ? 'the data' : `field "${key}"`;
-  if (typeof value === 'number' && !Number.isFinite(value))
-    throw new Error(`${where} is ${value} (JSON would store null)`);
-  if (typeof value === 'function' || typeof value === 'symbol')
-    throw new Error(`${where} is a ${typeof value}`);
-  if (value === undefined && Array.isArray(this))
-    throw new Error(`${where} of an array is undefined (JSON would store null)`);
-  return value;
+// A JSON.stringify replacer refusing what JSON would change or drop.
+function valueChecker(type: string): (this: unknown, key: string, value: unknown) => unknown {
+  return function checkValue(this: unknown, key: string, value: unknown): unknown {
+    const where = key === '' ? 'the data' : `field "${key}"`;
+    let problem: string | undefined;
+    if (typeof value === 'number' && !Number.isFinite(value))
+      problem = `${where} is ${value} (JSON would store null)`;
+    else if (typeof value === 'function' || typeof value === 'symbol')
+      problem = `${where} is a ${typeof value}`;
+    else if (value === undefined && Array.isArray(this))
+      problem = `${where} of an array is undefined (JSON would store null)`;
+    if (problem !== undefined) {
+      throw new InvalidStoreEventError(
+        `the data of "${type}" cannot be stored as JSON: ${problem}; send plain JSON values (strings, finite numbers, booleans, null, arrays, objects)`,
+      );
+    }
+    return value;
+  };
 }
 
 function describe(value: unknown): string {

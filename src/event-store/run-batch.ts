@@ -1,8 +1,10 @@
 import type { QueryRunner } from 'typeorm';
+import { CommitbusError } from '../support/commitbus-error.js';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
 import { CycleFailure } from './cycle-failure.js';
+import { EventStoreQueueGapError } from './errors/event-store-queue-gap.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
@@ -23,7 +25,8 @@ export interface BatchOutcome {
 }
 
 // The fast path failed at event `index` (or in the final flush): redo with savepoints.
-class FastPathFailed extends Error {
+class FastPathFailed extends CommitbusError {
+  readonly code = 'COMMITBUS_EVENT_STORE_FAST_PATH_FAILED';
   constructor(readonly index: number) {
     super('fast path failed');
   }
@@ -39,7 +42,9 @@ const SAVEPOINT = 'commitbus_es_event';
  * {@link runBatch} rejects with this, inside the caller's transaction gate. The writer then commits the events before `event` and records
  * `failure` on it ({@link recordTimedOut}).
  */
-export class StepTimedOut extends Error {
+export class StepTimedOut extends CommitbusError {
+  /** Stable code, for logs: the writer handles it and never lets it reach a caller. */
+  readonly code = 'COMMITBUS_EVENT_STORE_STEP_TIMED_OUT';
   constructor(
     readonly event: QueuedEvent,
     readonly failure: StepFailure,
@@ -47,7 +52,6 @@ export class StepTimedOut extends Error {
     readonly uow: UnitOfWork | undefined,
   ) {
     super(`v${event.v} timed out in ${failure.step}: ${failure.message}`);
-    this.name = 'StepTimedOut';
   }
 }
 
@@ -109,9 +113,7 @@ async function attempt(
     events = await queue.next(runner.manager, handled, limit, true);
     for (const [i, event] of events.entries()) {
       if (event.v !== handled + 1 + i) {
-        throw new Error(
-          `the event store's queue has a gap: v${handled + 1 + i} is missing (found v${event.v}); the writer will not go on past it`,
-        );
+        throw new EventStoreQueueGapError(handled + 1 + i, event.v);
       }
     }
     await state.prefetch(events);

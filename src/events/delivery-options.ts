@@ -1,3 +1,4 @@
+import { InvalidDeliveryOptionsError } from './errors/invalid-delivery-options.error.js';
 /** When a published event may be handled. Give at most one of the two. */
 export interface DeliveryOptions {
   /** Handle no earlier than this many milliseconds after publishing (after commit, in a unit of work). */
@@ -17,17 +18,19 @@ export function deliverAtOf(options: DeliveryOptions | undefined, now = Date.now
   if (options === undefined) return undefined;
   const { delay, delayUntil } = options;
   if (delay !== undefined && delayUntil !== undefined) {
-    throw new TypeError('give either delay or delayUntil, not both');
+    throw new InvalidDeliveryOptionsError('give either delay or delayUntil, not both');
   }
   if (delay !== undefined) {
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
-      throw new TypeError(`delay must be a number of milliseconds >= 0, got ${String(delay)}`);
+      throw new InvalidDeliveryOptionsError(
+        `delay must be a number of milliseconds >= 0, got ${String(delay)}`,
+      );
     }
     return delay === 0 ? undefined : now + Math.ceil(delay);
   }
   if (delayUntil !== undefined) {
     if (!(delayUntil instanceof Date) || Number.isNaN(delayUntil.getTime())) {
-      throw new TypeError(`delayUntil must be a valid Date, got ${String(delayUntil)}`);
+      throw new InvalidDeliveryOptionsError(`delayUntil must be a valid Date, got ${String(delayUntil)}`);
     }
     return delayUntil.getTime() > now ? delayUntil.getTime() : undefined;
   }

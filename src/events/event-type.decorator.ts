@@ -1,3 +1,4 @@
+import { InvalidEventTypeOptionsError } from './errors/invalid-event-type-options.error.js';
 import { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
 import type { OrderingPolicy } from './ordering-policy.js';
 
@@ -37,16 +38,18 @@ export function EventType<E = any>(
   assertHandlingKey(handlingKey);
   const { orderBy, afterLastAttempt } = options;
   if (orderBy !== undefined && typeof orderBy !== 'function') {
-    throw new TypeError(
-      `@EventType('${handlingKey}'): orderBy must be a function of the event giving its order key`,
+    throw new InvalidEventTypeOptionsError(
+      handlingKey,
+      'orderBy must be a function of the event giving its order key, e.g. orderBy: (e) => "record:" + e.recordId',
     );
   }
   if (afterLastAttempt !== undefined && afterLastAttempt !== 'halt' && afterLastAttempt !== 'skip') {
-    throw new TypeError(`@EventType('${handlingKey}'): afterLastAttempt must be 'halt' or 'skip'`);
+    throw new InvalidEventTypeOptionsError(handlingKey, "afterLastAttempt must be 'halt' or 'skip'");
   }
   if (afterLastAttempt !== undefined && orderBy === undefined) {
-    throw new TypeError(
-      `@EventType('${handlingKey}'): afterLastAttempt applies to ordered events; give orderBy too`,
+    throw new InvalidEventTypeOptionsError(
+      handlingKey,
+      'afterLastAttempt applies to ordered events; give orderBy too',
     );
   }
   return (target) => {

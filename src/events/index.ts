@@ -1,8 +1,10 @@
 export type { DeliveryOptions } from './delivery-options.js';
 export { DuplicateEventTypeError } from './errors/duplicate-event-type.error.js';
 export { EventTooLargeError } from './errors/event-too-large.error.js';
+export { InvalidDeliveryOptionsError } from './errors/invalid-delivery-options.error.js';
 export { InvalidEventFieldError } from './errors/invalid-event-field.error.js';
 export { InvalidEventIdError } from './errors/invalid-event-id.error.js';
+export { InvalidEventTypeOptionsError } from './errors/invalid-event-type-options.error.js';
 export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js';
 export { InvalidOrderKeyError } from './errors/invalid-order-key.error.js';
 export { MalformedEventError } from './errors/malformed-event.error.js';

@@ -1,5 +1,6 @@
 import { attemptFailureToJson } from '../dead-letters/attempt-failure.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import { InternalError } from '../support/errors/internal.error.js';
 import { type HandlerGate, OPEN_GATE } from './handler-gate.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerPipeline } from './handler-pipeline.js';
@@ -89,8 +90,20 @@ export class Dispatcher {
           attempt: next.attempt,
           failures: next.failures,
         });
+        this.pipeline.observer.notify('onParked', {
+          event,
+          handler: next.handler.name,
+          attempt: next.attempt,
+        });
         return { jobs, deadLetters };
       case 'retry':
+        this.pipeline.observer.notify('onRetry', {
+          event,
+          handler: next.handler.name,
+          attempt: next.attempt,
+          delayMs: next.delayMs,
+          error: next.error,
+        });
         if (next.handler.name === own) return { jobs, deadLetters, again: next };
         jobs.push(retryJob(event.id, payload, next));
         return { jobs, deadLetters };
@@ -134,5 +147,5 @@ export function retryJob(eventId: string, payload: string, step: RetryStep): Han
 
 // Only work that passes `ordered` can halt: reaching this is a bug in commitbus.
 function unorderedHalt(): Error {
-  return new Error('commitbus bug: an unordered handler run decided to halt; only ordered work can halt');
+  return new InternalError('an unordered handler run decided to halt; only ordered work can halt');
 }

@@ -4,12 +4,12 @@ import {
   attemptFailureFromJson,
 } from '../dead-letters/attempt-failure.js';
 import { type DeadLetter, eventDeadLetter, handlerDeadLetter } from '../dead-letters/dead-letter.js';
-import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
+import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../support/logger.js';
-import { TransportUnavailableError } from '../support/transport-unavailable.error.js';
 import type { DrainedEvent } from './dispatcher.js';
 import type { LogEntry } from './event-log.js';
 import type { HandlerJob } from './handler-job.js';
+import type { DeadLetterSink } from './observed-dead-letters.js';
 
 /** What {@link drainBatch} needs: the drain's dependencies that handle one batch. */
 export interface DrainBatchDeps {
@@ -21,7 +21,7 @@ export interface DrainBatchDeps {
    */
   readonly enqueue: (jobs: HandlerJob[]) => Promise<void>;
   /** Keeps what was given up. */
-  readonly deadLetters: DeadLetterStore;
+  readonly deadLetters: DeadLetterSink;
   /** Where poison in a batch is reported. */
   readonly logger: Logger;
 }

@@ -3,6 +3,7 @@ import type { Dispatcher } from './dispatcher.js';
 import { drainBatch } from './drain-batch.js';
 import type { EventLog, LogEntry } from './event-log.js';
 import type { HandlerJob } from './handler-job.js';
+import { observedDeadLetters } from './observed-dead-letters.js';
 
 /** Limits of one drain: the RFC's `max_events` and `ttl`, plus batching. */
 export interface DrainLimits {
@@ -73,11 +74,12 @@ export interface DrainDeps {
 export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
   const { log, limits, consumer } = deps;
   const deadline = Date.now() + limits.ttlMs;
+  const deadLetters = observedDeadLetters(deps.deadLetters, deps.dispatcher.pipeline.observer);
   const batch = async (entries: readonly LogEntry[]): Promise<number> => {
     const done = await drainBatch(entries, {
       drainOne: (entry) => deps.dispatcher.drainOne(entry.payload, entry.deliveries),
       enqueue: deps.enqueue,
-      deadLetters: deps.deadLetters,
+      deadLetters,
       logger: deps.dispatcher.pipeline.logger,
     });
     await log.ack(done);

@@ -1,6 +1,6 @@
 import type { Event } from '../events/event.js';
 import type { BackoffOptions } from '../support/backoff.js';
-import type { Handler } from './handler.js';
+import type { Handler, IdempotentHandler } from './handler.js';
 
 /** A handler entry with options. */
 export interface HandlerEntryOptions<E extends Event = Event> {
@@ -34,8 +34,10 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    * (event id, handler) in `commitbus_handled`, and a redelivered event whose
    * record committed is skipped. The handler gets that unit of work as
    * `ctx.uow`: its writes through `ctx.uow.manager` commit with the record.
-   * Needs the bus's `dataSource`.
-   * @defaultValue `false`
+   * Needs the bus's `dataSource`. A handler defined with
+   * `defineHandler(name, fn, { idempotent: true })` is always idempotent
+   * (and gets `ctx.uow` typed as set); `false` is refused for it.
+   * @defaultValue `false`, or `true` for a handler defined idempotent
    */
   idempotent?: boolean;
 }
@@ -43,12 +45,20 @@ export interface HandlerEntryOptions<E extends Event = Event> {
 /**
  * One entry of a handling key's list, in the RFC's forms: a bare handler runs
  * async, `[handler, true]` sync, `[handler, false]` async; or an object with
- * options.
+ * options. A handler defined with `{ idempotent: true }` runs idempotently in
+ * each form and cannot take `idempotent: false`.
  */
 export type HandlerEntry<E extends Event = Event> =
   | Handler<E>
-  | readonly [Handler<E>, boolean]
-  | HandlerEntryOptions<E>;
+  | IdempotentHandler<E>
+  | readonly [Handler<E> | IdempotentHandler<E>, boolean]
+  | HandlerEntryOptions<E>
+  | (Omit<HandlerEntryOptions<E>, 'handler' | 'idempotent'> & {
+      /** The handler, defined with `{ idempotent: true }`. */
+      handler: IdempotentHandler<E>;
+      /** Always idempotent: `true` or left out. */
+      idempotent?: true;
+    });
 
 /**
  * `EVENT_HANDLERS`: handling key to its ordered handlers. An event with key

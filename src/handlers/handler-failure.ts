@@ -1,9 +1,9 @@
 import type { DeadLetterReason } from '../dead-letters/dead-letter.js';
 import { UnknownEventTypeError } from '../events/errors/unknown-event-type.error.js';
-import { HandlerTimeoutError } from './handler-timeout.error.js';
-import { NonRetryableError } from './non-retryable.error.js';
-import { ThrownValueError } from './thrown-value.error.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
+import { HandlerTimeoutError } from './errors/handler-timeout.error.js';
+import { NonRetryableError } from './errors/non-retryable.error.js';
+import { ThrownValueError } from './errors/thrown-value.error.js';
+import { UnknownHandlerError } from './errors/unknown-handler.error.js';
 
 /**
  * Whether an error ends a handler's attempts at once: {@link NonRetryableError},

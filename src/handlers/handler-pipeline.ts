@@ -7,11 +7,14 @@ import {
 import type { Event } from '../events/event.js';
 import { backoffDelay } from '../support/backoff.js';
 import { describeError, type Logger } from '../support/logger.js';
-import { HandlerCrashedError } from './handler-crashed.error.js';
+import { HandlerCrashedError } from './errors/handler-crashed.error.js';
+import { asError } from './errors/thrown-value.error.js';
+import { UnknownHandlerError } from './errors/unknown-handler.error.js';
 import { giveUpReason, undecodableReason } from './handler-failure.js';
 import type { RuleVerdict } from './handler-gate.js';
 import type { HandlerRunner } from './handler-runner.js';
 import type { HandlerPlan, ResolvedHandler } from './handler-table.js';
+import { ObserverSet } from './observer-set.js';
 import type {
   DeadLetterStep,
   DoneStep,
@@ -21,8 +24,6 @@ import type {
   SettledStep,
 } from './pipeline-step.js';
 import type { PipelineWork, WorkTarget } from './pipeline-work.js';
-import { asError } from './thrown-value.error.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
 
 /** The settings the pipeline reads. */
 export interface PipelineSettings {
@@ -44,6 +45,12 @@ export interface PipelineDeps {
   readonly settings: PipelineSettings;
   /** Where decisions that need an operator, and failures, are logged. */
   readonly logger: Logger;
+  /**
+   * Told of each handler run (`onHandled`, `onHandlerFailed`); the callers
+   * that store the steps tell it of retries, parked runs and dead letters.
+   * @defaultValue no observer
+   */
+  readonly observer?: ObserverSet;
 }
 
 /** The handlers a run covers, resolved against the event's plan. */
@@ -64,7 +71,12 @@ const DONE: DoneStep = { op: 'done' };
  * nothing else: what it decided comes back as steps, which the caller stores.
  */
 export class HandlerPipeline {
-  constructor(private readonly deps: PipelineDeps) {}
+  /** The bus's observers: told of runs here, of retries, parked runs and dead letters where those are stored. */
+  readonly observer: ObserverSet;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.observer = deps.observer ?? new ObserverSet(deps.logger);
+  }
 
   /** Where the pipeline logs (the drain logs what it does with a batch there too). */
   get logger(): Logger {
@@ -106,12 +118,12 @@ export class HandlerPipeline {
         settled.push({ op: 'drop', handler, attempt });
         continue;
       }
-      let error: Error;
-      try {
-        await this.deps.runner.run(handler, event, attempt);
+      const startedAt = performance.now();
+      const error = await this.attempt(handler, event, attempt);
+      const ran = { event, handler: handler.name, attempt, durationMs: performance.now() - startedAt };
+      if (error === undefined) {
+        this.observer.notify('onHandled', ran);
         continue;
-      } catch (thrown) {
-        error = asError(thrown, handler.name);
       }
       const all = [...failures, attemptFailure(error, attempt)];
       const last = i === 0 ? (work.lastAttempt ?? handler.attempts) : handler.attempts;
@@ -123,14 +135,27 @@ export class HandlerPipeline {
             ? 'handler failed; it runs again after its backoff'
             : 'ordered event handler failed; it runs again after its backoff, and later events of its key wait',
         );
+        this.observer.notify('onHandlerFailed', { ...ran, error, next: 'retry' });
         const delayMs = backoffDelay(handler.backoff, attempt);
         return end({ op: 'retry', handler, index, attempt, failures: all, delayMs, error });
       }
       const given = this.giveUp(work, event, handler, index, all, reason);
+      const next = given.op === 'halt' ? 'halt' : 'dead-letter';
+      this.observer.notify('onHandlerFailed', { ...ran, error, next, reason });
       if (given.op === 'halt') return end(given);
       settled.push(given);
     }
     return end(DONE);
+  }
+
+  /** Runs one handler; resolves to what it failed with, or `undefined` when it succeeded. */
+  private async attempt(handler: ResolvedHandler, event: Event, attempt: number): Promise<Error | undefined> {
+    try {
+      await this.deps.runner.run(handler, event, attempt);
+      return undefined;
+    } catch (thrown) {
+      return asError(thrown, handler.name);
+    }
   }
 
   private chainOf(event: Event, target: WorkTarget): Chain | UnknownHandlerError {

@@ -1,13 +1,13 @@
 import type { Event } from '../events/event.js';
-import { IdempotencyNotConfiguredError } from '../idempotency/idempotency-not-configured.error.js';
+import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import type { Logger } from '../support/logger.js';
 import { inHandlerSpan, noteIdempotentSkip } from '../tracing/handler-span.js';
+import { HandlerTimeoutError } from './errors/handler-timeout.error.js';
+import { asError } from './errors/thrown-value.error.js';
 import type { HandlerContext } from './handler.js';
 import type { ResolvedHandler } from './handler-table.js';
-import { HandlerTimeoutError } from './handler-timeout.error.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { runWithTimeout } from './run-with-timeout.js';
-import { asError } from './thrown-value.error.js';
 
 /**
  * Runs one handler for one event: within its timeout, in its

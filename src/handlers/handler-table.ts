@@ -1,10 +1,12 @@
 import type { EventRegistry } from '../events/event-registry.js';
 import { type BackoffOptions, backoffProblem } from '../support/backoff.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
+import { describeValue } from './describe-value.js';
+import { HandlerConfigError } from './errors/handler-config.error.js';
+import { UnknownHandlerError } from './errors/unknown-handler.error.js';
 import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
-import { HandlerConfigError } from './handler-config.error.js';
-import { UnknownHandlerError } from './unknown-handler.error.js';
+import { boundClassesOf } from './handlers-builder.js';
 
 /** A handler entry with every option resolved. */
 export interface ResolvedHandler {
@@ -80,6 +82,13 @@ export class HandlerTable {
         }),
       );
     }
+    for (const [key, cls] of boundClassesOf(config)) {
+      if (registry.has(key) && registry.get(key) !== cls) {
+        throw new HandlerConfigError(
+          `handlers().on(${cls.name}) lists handlers for ${JSON.stringify(key)}, but the bus registers ${registry.get(key).name} for that key; pass the same class to the bus's events`,
+        );
+      }
+    }
     for (const key of known) {
       const names = this.plan(key).all.map((h) => h.name);
       const duplicate = names.find((name, i) => names.indexOf(name) !== i);
@@ -135,12 +144,12 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   let attempts: unknown = defaults.attempts;
   let backoff: unknown = defaults.backoff;
   let timeoutMs: unknown = defaults.timeoutMs;
-  let idempotent: unknown = false;
+  let idempotent: unknown;
   if (isHandler(entry)) {
     handler = entry;
   } else if (Array.isArray(entry)) {
     if (entry.length !== 2 || typeof entry[1] !== 'boolean') {
-      throw new HandlerConfigError(`${where} must be [handler, sync: boolean], got ${describe(entry)}`);
+      throw new HandlerConfigError(`${where} must be [handler, sync: boolean], got ${describeValue(entry)}`);
     }
     [handler, sync] = entry as [unknown, boolean];
   } else if (typeof entry === 'object' && entry !== null && 'handler' in entry) {
@@ -149,15 +158,25 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     attempts = entry.attempts ?? defaults.attempts;
     backoff = entry.backoff ?? defaults.backoff;
     timeoutMs = entry.timeoutMs ?? defaults.timeoutMs;
-    idempotent = entry.idempotent ?? false;
+    idempotent = entry.idempotent;
   } else {
     handler = entry;
   }
   if (!isHandler(handler)) {
     throw new HandlerConfigError(
-      `${where} is not a handler (got ${describe(handler)}); wrap functions with defineHandler('name', fn)`,
+      `${where} is not a handler (got ${describeValue(handler)}); wrap functions with defineHandler('name', fn)`,
     );
   }
+  // A handler defined idempotent reads ctx.uow as always set: every listing of it runs idempotently.
+  if (handler.idempotent === true) {
+    if (idempotent === false) {
+      throw new HandlerConfigError(
+        `${where} (${handler.name}): the handler was defined with { idempotent: true } (its ctx.uow is always set), so it cannot be listed with idempotent: false; drop the option, or define it without { idempotent: true }`,
+      );
+    }
+    idempotent = true;
+  }
+  idempotent ??= false;
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new HandlerConfigError(`${where} (${handler.name}): attempts must be a positive integer`);
   }
@@ -184,10 +203,4 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
   const given = backoff as BackoffOptions;
   const resolvedBackoff = { ...given, jitter: given.jitter ?? defaults.backoff.jitter ?? 0 };
   return { handler, name: handler.name, sync, attempts, backoff: resolvedBackoff, timeoutMs, idempotent };
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  return value === null ? 'null' : typeof value;
 }

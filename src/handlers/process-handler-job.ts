@@ -6,6 +6,7 @@ import {
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { HandlerJob } from './handler-job.js';
+import { observedDeadLetters } from './observed-dead-letters.js';
 
 /** The fields of a {@link HandlerJob} a transport stores with the job. */
 export type HandlerJobData = Pick<HandlerJob, 'payload' | 'handler' | 'firstAttempt' | 'failures'>;
@@ -66,7 +67,9 @@ export async function processHandlerJob(run: HandlerJobRun, deps: HandlerJobDeps
   const stored = await deps.dispatcher.store(outcome, data.payload, run.kind, data.handler);
   await Promise.all([
     stored.jobs.length > 0 ? deps.enqueue(stored.jobs) : undefined,
-    stored.deadLetters.length > 0 ? deps.deadLetters.add(stored.deadLetters) : undefined,
+    stored.deadLetters.length > 0
+      ? observedDeadLetters(deps.deadLetters, deps.dispatcher.pipeline.observer).add(stored.deadLetters)
+      : undefined,
   ]);
   if (stored.again !== undefined) {
     // The attempt history travels with the job, to its next run and into its dead letter.

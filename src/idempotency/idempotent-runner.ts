@@ -3,8 +3,8 @@ import { LessThan } from 'typeorm';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { UnitOfWorkManager } from '../uow/unit-of-work-manager.js';
+import { IdempotencyNotConfiguredError } from './errors/idempotency-not-configured.error.js';
 import { HandledEventEntity } from './handled-event.entity.js';
-import { IdempotencyNotConfiguredError } from './idempotency-not-configured.error.js';
 
 /** What an idempotent run did. */
 export type IdempotentOutcome = 'ran' | 'skipped';

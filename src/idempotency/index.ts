@@ -1,1 +1,1 @@
-export { IdempotencyNotConfiguredError } from './idempotency-not-configured.error.js';
+export { IdempotencyNotConfiguredError } from './errors/idempotency-not-configured.error.js';

@@ -1,5 +1,5 @@
+export { OrderingDisabledError } from './errors/ordering-disabled.error.js';
+export { OrderingNotConfiguredError } from './errors/ordering-not-configured.error.js';
+export { OrderingPositionsMismatchError } from './errors/ordering-positions-mismatch.error.js';
 export type { HaltedKey } from './halted-key.js';
 export type { OrderedKeys } from './ordered-keys.js';
-export { OrderingDisabledError } from './ordering-disabled.error.js';
-export { OrderingNotConfiguredError } from './ordering-not-configured.error.js';
-export { OrderingPositionsMismatchError } from './ordering-positions-mismatch.error.js';

@@ -15,15 +15,19 @@ import type { Event } from '../events/event.js';
 import type { AfterLastAttempt } from '../events/ordering-policy.js';
 import type { HandlerGate } from '../handlers/handler-gate.js';
 import type { HandlerPipeline } from '../handlers/handler-pipeline.js';
+import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import type { PipelineOutcome } from '../handlers/pipeline-step.js';
 import type { WorkTarget } from '../handlers/pipeline-work.js';
 import { asyncLane, parseLane } from './lane.js';
 import type { LaneEvent, LaneStep } from './ordering-store.js';
 
+/** Held lanes a runner remembers; past it, a lane still held may be reported once more. */
+const MAX_HELD = 10_000;
+
 /** What a {@link LaneRunner} needs. */
 export interface LaneRunnerDeps {
-  /** The one decision of every handler run. */
-  readonly pipeline: Pick<HandlerPipeline, 'run'>;
+  /** The one decision of every handler run, and the bus's observers. */
+  readonly pipeline: Pick<HandlerPipeline, 'run' | 'observer'>;
   /** Where blocked runs are counted. */
   readonly rules: Pick<HandlerGate, 'drop'>;
   /** Where handler runs given up under `afterLastAttempt: 'skip'` (and skipped by an operator) go. */
@@ -44,6 +48,9 @@ export interface LaneRunnerDeps {
  * halts it under `afterLastAttempt: 'halt'`.
  */
 export class LaneRunner {
+  /** Lanes (at their current position) a pause holds, reported to `onParked` when they began waiting. */
+  private readonly held = new Set<string>();
+
   constructor(private readonly deps: LaneRunnerDeps) {}
 
   /** Runs the lane event's handlers; resolves to the step to record. */
@@ -90,6 +97,7 @@ export class LaneRunner {
     });
     await this.settle(outcome);
     const { next } = outcome;
+    this.observe(current, outcome);
     switch (next.op) {
       case 'done':
         return this.done(
@@ -129,7 +137,27 @@ export class LaneRunner {
   }
 
   private bury(letters: DeadLetter[]): Promise<void> {
-    return this.deps.deadLetters.add(letters);
+    return observedDeadLetters(this.deps.deadLetters, this.deps.pipeline.observer).add(letters);
+  }
+
+  /**
+   * Tells the observers of a retry, and of a pause holding the lane: once
+   * when it begins to wait, not at each look again.
+   */
+  private observe(current: LaneEvent, { event, next }: PipelineOutcome): void {
+    const at = `${current.lane}@${current.position}`;
+    if (next.op !== 'park') this.held.delete(at);
+    if (event === undefined) return;
+    const { observer } = this.deps.pipeline;
+    if (next.op === 'retry') {
+      const { handler, attempt, delayMs, error } = next;
+      observer.notify('onRetry', { event, handler: handler.name, attempt, delayMs, error });
+    } else if (next.op === 'park' && !this.held.has(at)) {
+      // A lane another worker took over is never seen here again: bound what is left behind.
+      if (this.held.size >= MAX_HELD) this.held.clear();
+      this.held.add(at);
+      observer.notify('onParked', { event, handler: next.handler.name, attempt: next.attempt });
+    }
   }
 
   private done(current: LaneEvent, fanOut: readonly string[]): LaneStep {

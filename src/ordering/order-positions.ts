@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { describeError } from '../support/logger.js';
+import { OrderingNotConfiguredError } from './errors/ordering-not-configured.error.js';
 import { OrderKeyRecordEntity } from './order-key-record.entity.js';
-import { OrderingNotConfiguredError } from './ordering-not-configured.error.js';
 
 /**
  * Gives ordered events their positions inside a unit of work's transaction.

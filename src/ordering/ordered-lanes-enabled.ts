@@ -1,5 +1,5 @@
 import type { OrderingMode } from '../config/config.js';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import type { EventRegistry } from '../events/event-registry.js';
 import { orderingPolicyOf } from '../events/event-type.decorator.js';
 

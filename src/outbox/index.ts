@@ -1,1 +1,1 @@
-export { OutboxNotConfiguredError } from './outbox-not-configured.error.js';
+export { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';

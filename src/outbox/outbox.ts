@@ -4,7 +4,7 @@ import { OrderPositions } from '../ordering/order-positions.js';
 import { type Routing, toOutgoing } from '../ordering/routing.js';
 import { describeError, type Logger } from '../support/logger.js';
 import { hasSingleConnection, withTransactionGate } from '../uow/transaction-gate.js';
-import { OutboxNotConfiguredError } from './outbox-not-configured.error.js';
+import { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';
 import { type OutboxRecord, OutboxRecordEntity } from './outbox-record.entity.js';
 
 /** An event to keep in the outbox, with where it goes. */

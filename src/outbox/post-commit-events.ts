@@ -6,7 +6,8 @@ import type { OutgoingEvent } from '../events/outgoing-event.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Logger } from '../support/logger.js';
 import { describeError } from '../support/logger.js';
-import { PublishAfterCommitError } from '../uow/publish-after-commit.error.js';
+import { PublishAfterCommitError } from '../uow/errors/publish-after-commit.error.js';
+import { UnitOfWorkClosedError } from '../uow/errors/unit-of-work-closed.error.js';
 import type { UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
 
@@ -57,7 +58,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
    */
   add(event: Event, delivery?: DeliveryOptions): void {
     if (this.outgoing !== undefined) {
-      throw new Error('events cannot be registered after the unit of work has committed');
+      throw new UnitOfWorkClosedError('committed');
     }
     deliverAtOf(delivery);
     // The same event registered twice (say, by nested service calls) goes out once.

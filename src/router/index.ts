@@ -20,6 +20,8 @@ export {
 export { WebhookSender, type WebhookSenderOptions } from './delivery/webhook-sender.js';
 export { signWebhook, type WebhookSignatureHeaders } from './delivery/webhook-signature.js';
 export type { DeliveryOutcome, WebhookTarget } from './delivery/webhook-target.js';
+export { RouterUsageError } from './errors/router-usage.error.js';
+export { UnknownSubscriberError } from './errors/unknown-subscriber.error.js';
 export {
   type AnsweredRequest,
   API_DEFAULTS,

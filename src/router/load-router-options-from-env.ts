@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 
 /**

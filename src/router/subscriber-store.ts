@@ -1,3 +1,4 @@
+import { RouterUsageError } from './errors/router-usage.error.js';
 import type { SubscriberRecord } from './subscriber.js';
 
 /**
@@ -20,7 +21,9 @@ export const SIGNING_SECRETS_KEPT = 2;
 /** `keep` for {@link SubscriberStore.addSigningSecret}, checked: a whole number >= 1. */
 export function keptSecrets(keep: number): number {
   if (!Number.isSafeInteger(keep) || keep < 1) {
-    throw new RangeError(`keep must be a whole number >= 1 (signing secrets kept), got ${keep}`);
+    throw new RouterUsageError(
+      `keep must be a whole number >= 1 (signing secrets kept), got ${keep}: pass 1 or more, or leave it out for ${SIGNING_SECRETS_KEPT}`,
+    );
   }
   return keep;
 }

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
+import { HandlerConfigError } from '../handlers/errors/handler-config.error.js';
+import { NonRetryableError } from '../handlers/errors/non-retryable.error.js';
 import { defineHandler, type Handler } from '../handlers/handler.js';
-import { NonRetryableError } from '../handlers/non-retryable.error.js';
 import type { BatchStore } from './batch-store.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
 import { clientNameProblem, topicNameProblem, urlProblem } from './router-names.js';
@@ -49,7 +50,7 @@ export interface TopicRouteOptions<E extends Event> {
 export function topicRoute<E extends Event>(options: TopicRouteOptions<E>): Handler<E> {
   const problem =
     topicNameProblem(options.topic) ?? clientNameProblem(options.publisher, 'topicRoute publisher');
-  if (problem !== undefined) throw new TypeError(`topicRoute ${options.name}: ${problem}`);
+  if (problem !== undefined) throw new HandlerConfigError(`topicRoute ${options.name}: ${problem}`);
   const storeOf = typeof options.store === 'function' ? options.store : () => options.store as BatchStore;
   return defineHandler<E>(options.name, async (event) => {
     const message = options.toMessage(event);

@@ -1,6 +1,6 @@
 import type { EventRegistry } from '../events/event-registry.js';
 import { type HandlerTable, prefixesOf } from '../handlers/handler-table.js';
-import { RuleTargetError } from './rule-target.error.js';
+import { RuleTargetError } from './errors/rule-target.error.js';
 import type { RuleTarget } from './scheduling-rule.js';
 
 /**

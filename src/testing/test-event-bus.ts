@@ -7,6 +7,7 @@ import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Handler } from '../handlers/handler.js';
 import { silentLogger } from '../support/logger.js';
 import { MemoryTransport } from '../transports/memory/memory.transport.js';
+import { TestBusNotStartedError } from './errors/test-bus-not-started.error.js';
 
 // Longer than any test runner's timeout: a test that never settles fails there, naming the test.
 const SETTLE_TIMEOUT_MS = 3_600_000;
@@ -63,7 +64,7 @@ export class TestEventBus extends EventBus {
   /** Waits until every published event is handled and every handler job (with retries) is done. */
   async settle(): Promise<void> {
     if (this.worker === undefined) {
-      throw new Error('this test bus runs no handlers (runHandlers: false); call start() first');
+      throw new TestBusNotStartedError();
     }
     await this.whenIdle(SETTLE_TIMEOUT_MS);
   }

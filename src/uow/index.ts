@@ -1,6 +1,11 @@
-export { NoBusError } from './no-bus.error.js';
+export { NestedTransactionError } from './errors/nested-transaction.error.js';
+export { NoBusError } from './errors/no-bus.error.js';
+export { NoDataSourceError } from './errors/no-data-source.error.js';
+export { PublishAfterCommitError } from './errors/publish-after-commit.error.js';
+export { UnitOfWorkClosedError } from './errors/unit-of-work-closed.error.js';
+export { UnitOfWorkDecoratorError } from './errors/unit-of-work-decorator.error.js';
+export { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 export type { Operation } from './operation.js';
-export { PublishAfterCommitError } from './publish-after-commit.error.js';
 export { SendEventOp } from './send-event.op.js';
 export {
   type HasUnitOfWorks,

@@ -1,4 +1,4 @@
-import { NoBusError } from './no-bus.error.js';
+import { NoBusError } from './errors/no-bus.error.js';
 import type { UnitOfWorkBus } from './unit-of-work-bus.js';
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource } from 'typeorm';
-import { NestedTransactionError } from './nested-transaction.error.js';
+import { NestedTransactionError } from './errors/nested-transaction.error.js';
 
 const gates = new WeakMap<DataSource, Promise<void>>();
 // The gate this async context holds, while it holds it: waiting for it again would wait forever.

@@ -1,5 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { NoDataSourceError } from './errors/no-data-source.error.js';
+import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import { NO_BUS } from './no-bus.js';
 import { withTransactionGate } from './transaction-gate.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -39,9 +41,7 @@ export class UnitOfWorkManager {
   constructor(readonly options: UnitOfWorkOptions) {
     const dataSource = options.dataSource ?? options.bus?.dataSource;
     if (dataSource === undefined) {
-      throw new TypeError(
-        'UnitOfWorkManager needs a DataSource: pass { dataSource } here or to createEventBus({ dataSource })',
-      );
+      throw new NoDataSourceError();
     }
     this.dataSource = dataSource;
     this.bus = options.bus ?? NO_BUS;
@@ -64,13 +64,10 @@ export class UnitOfWorkManager {
       try {
         await outcome.uow?.afterRollback(outcome.error);
       } catch (hookError) {
-        throw new AggregateError(
-          [outcome.error, hookError],
-          'the unit of work failed, and so did its rollback hooks',
-          {
-            cause: outcome.error,
-          },
-        );
+        throw new UnitOfWorkHooksError('the unit of work failed, and so did its rollback hooks', [
+          outcome.error,
+          hookError,
+        ]);
       }
       throw outcome.error;
     }

@@ -1,3 +1,4 @@
+import { UnitOfWorkDecoratorError } from './errors/unit-of-work-decorator.error.js';
 import { UnitOfWork } from './unit-of-work.js';
 import { runInUnitOfWork } from './unit-of-work-context.js';
 import type { UnitOfWorkManager } from './unit-of-work-manager.js';
@@ -31,12 +32,16 @@ export function unitOfWork(options: UnitOfWorkDecoratorOptions = {}) {
   ): void => {
     const original = descriptor.value;
     if (original === undefined) {
-      throw new TypeError(`@unitOfWork() on ${String(propertyKey)}: not a method`);
+      throw new UnitOfWorkDecoratorError(
+        String(propertyKey),
+        'not a method: put it on an async method of a class',
+      );
     }
     const index = options.paramIndex ?? original.length - 1;
     if (index < 0) {
-      throw new TypeError(
-        `@unitOfWork() on ${String(propertyKey)}: the method needs a parameter for the unit of work, e.g. (data, uow?: UnitOfWork)`,
+      throw new UnitOfWorkDecoratorError(
+        String(propertyKey),
+        'the method needs a parameter for the unit of work, e.g. (data, uow?: UnitOfWork), or give paramIndex',
       );
     }
     descriptor.value = function (this: HasUnitOfWorks, ...args: A): Promise<R> {

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import { UnitOfWorkClosedError } from './errors/unit-of-work-closed.error.js';
+import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import type { Operation } from './operation.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from './unit-of-work-bus.js';
 
@@ -28,7 +30,7 @@ export class UnitOfWork {
   /** Registers an operation and runs its `onRegister` at once. */
   register(operation: Operation): void {
     if (this.phase !== 'open') {
-      throw new Error(`cannot register an operation: the unit of work is already ${this.phase}`);
+      throw new UnitOfWorkClosedError(this.phase === 'rolledBack' ? 'rolled back' : this.phase);
     }
     operation.onRegister?.(this);
     this.operations.push(operation);
@@ -79,6 +81,7 @@ export class UnitOfWork {
       }
     }
     if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} unit-of-work hooks failed`);
+    if (errors.length > 1)
+      throw new UnitOfWorkHooksError(`${errors.length} unit-of-work hooks failed`, errors);
   }
 }

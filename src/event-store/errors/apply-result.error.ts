@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** The apply step could not write a result: `ins` of an existing row, `upd` of a missing one, or the database refused. */
-export class ApplyResultError extends Error {
+export class ApplyResultError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_STORE_APPLY';
 
@@ -10,6 +12,5 @@ export class ApplyResultError extends Error {
     options?: ErrorOptions,
   ) {
     super(`model "${model}", ${key}: ${message}`, options);
-    this.name = 'ApplyResultError';
   }
 }

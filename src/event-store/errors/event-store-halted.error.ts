@@ -1,3 +1,4 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
 import type { HistoryEvent } from '../store-event.js';
 
 /**
@@ -6,7 +7,7 @@ import type { HistoryEvent } from '../store-event.js';
  * still be applied: do not dispatch it again. `dispatch` rejects with it when
  * its own event fails; `waitForQueue` when any event it waits for fails.
  */
-export class EventStoreHaltedError extends Error {
+export class EventStoreHaltedError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_STORE_HALTED';
 
@@ -27,6 +28,5 @@ export class EventStoreHaltedError extends Error {
       `event v${event.v} (${event.type}) failed in ${where}${yours}. It stays queued and the writer retries it with backoff (attempt ${event.attempts}), so it may still be applied: do not dispatch it again. ` +
         `To resume: fix the cause and call store.retry(), or store.correct(${event.v}, data) to fix its data, or store.skip(${event.v}) to step over it`,
     );
-    this.name = 'EventStoreHaltedError';
   }
 }

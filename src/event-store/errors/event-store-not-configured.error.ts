@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** The DataSource lacks the event store's tables, or is not PostgreSQL or SQLite. */
-export class EventStoreNotConfiguredError extends Error {
+export class EventStoreNotConfiguredError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_STORE_NOT_CONFIGURED';
 
@@ -8,7 +10,6 @@ export class EventStoreNotConfiguredError extends Error {
       `the event store cannot run: ${reason}. Add COMMITBUS_ENTITIES to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize)`,
       options,
     );
-    this.name = 'EventStoreNotConfiguredError';
   }
 
   /** `error` as this one when it says a table does not exist; otherwise `error` itself. */

@@ -1,3 +1,4 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
 import type { StepFailure } from '../store-event.js';
 
 /**
@@ -6,7 +7,7 @@ import type { StepFailure } from '../store-event.js';
  * rolled back and the store halts at it, as for any failure; the callback's
  * code is abandoned, not stopped.
  */
-export class EventStoreStepTimeoutError extends Error {
+export class EventStoreStepTimeoutError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_STORE_STEP_TIMEOUT';
 
@@ -18,6 +19,5 @@ export class EventStoreStepTimeoutError extends Error {
     super(
       `the ${step}${model === undefined ? '' : ` of model "${model}"`} did not settle within ${timeoutMs} ms (stepTimeoutMs): the event was rolled back and the store halts at it. A callback that waits on another database connection (the DataSource, a repository of its own) for a row this event wrote waits for the writer, which waits for it: read and write through ctx (ctx.get, ctx.manager, ctx.apply). Fix it, then store.retry() or store.skip(v)`,
     );
-    this.name = 'EventStoreStepTimeoutError';
   }
 }

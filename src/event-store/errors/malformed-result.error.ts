@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** A reducer returned something the apply step cannot write. */
-export class MalformedResultError extends Error {
+export class MalformedResultError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_MALFORMED_REDUCER_RESULT';
 
@@ -11,6 +13,5 @@ export class MalformedResultError extends Error {
     super(
       `the reducer of model "${model}" for "${type}" returned a malformed result: ${problem}. Return undefined or { set, ins, upd, sav, rm, events } with rows carrying their primary columns`,
     );
-    this.name = 'MalformedResultError';
   }
 }

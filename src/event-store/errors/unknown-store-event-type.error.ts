@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** No model of the store knows this event type (no reducer, no `types` entry). */
-export class UnknownStoreEventTypeError extends Error {
+export class UnknownStoreEventTypeError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_UNKNOWN_STORE_EVENT_TYPE';
 
@@ -11,6 +13,5 @@ export class UnknownStoreEventTypeError extends Error {
     super(
       `no model of the event store knows the event type "${type}" (known: ${list || 'none'}). Add a reducer for it, list it in a model's \`types\`, or set unknownTypes: 'record' to record such events and go on`,
     );
-    this.name = 'UnknownStoreEventTypeError';
   }
 }

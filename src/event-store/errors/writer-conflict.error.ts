@@ -1,9 +1,11 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /**
  * The handled version moved under the writer (an operator skipped the event
  * it was on, or another writer ran): its transaction rolls back and it reads
  * the state again. Internal: users never see it.
  */
-export class WriterConflictError extends Error {
+export class WriterConflictError extends CommitbusError {
   /** Stable code for logs. */
   readonly code = 'COMMITBUS_EVENT_STORE_WRITER_CONFLICT';
 
@@ -11,6 +13,5 @@ export class WriterConflictError extends Error {
     super(
       `the handled version is no longer ${expected}: an operator skipped the event, or another process handled it; reading the state again`,
     );
-    this.name = 'WriterConflictError';
   }
 }

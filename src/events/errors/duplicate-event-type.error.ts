@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** Two different classes claim the same handling key. */
-export class DuplicateEventTypeError extends Error {
+export class DuplicateEventTypeError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_DUPLICATE_EVENT_TYPE';
 
@@ -11,6 +13,5 @@ export class DuplicateEventTypeError extends Error {
     super(
       `handling key ${JSON.stringify(handlingKey)} is already registered by class ${existing}; ${added} needs a key of its own`,
     );
-    this.name = 'DuplicateEventTypeError';
   }
 }

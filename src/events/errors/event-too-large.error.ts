@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** A serialized event is bigger than `maxEventBytes`; it was not registered or published. */
-export class EventTooLargeError extends Error {
+export class EventTooLargeError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_EVENT_TOO_LARGE';
 
@@ -12,6 +14,5 @@ export class EventTooLargeError extends Error {
     super(
       `event ${handlingKey} ${eventId} is ${bytes} bytes serialized; the limit is ${limit} bytes (maxEventBytes). Keep large data in your database or object store and put its id in the event, or raise maxEventBytes`,
     );
-    this.name = 'EventTooLargeError';
   }
 }

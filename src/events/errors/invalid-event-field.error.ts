@@ -1,9 +1,11 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /**
  * A field of an event that JSON would change or could not carry (NaN, an
  * invalid Date, a BigInt, a cycle, ...): the event was not registered or
  * published, because every worker would get something else or nothing.
  */
-export class InvalidEventFieldError extends Error {
+export class InvalidEventFieldError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_INVALID_EVENT_FIELD';
 
@@ -21,6 +23,5 @@ export class InvalidEventFieldError extends Error {
     options?: ErrorOptions,
   ) {
     super(`event ${handlingKey} ${eventId} cannot be sent: field ${path} ${problem}`, options);
-    this.name = 'InvalidEventFieldError';
   }
 }

@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** An event id that cannot travel: ids may use letters, digits, "_" and "-" (at most 128). */
-export class InvalidEventIdError extends Error {
+export class InvalidEventIdError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_INVALID_EVENT_ID';
 
@@ -7,6 +9,5 @@ export class InvalidEventIdError extends Error {
     super(
       `invalid event id ${JSON.stringify(eventId)}: use letters, digits, "_" and "-" (at most 128), or leave id out to get a UUIDv7`,
     );
-    this.name = 'InvalidEventIdError';
   }
 }

@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** A handling key is not dotted segments of letters, digits, `_` or `-`. */
-export class InvalidHandlingKeyError extends Error {
+export class InvalidHandlingKeyError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_INVALID_HANDLING_KEY';
 
@@ -7,6 +9,5 @@ export class InvalidHandlingKeyError extends Error {
     super(
       `invalid handling key ${JSON.stringify(handlingKey)}: use dotted segments of letters, digits, "_" or "-", e.g. "RECORD.CREATE"`,
     );
-    this.name = 'InvalidHandlingKeyError';
   }
 }

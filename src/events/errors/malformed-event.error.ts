@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** A serialized event cannot be decoded: not JSON, or not a commitbus envelope. */
-export class MalformedEventError extends Error {
+export class MalformedEventError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_MALFORMED_EVENT';
 
@@ -13,6 +15,5 @@ export class MalformedEventError extends Error {
       `malformed event payload (${reason}); it was not produced by this version of commitbus's serializer: ${preview}`,
       options,
     );
-    this.name = 'MalformedEventError';
   }
 }

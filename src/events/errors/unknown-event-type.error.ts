@@ -1,5 +1,7 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
 /** No event class is registered for a handling key. */
-export class UnknownEventTypeError extends Error {
+export class UnknownEventTypeError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_UNKNOWN_EVENT_TYPE';
 
@@ -10,6 +12,5 @@ export class UnknownEventTypeError extends Error {
     super(
       `no event class registered for ${JSON.stringify(handlingKey)} (known: ${knownKeys.join(', ') || 'none'}); add the class to the registry passed to createEventBus`,
     );
-    this.name = 'UnknownEventTypeError';
   }
 }

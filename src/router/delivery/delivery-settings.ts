@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config/config-error.js';
+import { ConfigError } from '../../config/errors/config.error.js';
 import { DEFAULT_DELIVERY_BACKOFF, type DeliveryBackoff } from './delivery-backoff.js';
 
 /** What a {@link DeliveryWorker} tunes. */

@@ -1,5 +1,6 @@
 import type { AttemptFailure } from '../../dead-letters/attempt-failure.js';
 import { type DeadLetter, type DeadLetterReason, webhookDeadLetter } from '../../dead-letters/dead-letter.js';
+import { CorruptDeadLetterError } from '../../dead-letters/errors/corrupt-dead-letter.error.js';
 import type { Batch } from '../batch.js';
 import type { BatchStore } from '../batch-store.js';
 
@@ -73,9 +74,7 @@ function readPayload(letter: DeadLetter): WebhookLetterPayload {
   }
   const payload = parsed as Partial<WebhookLetterPayload> | undefined;
   if (typeof payload?.subscriber !== 'string' || !Array.isArray(payload.events)) {
-    throw new TypeError(
-      `dead letter ${JSON.stringify(letter.id)} is not a webhook batch ({subscriber, events}): purge it instead`,
-    );
+    throw new CorruptDeadLetterError(letter.id, 'not a webhook batch ({subscriber, events})');
   }
   return payload as WebhookLetterPayload;
 }

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { RouterUsageError } from '../errors/router-usage.error.js';
 
 /** The Standard Webhooks headers of one signed delivery. */
 export interface WebhookSignatureHeaders {
@@ -36,7 +37,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 function secretKey(secret: string, index: number): Buffer {
   const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
   if (!BASE64.test(encoded)) {
-    throw new TypeError(
+    throw new RouterUsageError(
       `signing secret #${index + 1} is not base64 (after its whsec_ prefix): give secrets as whsec_<base64>`,
     );
   }

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config/config-error.js';
+import { ConfigError } from '../../config/errors/config.error.js';
 /** A key and certificate in PEM, to serve HTTPS. */
 export interface TlsMaterial {
   /** The private key (PEM). */

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InternalError } from '../../support/errors/internal.error.js';
 import { hashToken } from '../api-tokens.js';
+import { ApiError } from '../errors/api.error.js';
 import type { TokenStore } from '../token-store.js';
-import { ApiError } from './api-error.js';
 import type { TokenCache } from './token-cache.js';
 
 /** Who may call an endpoint: the root key, a client token, or anyone. */
@@ -29,14 +30,14 @@ const callers = new WeakMap<FastifyRequest, Caller>();
 /** The caller a guard let through for this request. */
 export function callerOf(request: FastifyRequest): Caller {
   const caller = callers.get(request);
-  if (caller === undefined) throw new Error('no caller: the route has no authentication guard');
+  if (caller === undefined) throw new InternalError('no caller: the route has no authentication guard');
   return caller;
 }
 
 /** The client name of a request a client-only guard let through. */
 export function clientOf(request: FastifyRequest): string {
   const caller = callerOf(request);
-  if (caller.kind !== 'client') throw new Error('the route is not client-only');
+  if (caller.kind !== 'client') throw new InternalError('the route is not client-only');
   return caller.name;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest } from '../errors/api.error.js';
 
 /**
  * Body parsing: JSON only. An empty body is no body (the Ruby client sends

@@ -1,7 +1,7 @@
 import { pack } from 'msgpackr';
+import { badRequest } from '../errors/api.error.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from '../router-event.js';
 import { urlProblem } from '../router-names.js';
-import { badRequest } from './api-error.js';
 import type { ResolvedApiSettings } from './api-settings.js';
 
 const PUBLISH_KEYS = new Set(['type', 'url', 'timestamp', 'data']);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { ApiError } from '../errors/api.error.js';
 import { IngestCoalescer } from '../ingest-coalescer.js';
-import { ApiError } from './api-error.js';
 import { type ApiSettings, resolveApiSettings } from './api-settings.js';
 import { Authenticator } from './basic-auth.js';
 import { FailureLog } from './failure-log.js';

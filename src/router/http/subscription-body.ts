@@ -1,5 +1,5 @@
+import { badRequest } from '../errors/api.error.js';
 import { topicNameProblem, urlProblem, uuidProblem } from '../router-names.js';
-import { badRequest } from './api-error.js';
 import { isPlainObject, list } from './publish-body.js';
 
 /** Timeout bounds and defaults, as Routemaster has them. */

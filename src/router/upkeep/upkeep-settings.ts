@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config/config-error.js';
+import { ConfigError } from '../../config/errors/config.error.js';
 /** What the {@link RouterUpkeep} tunes. */
 export interface UpkeepSettings {
   /**

@@ -1,3 +1,4 @@
+export { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
 export { MemoryBatchStore } from './memory.batch-store.js';
 export { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 export { MemoryEventLog } from './memory.event-log.js';

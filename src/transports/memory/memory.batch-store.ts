@@ -1,5 +1,6 @@
 import type { Batch } from '../../router/batch.js';
 import type { BatchStore, DroppedBatches, TakeOptions } from '../../router/batch-store.js';
+import { UnknownSubscriberError } from '../../router/errors/unknown-subscriber.error.js';
 import type { SubscriberQueueStats } from '../../router/subscriber.js';
 import type { IngestResult } from '../../router/topic.js';
 import type { MemoryRouterCatalog } from './memory.router-catalog.js';
@@ -152,8 +153,7 @@ export class MemoryBatchStore implements BatchStore {
   }
 
   async requeue(subscriber: string, events: readonly string[], now: number): Promise<void> {
-    if (!this.state.subscribers.has(subscriber))
-      throw new Error(`no subscriber "${subscriber}" to requeue events for: subscribe it again first`);
+    if (!this.state.subscribers.has(subscriber)) throw new UnknownSubscriberError(subscriber);
     if (events.length === 0) return;
     this.state.newBatch(subscriber, now, 'ready', now).events.push(...events);
     this.state.wake();

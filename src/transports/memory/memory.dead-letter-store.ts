@@ -1,4 +1,3 @@
-import type { CorruptDeadLetterError } from '../../dead-letters/corrupt-dead-letter.error.js';
 import type { DeadLetter } from '../../dead-letters/dead-letter.js';
 import { decodeDeadLetter, encodeDeadLetter, readLetter } from '../../dead-letters/dead-letter-codec.js';
 import {
@@ -7,6 +6,7 @@ import {
   type DeadLetterVersion,
   matchesDeadLetterFilter,
 } from '../../dead-letters/dead-letter-store.js';
+import type { CorruptDeadLetterError } from '../../dead-letters/errors/corrupt-dead-letter.error.js';
 
 interface Stored {
   readonly json: string;

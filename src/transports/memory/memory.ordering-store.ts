@@ -2,7 +2,7 @@ import type { OutgoingEvent } from '../../events/outgoing-event.js';
 import {
   type LaneNumbering,
   OrderingPositionsMismatchError,
-} from '../../ordering/ordering-positions-mismatch.error.js';
+} from '../../ordering/errors/ordering-positions-mismatch.error.js';
 import type { LaneState, OrderingState } from '../../ordering/ordering-state.js';
 import type {
   HaltedLane,

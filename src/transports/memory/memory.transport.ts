@@ -11,6 +11,7 @@ import type { WorkerHost } from '../../handlers/worker-host.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { Closable } from '../../support/closable.js';
 import { describeError } from '../../support/logger.js';
+import { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
 import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryOrderingStore } from './memory.ordering-store.js';
@@ -94,7 +95,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
 
   async startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
     if (this.worker !== undefined) {
-      throw new Error('a memory bus runs one worker; call startWorker() once per bus');
+      throw new MemoryWorkerStartedError();
     }
     const deps = {
       dispatcher: runtime.dispatcher,

@@ -1,4 +1,5 @@
 export { BullmqTransport } from './bullmq.transport.js';
+export { UnexpectedRedisReplyError } from './errors/unexpected-redis-reply.error.js';
 export { HandlerJobQueues } from './handler-job-queues.js';
 export { type QueueNames, queueNames } from './queue-names.js';
 export { RedisBatchStore } from './redis.batch-store.js';

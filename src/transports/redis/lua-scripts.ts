@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { InternalError } from '../../support/errors/internal.error.js';
 import type { RedisClient } from './redis-client.js';
 
 /** A script in `./scripts/<file>.lua` and how many of its arguments are keys. */
@@ -29,7 +30,8 @@ export function luaScripts<T>(
 ): <C extends RedisClient>(client: C) => C & T {
   for (const [command, spec] of Object.entries<LuaScriptSpec>(specs)) {
     // ioredis sends a script without keys to a random node of a cluster.
-    if (spec.keys === 0) throw new Error(`${command} (${spec.file}.lua) must declare its keys as KEYS`);
+    if (spec.keys === 0)
+      throw new InternalError(`${command} (${spec.file}.lua) must declare its keys as KEYS`);
   }
   const sources = Object.entries<LuaScriptSpec>(specs).map(([command, spec]) => ({
     command,

@@ -1,6 +1,6 @@
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
-import { OrderingPositionsMismatchError } from '../../ordering/ordering-positions-mismatch.error.js';
+import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-positions-mismatch.error.js';
 import { type LaneKeys, laneKeys } from './lane-keys.js';
 import type { QueueNames } from './queue-names.js';
 import type { RedisClient } from './redis-client.js';

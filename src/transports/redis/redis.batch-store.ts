@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Batch } from '../../router/batch.js';
 import type { BatchStore, DroppedBatches, TakeOptions } from '../../router/batch-store.js';
+import { UnknownSubscriberError } from '../../router/errors/unknown-subscriber.error.js';
 import type { SubscriberQueueStats } from '../../router/subscriber.js';
 import type { IngestResult } from '../../router/topic.js';
+import { UnexpectedRedisReplyError } from './errors/unexpected-redis-reply.error.js';
 import type { QueueNames } from './queue-names.js';
 import type { RedisClient } from './redis-client.js';
 import { type RouterKeys, routerKeys } from './router-keys.js';
@@ -140,8 +142,7 @@ export class RedisBatchStore implements BatchStore {
       nonce(),
       ...events,
     );
-    if (done !== 1)
-      throw new Error(`no subscriber "${subscriber}" to requeue events for: subscribe it again first`);
+    if (done !== 1) throw new UnknownSubscriberError(subscriber);
   }
 
   recoverExpired(now: number, retryAt: number): Promise<number> {
@@ -179,7 +180,10 @@ export class RedisBatchStore implements BatchStore {
   async memoryUsed(): Promise<number> {
     const info = await this.serverOfKeys().then((server) => server.info('memory'));
     const used = /^used_memory:(\d+)/m.exec(info);
-    if (used === null) throw new Error('Redis INFO memory gave no used_memory: is this a Redis server?');
+    if (used === null)
+      throw new UnexpectedRedisReplyError(
+        'Redis INFO memory gave no used_memory: point REDIS_URL at a Redis server (a proxy or another server may not answer INFO)',
+      );
     return Number(used[1]);
   }
 
@@ -240,7 +244,9 @@ export class RedisBatchStore implements BatchStore {
     const [master] = (this.client.slots[slot] ?? []) as string[];
     const node = this.client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === master);
     if (node === undefined)
-      throw new Error(`no Redis Cluster node known for slot ${slot}; is the cluster up?`);
+      throw new UnexpectedRedisReplyError(
+        `no Redis Cluster node known for slot ${slot}: check that the cluster is up and every slot is assigned (CLUSTER INFO)`,
+      );
     return node;
   }
 }

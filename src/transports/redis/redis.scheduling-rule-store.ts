@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HandlerJob } from '../../handlers/handler-job.js';
-import { MalformedParkedWorkError } from '../../scheduling/malformed-parked-work.error.js';
+import { MalformedParkedWorkError } from '../../scheduling/errors/malformed-parked-work.error.js';
 import type { ParkedWork } from '../../scheduling/parked-work.js';
 import { parseRuleId, ruleId } from '../../scheduling/rule-id.js';
 import type { RuleKind, RuleTarget, SchedulingRule } from '../../scheduling/scheduling-rule.js';

@@ -1,6 +1,6 @@
 import { generateToken, HINT_MARK, hashToken, storedToken } from '../../api-tokens.js';
+import { ApiError, badRequest, notFound } from '../../errors/api.error.js';
 import { clientNameProblem } from '../../router-names.js';
-import { ApiError, badRequest, notFound } from '../api-error.js';
 import { isPlainObject, list } from '../publish-body.js';
 import type { RouteContext } from '../route-context.js';
 

@@ -1,4 +1,4 @@
-import { notFound } from '../api-error.js';
+import { notFound } from '../../errors/api.error.js';
 import { clientOf } from '../basic-auth.js';
 import type { RouteContext } from '../route-context.js';
 import { generateSigningSecret } from '../signing-secret.js';

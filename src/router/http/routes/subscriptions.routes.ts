@@ -1,6 +1,6 @@
+import { badRequest, notFound } from '../../errors/api.error.js';
 import { topicNameProblem } from '../../router-names.js';
 import type { SubscriberQueueStats, SubscriberRecord } from '../../subscriber.js';
-import { badRequest, notFound } from '../api-error.js';
 import { callerOf, clientOf } from '../basic-auth.js';
 import type { RouteContext } from '../route-context.js';
 import { parseSubscriptionBody } from '../subscription-body.js';

@@ -1,5 +1,5 @@
+import { ApiError, badRequest, notFound } from '../../errors/api.error.js';
 import { topicNameProblem } from '../../router-names.js';
-import { ApiError, badRequest, notFound } from '../api-error.js';
 import { callerOf, clientOf } from '../basic-auth.js';
 import { parsePublishBody } from '../publish-body.js';
 import type { RouteContext } from '../route-context.js';

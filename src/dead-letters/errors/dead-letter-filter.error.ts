@@ -1,0 +1,13 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
+/** A dead-letter filter that would select every letter by accident (`{}`); `'all'` says so on purpose. */
+export class DeadLetterFilterError extends CommitbusError {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_DEAD_LETTER_FILTER';
+
+  constructor() {
+    super(
+      "an empty filter would select every dead letter: pass 'all' to mean that, or a filter with a field set ({ handler }, { kind }, ...)",
+    );
+  }
+}

@@ -1,0 +1,13 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
+/** A webhook dead letter was re-driven on a bus that has no HTTP event router to queue its events again. */
+export class NoWebhookRedriverError extends CommitbusError {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_NO_WEBHOOK_REDRIVER';
+
+  constructor(readonly letterId: string) {
+    super(
+      `dead letter ${JSON.stringify(letterId)} is a webhook batch, and there is no router to re-drive webhook letters here (no redriveWebhooks): re-drive it through bus.deadLetters, whose router re-drives webhook letters, or purge it`,
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
+/**
+ * A handler run did not settle within its timeout. It counts as a failed
+ * attempt, and the run's `ctx.signal` is aborted with this error.
+ */
+export class HandlerTimeoutError extends CommitbusError {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_HANDLER_TIMEOUT';
+
+  constructor(
+    readonly handlerName: string,
+    readonly eventId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `handler ${JSON.stringify(handlerName)} did not finish within ${timeoutMs} ms for event ${eventId}; the run counts as a failed attempt and its ctx.signal was aborted. Make the handler stop its I/O when ctx.signal aborts, or give it more time with the entry option timeoutMs (or config handlerTimeoutMs; 0 = no limit)`,
+    );
+  }
+}

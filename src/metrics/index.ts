@@ -1,0 +1,4 @@
+export { BusMetrics, type BusMetricsOptions, createBusMetrics } from './bus-metrics.js';
+export { MetricsServerError } from './errors/metrics-server.error.js';
+export type { MetricsAddress, MetricsServerOptions } from './metrics-server.js';
+export type { MetricsSource, MetricsStatus } from './metrics-source.js';

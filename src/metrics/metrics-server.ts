@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { describeError, type Logger } from '../support/logger.js';
+import { MetricsServerError } from './errors/metrics-server.error.js';
+
+/** Where a worker serves its metrics (`startWorker({ metrics })`). */
+export interface MetricsServerOptions {
+  /** The port to listen on; `0` takes a free one (read it from `worker.metrics.port`). */
+  readonly port: number;
+  /**
+   * The address to listen on; `'0.0.0.0'` for a scraper on another host.
+   * @defaultValue `'127.0.0.1'`
+   */
+  readonly host?: string;
+  /**
+   * The registry to serve (one your `createBusMetrics(bus, { registry })` filled).
+   * @defaultValue the bus's own metrics (`bus.metrics.registry`)
+   */
+  readonly registry?: Registry;
+}
+
+/** Where a metrics server listens. */
+export interface MetricsAddress {
+  /** The address it listens on. */
+  readonly host: string;
+  /** The port it listens on (the one it took, for port `0`). */
+  readonly port: number;
+  /** The URL to scrape: `http://<host>:<port>/metrics`. */
+  readonly url: string;
+}
+
+/** A running metrics server. */
+export interface MetricsServer extends MetricsAddress {
+  /** Stops listening and ends open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `registry` in the Prometheus text format at `GET /metrics` (a plain
+ * `node:http` server; every other path is a 404). Rejects with
+ * {@link MetricsServerError} when it cannot listen.
+ */
+export async function serveMetrics(
+  registry: Registry,
+  options: Pick<MetricsServerOptions, 'port' | 'host'>,
+  logger: Logger,
+): Promise<MetricsServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: scrape GET /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': registry.contentType });
+        response.end(request.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        logger.warn({ error: describeError(error).message }, 'metrics could not be collected for a scrape');
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
+      },
+    );
+  });
+  await listen(server, options.port, host);
+  const { port } = server.address() as AddressInfo;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    host,
+    port,
+    url: `http://${shown}:${port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) => reject(new MetricsServerError(host, port, error));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,37 @@
+import type { DeadLetterKind } from '../dead-letters/dead-letter.js';
+import type { BusObserver } from '../handlers/bus-observer.js';
+import type { JobCounts } from '../handlers/handler-job-counts.js';
+import type { Logger } from '../support/logger.js';
+
+/** The figures of `bus.status()` the metrics' gauges show. */
+export interface MetricsStatus {
+  /** Published events not yet drained. */
+  readonly backlog: {
+    readonly events: number;
+    readonly oldestAgeMs: number | null;
+    readonly ordered: number;
+    readonly delayed: number;
+  };
+  /** Runs dropped by blocks so far. */
+  readonly dropped: number;
+  /** Stored dead letters by kind. */
+  readonly deadLetters: { readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>> };
+  /** Halted order keys (lanes). */
+  readonly halted: { readonly count: number };
+  /** Handler jobs and parked work per handler. */
+  readonly handlers: Readonly<Record<string, JobCounts & { readonly parked: number }>>;
+  /** The outbox's pending rows and the oldest one's age, or null without an outbox. */
+  readonly outbox: { readonly pending: number; readonly oldestAgeMs: number | null } | null;
+}
+
+/** What {@link createBusMetrics} reads a bus through (an `EventBus` is one). */
+export interface MetricsSource {
+  /** Adds an observer of the bus's publishing and handler runs; returns its removal. */
+  observe(observer: BusObserver): () => void;
+  /** The bus's event classes: a handling key none of them has is not used as a label. */
+  readonly registry: { has(handlingKey: string): boolean };
+  /** Where a failed status read during a scrape is logged. */
+  readonly logger?: Logger;
+  /** A snapshot of the bus's work, read at scrape time for the gauges; without it there are none. */
+  status?(): Promise<MetricsStatus>;
+}

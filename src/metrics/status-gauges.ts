@@ -1,0 +1,111 @@
+import { Gauge, type Registry } from 'prom-client';
+import { describeError, type Logger } from '../support/logger.js';
+import type { MetricsStatus } from './metrics-source.js';
+
+/** How long one `status()` read serves the gauges: every gauge of one scrape shares it. */
+const STATUS_REUSE_MS = 1_000;
+
+/** What one gauge shows of a status: its samples, each with its labels. */
+type Pick = (status: MetricsStatus) => Iterable<[Record<string, string>, number]>;
+
+const seconds = (ms: number | null) => (ms === null ? 0 : ms / 1000);
+const one = (value: number): Iterable<[Record<string, string>, number]> => [[{}, value]];
+
+/**
+ * Registers the gauges read from `bus.status()` at scrape time (collect
+ * callbacks): backlog and its oldest event's age, ordered and delayed
+ * events, handler jobs and parked work per handler, runs dropped by blocks,
+ * stored dead letters by kind, halted keys, the outbox's pending rows and relay lag. One status
+ * read serves a scrape; when it fails the gauges keep their last values and
+ * `<prefix>status_up` is 0.
+ */
+export function registerStatusGauges(
+  registry: Registry,
+  prefix: string,
+  status: () => Promise<MetricsStatus>,
+  logger: Logger,
+): void {
+  let cached: { at: number; read: Promise<MetricsStatus | undefined> } | undefined;
+  const read = (): Promise<MetricsStatus | undefined> => {
+    const now = Date.now();
+    if (cached === undefined || now - cached.at > STATUS_REUSE_MS) {
+      const promise = status().catch((error: unknown) => {
+        logger.warn(
+          { error: describeError(error).message },
+          'bus.status() failed during a metrics scrape; the status gauges keep their last values',
+        );
+        return undefined;
+      });
+      cached = { at: now, read: promise };
+    }
+    return cached.read;
+  };
+  const gauge = (name: string, help: string, labelNames: readonly string[], pick: Pick) => {
+    const metric: Gauge<string> = new Gauge({
+      name: `${prefix}${name}`,
+      help,
+      labelNames,
+      registers: [registry],
+      collect: async () => {
+        const figures = await read();
+        if (figures === undefined) return;
+        if (labelNames.length > 0) metric.reset();
+        for (const [labels, value] of pick(figures)) metric.set(labels, value);
+      },
+    });
+  };
+  const up: Gauge = new Gauge({
+    name: `${prefix}status_up`,
+    help: 'Whether the last scrape could read bus.status() (1) or not (0)',
+    registers: [registry],
+    collect: async () => up.set((await read()) === undefined ? 0 : 1),
+  });
+  gauge('backlog_events', 'Published events in the drain log, waiting or being handled', [], (s) =>
+    one(s.backlog.events),
+  );
+  gauge('backlog_oldest_age_seconds', 'Age of the oldest event in the drain log (0 when empty)', [], (s) =>
+    one(seconds(s.backlog.oldestAgeMs)),
+  );
+  gauge('ordered_events_waiting', "Ordered events waiting in their keys' lanes", [], (s) =>
+    one(s.backlog.ordered),
+  );
+  gauge('delayed_events', 'Events published with a delay that are not yet due', [], (s) =>
+    one(s.backlog.delayed),
+  );
+  gauge('handler_jobs', 'Handler jobs not finished, per handler and state', ['handler', 'state'], (s) =>
+    Object.entries(s.handlers).flatMap(([handler, h]) =>
+      (['waiting', 'running', 'retrying'] as const).map((state): [Record<string, string>, number] => [
+        { handler, state },
+        h[state],
+      ]),
+    ),
+  );
+  gauge('parked_runs', 'Work held back by a pause, per handler', ['handler'], (s) =>
+    Object.entries(s.handlers).map(([handler, h]): [Record<string, string>, number] => [
+      { handler },
+      h.parked,
+    ]),
+  );
+  gauge('dropped_runs', 'Handler runs dropped by block rules so far', [], (s) => one(s.dropped));
+  gauge('dead_letters_stored', 'Dead letters kept now, per kind', ['kind'], (s) =>
+    Object.entries(s.deadLetters.byKind).map(([kind, n]): [Record<string, string>, number] => [
+      { kind },
+      n ?? 0,
+    ]),
+  );
+  gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
+    one(s.halted.count),
+  );
+  gauge(
+    'outbox_pending_rows',
+    'Outbox rows committed and not yet known to be published (0 without an outbox)',
+    [],
+    (s) => one(s.outbox?.pending ?? 0),
+  );
+  gauge(
+    'outbox_relay_lag_seconds',
+    'Age of the oldest pending outbox row: how far the relay is behind (0 when none)',
+    [],
+    (s) => one(seconds(s.outbox?.oldestAgeMs ?? null)),
+  );
+}
