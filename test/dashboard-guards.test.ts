@@ -258,6 +258,10 @@ describe('when a part fails', () => {
     expect(html).toContain('<section id="backlog">');
     expect(html).toContain('No dead letters.');
 
+    expect(logged).toContainEqual({
+      message: 'the dashboard could not read a part of its page',
+      fields: expect.objectContaining({ part: 'event store' }),
+    });
     logged.length = 0;
     const skip = await post(dashboard, '/event-store/skip', { v: 1 });
     expect(skip.status).toBe(500);
