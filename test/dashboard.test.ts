@@ -82,6 +82,46 @@ describe('the dashboard in Chromium', () => {
     }
   });
 
+  it('purges the letters matching a filter after asking, and keeps the others', async () => {
+    const failing = (name: string) =>
+      defineHandler<RecordCreated>(name, () => {
+        throw new Error(`${name} is down`);
+      });
+    const handlers: EventHandlersConfig = {
+      'RECORD.CREATE': [
+        { handler: failing('dashboard.mail'), attempts: 1 },
+        { handler: failing('dashboard.ledger'), attempts: 1 },
+      ],
+    };
+    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'purge' });
+    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config });
+    const event = recordCreated('p1');
+    await bus.publish(event);
+    await waitFor('two letters', async () => (await bus.deadLetters.list()).length === 2);
+
+    const dashboard = await startDashboard({ bus });
+    const page = await browser.context.newPage();
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    try {
+      await page.goto(`${dashboard.url}/`);
+      const form = page.locator('#dead-letter-section form.filter');
+      await form.getByLabel('handler', { exact: true }).fill('dashboard.mail');
+      await form.getByRole('button', { name: 'Purge matching' }).click();
+      await page.locator('#status', { hasText: 'purged 1 dead letter(s)' }).waitFor();
+      expect(asked).toEqual(['Delete every dead letter matching this filter without running them?']);
+      expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual([`${event.id}.dashboard.ledger`]);
+      await page.locator(`tr[data-letter="${event.id}.dashboard.mail"]`).waitFor({ state: 'detached' });
+      expect(await page.locator('#dead-letters tbody tr').count()).toBe(1);
+    } finally {
+      await page.close();
+      await dashboard.close();
+    }
+  });
+
   it("mounts bull-board under /queues with the bus's BullMQ queues, linked from the page", async () => {
     const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'board' });
     const { bus } = await bed.buses.start({ events: TEST_EVENTS, config });

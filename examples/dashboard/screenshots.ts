@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { chromium } from 'playwright-core';
+import { type BrowserContext, chromium } from 'playwright-core';
 import { DataSource, EntitySchema } from 'typeorm';
 import { startDashboard } from '../../src/dashboard/index.js';
 import {
@@ -28,6 +28,7 @@ import {
   type StoreEvent,
   silentLogger,
 } from '../../src/index.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium-args.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = 'commitbus-screenshots';
@@ -144,37 +145,19 @@ async function main(): Promise<void> {
 
     const dashboard = await startDashboard({ bus, eventStore: store, router });
     const profile = await mkdtemp(join(tmpdir(), 'cb-screenshots-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      viewport: { width: 1280, height: 800 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
     try {
-      const page = await context.newPage();
-      await page.goto(`${dashboard.url}/`);
-      await page.screenshot({ path: join(OUT, 'dashboard-overview.png') });
-      await page
-        .locator('#dead-letter-section details')
-        .first()
-        .evaluate((el) => el.setAttribute('open', ''));
-      await page.locator('#dead-letter-section h2').evaluate((el) => el.scrollIntoView());
-      await page.screenshot({ path: join(OUT, 'dashboard-dead-letters.png') });
-      await page.locator('#halted-section h2').evaluate((el) => el.scrollIntoView());
-      await page.screenshot({ path: join(OUT, 'dashboard-operations.png') });
-      await page.goto(`${dashboard.url}/queues/`);
-      await page.getByText('shop-async', { exact: true }).first().waitFor();
-      await page.getByText('Loading...').waitFor({ state: 'detached' });
-      await page.screenshot({ path: join(OUT, 'dashboard-bull-board.png') });
-      console.log(`saved docs/images/dashboard-{overview,dead-letters,operations,bull-board}.png`);
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        viewport: { width: 1280, height: 800 },
+        args: [...CHROMIUM_ARGS],
+      });
+      try {
+        await shoot(context, dashboard.url);
+      } finally {
+        await context.close();
+      }
     } finally {
-      await context.close();
       await rm(profile, { recursive: true, force: true });
       await dashboard.close();
     }
@@ -186,6 +169,25 @@ async function main(): Promise<void> {
     await deleteKeys(redis);
     await redis.quit();
   }
+}
+
+async function shoot(context: BrowserContext, url: string): Promise<void> {
+  const page = await context.newPage();
+  await page.goto(`${url}/`);
+  await page.screenshot({ path: join(OUT, 'dashboard-overview.png') });
+  await page
+    .locator('#dead-letter-section details')
+    .first()
+    .evaluate((el) => el.setAttribute('open', ''));
+  await page.locator('#dead-letter-section h2').evaluate((el) => el.scrollIntoView());
+  await page.screenshot({ path: join(OUT, 'dashboard-dead-letters.png') });
+  await page.locator('#halted-section h2').evaluate((el) => el.scrollIntoView());
+  await page.screenshot({ path: join(OUT, 'dashboard-operations.png') });
+  await page.goto(`${url}/queues/`);
+  await page.getByText('shop-async', { exact: true }).first().waitFor();
+  await page.getByText('Loading...').waitFor({ state: 'detached' });
+  await page.screenshot({ path: join(OUT, 'dashboard-bull-board.png') });
+  console.log(`saved docs/images/dashboard-{overview,dead-letters,operations,bull-board}.png`);
 }
 
 await main();

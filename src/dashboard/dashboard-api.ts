@@ -5,9 +5,10 @@ import type { DeadLetterTarget } from '../dead-letters/dead-letters.js';
 import { DeadLetterRedriveError } from '../dead-letters/errors/dead-letter-redrive.error.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
+import { describeError, type Logger } from '../support/logger.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
-import { refuseCrossSite } from './request-guard.js';
+import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;
 type Action = (body: Body) => Promise<object>;
@@ -15,23 +16,37 @@ type Action = (body: Body) => Promise<object>;
 const FILTER_FIELDS = ['handler', 'handlingKey', 'eventId', 'kind', 'reason'] as const;
 const RULE_ACTIONS = ['pause', 'resume', 'block', 'unblock'] as const;
 
+/** How many letters `GET api/dead-letters` lists when `limit` is not given. */
+export const DEAD_LETTERS_LIMIT = 200;
+/** The most letters one `GET api/dead-letters` lists. */
+export const DEAD_LETTERS_MAX_LIMIT = 1_000;
+
 /**
  * The JSON API under `<basePath>/api`: `GET overview` and `GET dead-letters`
- * read; every action is a POST that must pass {@link refuseCrossSite}.
+ * (`?limit=&handler=&handlingKey=&eventId=&kind=&reason=`) read; every action
+ * is a POST that must carry the header of {@link refuseWithoutHeader} (the
+ * server's cross-site hook has vetted its origin already).
  */
 export function registerDashboardApi(app: FastifyInstance, base: string, sources: SnapshotSources): void {
   const { bus, eventStore } = sources;
+  const logger = bus.logger;
   app.get(`${base}/api/overview`, () => readSnapshot(sources));
-  app.get(`${base}/api/dead-letters`, () => bus.deadLetters.list());
+  app.get(`${base}/api/dead-letters`, async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      return await bus.deadLetters.list(listQuery(bodyOf(request.query)));
+    } catch (error) {
+      return failure(reply, error, logger);
+    }
+  });
 
   const post = (path: string, act: Action) =>
     app.post(`${base}/api${path}`, async (request: FastifyRequest, reply: FastifyReply) => {
-      const refused = refuseCrossSite(request);
+      const refused = refuseWithoutHeader(request);
       if (refused !== undefined) return reply.code(403).send({ message: refused });
       try {
         return await act(bodyOf(request.body));
       } catch (error) {
-        return failure(reply, error);
+        return failure(reply, error, logger);
       }
     });
 
@@ -102,25 +117,53 @@ function oneOf<T extends string>(value: unknown, values: readonly T[], field: st
 /** `{ id }`, `{ all: true }` or `{ filter: { handler?, handlingKey?, eventId?, kind?, reason? } }`. */
 function letterTarget(body: Body): DeadLetterTarget {
   if (body.all === true) return 'all';
-  if (body.id !== undefined) return text(body.id, 'id');
+  if (body.id !== undefined) return letterId(body.id);
   const filter = body.filter;
   if (typeof filter !== 'object' || filter === null) {
     throw new DashboardRequestError('say which dead letters: { id }, { filter: {...} } or { all: true }');
   }
-  const picked: { -readonly [K in keyof DeadLetterFilter]: DeadLetterFilter[K] } = {};
-  for (const field of FILTER_FIELDS) {
-    const value = (filter as Body)[field];
-    if (value === undefined || value === '') continue;
-    if (field === 'kind') picked.kind = text(value, field) as DeadLetterKind;
-    else if (field === 'reason') picked.reason = text(value, field) as DeadLetterReason;
-    else picked[field] = text(value, field);
-  }
+  const picked = filterOf(filter as Body);
   if (Object.keys(picked).length === 0) {
     throw new DashboardRequestError(
       'an empty filter would select every dead letter: fill in a field, or use { all: true }',
     );
   }
   return picked;
+}
+
+// A letter id is `<event id>.<handler>`, `undecodable.<hash>`, `event.<...>` or `webhook.<batch>`: never `all`.
+function letterId(value: unknown): string {
+  const id = text(value, 'id');
+  if (!id.includes('.')) {
+    throw new DashboardRequestError(
+      `id must be a dead letter's id (like <event id>.<handler>), got ${id}: to select every letter send { all: true }`,
+    );
+  }
+  return id;
+}
+
+function filterOf(source: Body): { -readonly [K in keyof DeadLetterFilter]: DeadLetterFilter[K] } {
+  const picked: { -readonly [K in keyof DeadLetterFilter]: DeadLetterFilter[K] } = {};
+  for (const field of FILTER_FIELDS) {
+    const value = source[field];
+    if (value === undefined || value === '') continue;
+    if (field === 'kind') picked.kind = text(value, field) as DeadLetterKind;
+    else if (field === 'reason') picked.reason = text(value, field) as DeadLetterReason;
+    else picked[field] = text(value, field);
+  }
+  return picked;
+}
+
+// `GET api/dead-letters?limit=50&handler=emails.send`: at most DEAD_LETTERS_MAX_LIMIT.
+function listQuery(query: Body): DeadLetterFilter {
+  const raw = query.limit;
+  const limit = raw === undefined || raw === '' ? DEAD_LETTERS_LIMIT : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > DEAD_LETTERS_MAX_LIMIT) {
+    throw new DashboardRequestError(
+      `limit must be a whole number from 1 to ${DEAD_LETTERS_MAX_LIMIT}, got ${String(raw)}`,
+    );
+  }
+  return { ...filterOf(query), limit };
 }
 
 function ruleTarget(body: Body): RuleTarget {
@@ -135,16 +178,19 @@ function ruleTarget(body: Body): RuleTarget {
 }
 
 // The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409.
-function failure(reply: FastifyReply, error: unknown): FastifyReply {
-  const message = error instanceof Error ? error.message : String(error);
+// Anything else is a fault of ours or of a store: logged, and answered without its message (it may name internals).
+function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
   if (error instanceof DeadLetterRedriveError) {
     return reply
       .code(409)
-      .send({ message, code: error.code, redriven: error.redriven, failed: error.failed });
+      .send({ message: error.message, code: error.code, redriven: error.redriven, failed: error.failed });
   }
-  if (isCommitbusError(error) || error instanceof TypeError || error instanceof RangeError) {
-    const code = (error as { code?: unknown }).code;
-    return reply.code(400).send({ message, ...(typeof code === 'string' ? { code } : {}) });
+  if (isCommitbusError(error)) {
+    return reply.code(400).send({ message: error.message, code: error.code });
   }
-  return reply.code(500).send({ message });
+  logger.error(
+    { method: reply.request.method, url: reply.request.url, error: describeError(error) },
+    'a dashboard request failed',
+  );
+  return reply.code(500).send({ message: 'the dashboard failed to do that: see the server log' });
 }

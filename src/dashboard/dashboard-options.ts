@@ -61,10 +61,28 @@ export interface DashboardOptions {
   readonly auth?: DashboardAuth;
   /**
    * Mount bull-board for the bus's BullMQ queues (Redis transport only);
-   * needs `@bull-board/api` and `@bull-board/fastify`.
-   * @defaultValue `true` on the Redis transport
+   * needs `@bull-board/api` and `@bull-board/fastify`. Left out, it is
+   * mounted when those are installed, and the page says it is not otherwise;
+   * `true` throws `BullBoardMissingError` when they are not.
+   * @defaultValue mounted on the Redis transport when installed
    */
   readonly bullBoard?: boolean;
+  /**
+   * Host names the dashboard answers to besides the address it listens on,
+   * `localhost`, `127.0.0.1` and `[::1]` (e.g. `ops.example.com`, the name
+   * your proxy passes on). Any other `Host` gets a 421: a site whose name
+   * was made to resolve to this address (DNS rebinding) cannot use it.
+   * Listening on `0.0.0.0`, list the names and addresses clients use.
+   * @defaultValue `[]`
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Origins whose pages may act (POST, PUT, ...) besides the dashboard's own,
+   * e.g. `https://ops.example.com` behind a proxy that rewrites `Host`.
+   * Browsers that send `Sec-Fetch-Site: same-origin` need none.
+   * @defaultValue `[]`
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** A dashboard started by {@link startDashboard}. */

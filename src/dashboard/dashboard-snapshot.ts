@@ -9,7 +9,7 @@ import type { RouterStores } from '../router/router-stores.js';
 import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
 
-/** Dead letters shown on the page; the API's `/api/dead-letters` lists them all. */
+/** Dead letters shown on the page; `GET api/dead-letters?limit=` lists more. */
 export const DEAD_LETTERS_SHOWN = 200;
 
 /** One BullMQ queue's job counts (Redis transport). */
@@ -44,28 +44,42 @@ export interface EventStoreView {
   readonly halted?: HistoryEvent;
 }
 
-/** Everything the dashboard page shows, read at one moment (`GET /api/overview`). */
+/** A part of a snapshot that could not be read: the page shows `unavailable: <message>`. */
+export interface Unavailable {
+  /** Why (the error's message). */
+  readonly unavailable: string;
+}
+
+/** A part of a snapshot, or why it could not be read; the other parts are shown all the same. */
+export type SnapshotPart<T> = T | Unavailable;
+
+/** Whether a snapshot part could not be read. */
+export function isUnavailable<T>(part: SnapshotPart<T>): part is Unavailable {
+  return typeof part === 'object' && part !== null && !Array.isArray(part) && 'unavailable' in part;
+}
+
+/** Everything the dashboard page shows, read at one moment (`GET /api/overview`); each part fails alone. */
 export interface DashboardSnapshot {
   /** The bus's name (`config.name`). */
   readonly bus: string;
   /** The bus's transport: `bullmq` (on Redis) or `memory`. */
   readonly transport: string;
   /** `bus.status()`: backlog, jobs, parked, dropped, dead letters by kind and handler, per handler, outbox. */
-  readonly status: BusStatus;
+  readonly status: SnapshotPart<BusStatus>;
   /** The bus's BullMQ queues; empty on the memory transport. */
-  readonly queues: readonly QueueView[];
-  /** How many dead letters there are. */
+  readonly queues: SnapshotPart<readonly QueueView[]>;
+  /** How many dead letters there are (`status.deadLetters.count`; those listed when the status is unavailable). */
   readonly deadLetterCount: number;
   /** The oldest (`DEAD_LETTERS_SHOWN`) dead letters. */
-  readonly deadLetters: readonly DeadLetter[];
+  readonly deadLetters: SnapshotPart<readonly DeadLetter[]>;
   /** Order keys halted by a handler that gave up. */
-  readonly halted: readonly HaltedKey[];
+  readonly halted: SnapshotPart<readonly HaltedKey[]>;
   /** Pause and block rules in force. */
-  readonly rules: readonly SchedulingRule[];
+  readonly rules: SnapshotPart<readonly SchedulingRule[]>;
   /** The router's subscribers, when the dashboard was given its stores. */
-  readonly subscribers?: readonly SubscriberView[];
+  readonly subscribers?: SnapshotPart<readonly SubscriberView[]>;
   /** The event store, when the dashboard was given one. */
-  readonly eventStore?: EventStoreView;
+  readonly eventStore?: SnapshotPart<EventStoreView>;
 }
 
 /** Where a snapshot is read from. */
@@ -78,34 +92,52 @@ export interface SnapshotSources {
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
-/** Reads a {@link DashboardSnapshot}, every part at once. */
+/**
+ * Reads a {@link DashboardSnapshot}, every part at once; a part that fails
+ * (the event store's database down, the router's Redis gone) is logged
+ * through the bus's logger and shown as unavailable, the rest as usual.
+ */
 export async function readSnapshot(sources: SnapshotSources): Promise<DashboardSnapshot> {
   const { bus, queues, router, eventStore } = sources;
+  const part = async <T>(name: string, read: () => Promise<T>): Promise<SnapshotPart<T>> => {
+    try {
+      return await read();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      bus.logger.warn({ part: name, error: message }, 'the dashboard could not read a part of its page');
+      return { unavailable: message };
+    }
+  };
   const [status, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
-    bus.status(),
-    Promise.all(
-      queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) })),
+    part('status', () => bus.status()),
+    part('queues', () =>
+      Promise.all(
+        queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) })),
+      ),
     ),
-    bus.deadLetters.list(),
-    bus.ordering.halted(),
-    bus.rules.list(),
-    router === undefined ? undefined : readSubscribers(router),
-    eventStore === undefined ? undefined : readEventStore(eventStore),
+    part('dead letters', () => bus.deadLetters.list({ limit: DEAD_LETTERS_SHOWN })),
+    part('halted keys', () => bus.ordering.halted()),
+    part('rules', () => bus.rules.list()),
+    router === undefined ? undefined : part('router', () => readSubscribers(router)),
+    eventStore === undefined ? undefined : part('event store', () => readEventStore(eventStore)),
   ]);
   return {
     bus: bus.config.name,
     transport: bus.config.transport,
     status,
     queues: queueViews,
-    deadLetterCount: letters.length,
-    deadLetters: letters.slice(0, DEAD_LETTERS_SHOWN),
+    deadLetterCount: isUnavailable(status)
+      ? isUnavailable(letters)
+        ? 0
+        : letters.length
+      : status.deadLetters.count,
+    deadLetters: letters,
     halted,
     rules,
     ...(subscribers === undefined ? {} : { subscribers }),
     ...(store === undefined ? {} : { eventStore: store }),
   };
 }
-
 async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
   const [subscribers, stats] = await Promise.all([
     router.subscribers.listSubscribers(),

@@ -15,7 +15,9 @@ export type {
   DashboardSnapshot,
   EventStoreView,
   QueueView,
+  SnapshotPart,
   SubscriberView,
+  Unavailable,
 } from './dashboard-snapshot.js';
 export { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 export { DashboardRequestError } from './errors/dashboard-request.error.js';

@@ -1,6 +1,7 @@
 /**
  * The page's one script (no build step): buttons and forms with `data-post`
- * POST JSON to the dashboard's API with the header that proves the request
+ * POST JSON to the dashboard's API (a form's submit button may name
+ * another path in `data-path`, and ask first with `data-confirm`) with the header that proves the request
  * comes from this page (see `request-guard.ts`), then the page's `main` is
  * read again and replaced, and the outcome shown in `#status`.
  */
@@ -43,8 +44,11 @@ export const PAGE_SCRIPT = `
     const form = event.target.closest('form[data-post]');
     if (!form) return;
     event.preventDefault();
+    const submitter = event.submitter || {};
+    const how = submitter.dataset || {};
+    if (how.confirm && !confirm(how.confirm)) return;
     const body = fields(form);
-    post(form.dataset.post, form.dataset.wrap ? { [form.dataset.wrap]: body } : body).catch((e) => say(String(e), true));
+    post(how.path || form.dataset.post, form.dataset.wrap ? { [form.dataset.wrap]: body } : body).catch((e) => say(String(e), true));
   });
   document.getElementById('refresh').addEventListener('click', () => refresh().then(() => say('refreshed', false)));
 })();

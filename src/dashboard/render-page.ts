@@ -1,4 +1,4 @@
-import type { DashboardSnapshot } from './dashboard-snapshot.js';
+import { type DashboardSnapshot, isUnavailable } from './dashboard-snapshot.js';
 import { html, SafeHtml } from './html.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import {
@@ -25,7 +25,7 @@ dt{color:#5b6475;font-size:12px}dd{margin:0;font-size:20px;font-weight:600}
 button{font:inherit;font-size:12px;padding:2px 8px;border:1px solid #b9c1cd;border-radius:4px;background:#fff;cursor:pointer}
 button:hover{background:#eef2f8}.actions{white-space:nowrap}form.filter{margin:6px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
 input,select{font:inherit;font-size:12px}.bulk{display:flex;gap:8px;margin-bottom:4px}
-#status{min-height:1.4em;padding:4px 20px;font-size:13px}#status.ok{color:#1f7a3a}#status.failed{color:#a3261b}
+.unavailable{font-weight:600}#status{min-height:1.4em;padding:4px 20px;font-size:13px}#status.ok{color:#1f7a3a}#status.failed{color:#a3261b}
 `;
 
 /** Where the page's links and requests go. */
@@ -34,6 +34,8 @@ export interface PageContext {
   readonly basePath: string;
   /** Whether bull-board is mounted at `<basePath>/queues`. */
   readonly bullBoard: boolean;
+  /** Why bull-board is not mounted though there are BullMQ queues (e.g. it is not installed). */
+  readonly bullBoardNote?: string;
   /** The nonce the Content-Security-Policy allows the page's script and style with. */
   readonly nonce: string;
 }
@@ -45,7 +47,7 @@ export interface PageContext {
 export function renderPage(snapshot: DashboardSnapshot, context: PageContext): string {
   const queues = context.bullBoard
     ? html`<a href="${context.basePath}/queues/">BullMQ queues (bull-board)</a>`
-    : html`<span class="meta">no bull-board: ${snapshot.queues.length === 0 ? `the ${snapshot.transport} transport has no BullMQ queues` : 'not mounted'}</span>`;
+    : html`<span class="meta" id="bull-board-note">no bull-board: ${noBoard(snapshot, context)}</span>`;
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>commitbus · ${snapshot.bus}</title><style nonce="${context.nonce}">${new SafeHtml(STYLE)}</style></head>
@@ -64,4 +66,10 @@ ${snapshot.eventStore === undefined ? '' : eventStoreSection(snapshot.eventStore
 <script nonce="${context.nonce}">${new SafeHtml(PAGE_SCRIPT)}</script>
 </body></html>`;
   return page.value;
+}
+
+function noBoard(snapshot: DashboardSnapshot, context: PageContext): string {
+  if (context.bullBoardNote !== undefined) return context.bullBoardNote;
+  const none = !isUnavailable(snapshot.queues) && snapshot.queues.length === 0;
+  return none ? `the ${snapshot.transport} transport has no BullMQ queues` : 'not mounted';
 }

@@ -1,7 +1,13 @@
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
-import type { DashboardSnapshot, EventStoreView, SubscriberView } from './dashboard-snapshot.js';
+import {
+  type DashboardSnapshot,
+  type EventStoreView,
+  isUnavailable,
+  type SnapshotPart,
+  type SubscriberView,
+} from './dashboard-snapshot.js';
 import { html, type SafeHtml } from './html.js';
 
 const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
@@ -36,6 +42,21 @@ function time(at: Date | number): SafeHtml {
   return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>`;
 }
 
+/** A section whose data could not be read: its title and `unavailable: <message>`. */
+function unavailable(id: string, title: string, part: { readonly unavailable: string }): SafeHtml {
+  return html`<section id="${id}"><h2>${title}</h2><p class="error unavailable">unavailable: ${part.unavailable}</p></section>`;
+}
+
+/** Renders `part` with `render`, or says why it is unavailable. */
+function sectionOf<T>(
+  part: SnapshotPart<T>,
+  id: string,
+  title: string,
+  render: (value: T) => SafeHtml,
+): SafeHtml {
+  return isUnavailable(part) ? unavailable(id, title, part) : render(part);
+}
+
 function options(values: readonly string[]): SafeHtml {
   return html`<option value="">any</option>${values.map((v) => html`<option>${v}</option>`)}`;
 }
@@ -43,6 +64,7 @@ function options(values: readonly string[]): SafeHtml {
 /** `bus.status()`'s counts, its handlers, and the BullMQ queues' job counts. */
 export function backlogSection(snapshot: DashboardSnapshot): SafeHtml {
   const s = snapshot.status;
+  if (isUnavailable(s)) return unavailable('backlog', 'Backlog', s);
   const counts: [string, number | string][] = [
     ['events waiting', s.backlog.events],
     ['oldest waiting', s.backlog.oldestAgeMs === null ? '-' : age(s.backlog.oldestAgeMs)],
@@ -64,10 +86,12 @@ export function backlogSection(snapshot: DashboardSnapshot): SafeHtml {
           ([name, h]) =>
             html`<tr><td>${name}</td><td class="n">${h.waiting}</td><td class="n">${h.running}</td><td class="n">${h.retrying}</td><td class="n">${h.parked}</td><td class="n">${h.deadLetters}</td></tr>`,
         )}</tbody></table>`;
-  const queues =
-    snapshot.queues.length === 0
+  const views = snapshot.queues;
+  const queues = isUnavailable(views)
+    ? html`<p class="error unavailable">BullMQ queues unavailable: ${views.unavailable}</p>`
+    : views.length === 0
       ? html`<p class="note">The ${snapshot.transport} transport has no BullMQ queues: only commitbus's own views are shown.</p>`
-      : html`<table id="queues"><thead><tr><th>BullMQ queue</th>${STATES.map((st) => html`<th>${st}</th>`)}</tr></thead><tbody>${snapshot.queues.map(
+      : html`<table id="queues"><thead><tr><th>BullMQ queue</th>${STATES.map((st) => html`<th>${st}</th>`)}</tr></thead><tbody>${views.map(
           (q) =>
             html`<tr><td>${q.name}</td>${STATES.map((st) => html`<td class="n">${q.counts[st] ?? 0}</td>`)}</tr>`,
         )}</tbody></table>`;
@@ -88,9 +112,10 @@ const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];
 /** Dead letters with re-drive and purge (one, matching a filter, all). */
 export function deadLettersSection(snapshot: DashboardSnapshot): SafeHtml {
   const letters = snapshot.deadLetters;
+  if (isUnavailable(letters)) return unavailable('dead-letter-section', 'Dead letters', letters);
   const shown =
     snapshot.deadLetterCount > letters.length
-      ? html`<p class="note">The oldest ${letters.length} of ${snapshot.deadLetterCount} are listed; <code>GET api/dead-letters</code> lists all.</p>`
+      ? html`<p class="note">The oldest ${letters.length} of ${snapshot.deadLetterCount} are listed; <code>GET api/dead-letters?limit=</code> lists more.</p>`
       : '';
   const bulk =
     snapshot.deadLetterCount === 0
@@ -100,7 +125,8 @@ ${action('Purge all', '/api/dead-letters/purge', { all: true }, `Delete all ${sn
 <form class="filter" data-post="/api/dead-letters/redrive" data-wrap="filter">
 <label>handler <input name="handler"></label> <label>handling key <input name="handlingKey"></label>
 <label>kind <select name="kind">${options(KINDS)}</select></label> <label>reason <select name="reason">${options(REASONS)}</select></label>
-<button type="submit">Re-drive matching</button></form>
+<button type="submit">Re-drive matching</button>
+<button type="submit" data-path="/api/dead-letters/purge" data-confirm="Delete every dead letter matching this filter without running them?">Purge matching</button></form>
 ${shown}
 <table id="dead-letters"><thead><tr><th>dead at</th><th>kind</th><th>handler</th><th>handling key</th><th>reason</th><th>attempts</th><th>error</th><th>payload</th><th></th></tr></thead>
 <tbody>${letters.map(letterRow)}</tbody></table>`;
@@ -116,7 +142,11 @@ ${action('Purge', '/api/dead-letters/purge', { id: letter.id }, `Delete dead let
 }
 
 /** Order keys halted by a handler that gave up, with re-drive and skip. */
-export function haltedSection(halted: readonly HaltedKey[]): SafeHtml {
+export function haltedSection(part: SnapshotPart<readonly HaltedKey[]>): SafeHtml {
+  return sectionOf(part, 'halted-section', 'Halted order keys', haltedKeys);
+}
+
+function haltedKeys(halted: readonly HaltedKey[]): SafeHtml {
   const body =
     halted.length === 0
       ? html`<p class="empty">No halted order keys.</p>`
@@ -133,7 +163,11 @@ ${action('Skip', '/api/ordering/skip', { key: h.key }, `Give up the failed handl
 }
 
 /** Pause and block rules, with their removal and a form to add one. */
-export function rulesSection(rules: readonly SchedulingRule[]): SafeHtml {
+export function rulesSection(part: SnapshotPart<readonly SchedulingRule[]>): SafeHtml {
+  return sectionOf(part, 'rules-section', 'Pause and block rules', ruleList);
+}
+
+function ruleList(rules: readonly SchedulingRule[]): SafeHtml {
   const rows = rules.map((rule) => {
     const [field, name] =
       'handler' in rule.target ? ['handler', rule.target.handler] : ['handlingKey', rule.target.handlingKey];
@@ -151,7 +185,11 @@ export function rulesSection(rules: readonly SchedulingRule[]): SafeHtml {
 }
 
 /** The router's subscribers and their queues. */
-export function subscribersSection(subscribers: readonly SubscriberView[]): SafeHtml {
+export function subscribersSection(part: SnapshotPart<readonly SubscriberView[]>): SafeHtml {
+  return sectionOf(part, 'router-section', 'Router subscribers', subscriberList);
+}
+
+function subscriberList(subscribers: readonly SubscriberView[]): SafeHtml {
   const body =
     subscribers.length === 0
       ? html`<p class="empty">No subscribers.</p>`
@@ -166,7 +204,11 @@ export function subscribersSection(subscribers: readonly SubscriberView[]): Safe
 }
 
 /** The event store's version and halt, with retry and skip. */
-export function eventStoreSection(store: EventStoreView): SafeHtml {
+export function eventStoreSection(part: SnapshotPart<EventStoreView>): SafeHtml {
+  return sectionOf(part, 'event-store-section', 'Event store', storeView);
+}
+
+function storeView(store: EventStoreView): SafeHtml {
   const halted = store.halted;
   const state =
     halted === undefined

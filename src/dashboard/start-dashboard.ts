@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
-import { mountBullBoard } from './bull-board.js';
+import { BULL_BOARD_MODULES, type BullBoardModules, mountBullBoard } from './bull-board.js';
 import { bullmqQueuesOf } from './bullmq-queues.js';
 import { registerDashboardApi } from './dashboard-api.js';
 import type { DashboardOptions, RunningDashboard } from './dashboard-options.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
+import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 import { renderPage } from './render-page.js';
-import { accessHook } from './request-guard.js';
+import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
 
 /**
  * Starts the operations dashboard: a page with the bus's backlog, dead
@@ -17,7 +18,8 @@ import { accessHook } from './request-guard.js';
  * halt, a JSON API under `<basePath>/api`, and bull-board for the BullMQ
  * queues at `<basePath>/queues` (Redis transport; bull-board is an optional
  * peer dependency, loaded only here). Listens on 127.0.0.1 unless told
- * otherwise; actions are POSTs that only the page itself can send.
+ * otherwise, answers only to its own host names (`allowedHosts`), and takes
+ * no action (a POST, or bull-board's PUTs) that another site's page sent.
  *
  * @example
  * ```ts
@@ -25,24 +27,44 @@ import { accessHook } from './request-guard.js';
  * console.log(`dashboard at ${dashboard.url}`);
  * ```
  */
-export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+export function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  return startDashboardWith(options, BULL_BOARD_MODULES);
+}
+
+/** {@link startDashboard}, loading bull-board from `modules` (a test names missing ones). */
+export async function startDashboardWith(
+  options: DashboardOptions,
+  modules: BullBoardModules,
+): Promise<RunningDashboard> {
   const { bus } = options;
   const base = basePathOf(options.basePath ?? '');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new ConfigError(`the dashboard's port must be 0..65535, got ${port}`);
   }
+  const host = options.host ?? '127.0.0.1';
   const queues = bullmqQueuesOf(bus);
-  const withBullBoard = (options.bullBoard ?? true) && queues.length > 0;
   // No request logging: headers carry credentials.
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
+  let withBullBoard = false;
+  let bullBoardNote: string | undefined;
   try {
+    app.addHook('onRequest', hostGuard(host, options.allowedHosts ?? []));
     const guard = accessHook(options.basicAuth, options.auth);
     if (guard !== undefined) app.addHook('onRequest', guard);
+    app.addHook('onRequest', crossSiteGuard(options.allowedOrigins ?? []));
     app.addHook('onSend', async (_request, reply) => {
       reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY');
     });
-    if (withBullBoard) await mountBullBoard(app, `${base}/queues`, queues);
+    if (options.bullBoard !== false && queues.length > 0) {
+      try {
+        await mountBullBoard(app, `${base}/queues`, queues, modules);
+        withBullBoard = true;
+      } catch (error) {
+        if (options.bullBoard === true || !(error instanceof BullBoardMissingError)) throw error;
+        bullBoardNote = 'npm install @bull-board/api @bull-board/fastify to see the BullMQ queues';
+      }
+    }
     const sources: SnapshotSources = {
       bus,
       queues,
@@ -50,6 +72,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
     };
     registerDashboardApi(app, base, sources);
+    const context = {
+      basePath: base,
+      bullBoard: withBullBoard,
+      ...(bullBoardNote === undefined ? {} : { bullBoardNote }),
+    };
     const page = async (_request: unknown, reply: import('fastify').FastifyReply) => {
       const nonce = randomBytes(16).toString('base64');
       const snapshot = await readSnapshot(sources);
@@ -60,18 +87,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
           `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
         )
         .header('cache-control', 'no-store')
-        .send(renderPage(snapshot, { basePath: base, bullBoard: withBullBoard, nonce }));
+        .send(renderPage(snapshot, { ...context, nonce }));
     };
     app.get(`${base}/`, page);
     if (base !== '') app.get(base, page);
-    await app.listen({ host: options.host ?? '127.0.0.1', port });
+    await app.listen({ host, port });
   } catch (error) {
     await app.close();
     throw error;
   }
   const address = app.server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
-  const host = options.host ?? '127.0.0.1';
   const shownHost = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
