@@ -168,3 +168,98 @@ describe('commitbus dead-letters', () => {
     expect(await bus.deadLetters.list()).toEqual([]);
   });
 });
+
+describe('commitbus pause and resume', () => {
+  it("a pause set by the CLI parks the running worker's work; resume delivers it", {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const bus = await testBus('rules');
+    await startWorker(bus);
+    expect(json(await cli('rules', ['pause', 'mailOwner', '--json']))).toEqual({
+      target: { handler: 'mailOwner' },
+      changed: true,
+    });
+    // Already paused (by the CLI); setting it here also reloads this process's worker at once.
+    expect(await bus.rules.pause({ handler: 'mailOwner' })).toBe(false);
+    await bus.publish(recordCreated('r1'));
+    await waitFor('the work to be parked', async () => (await bus.rules.parkedCount('mailOwner')) === 1);
+    expect(await runs()).not.toContain('mailOwner:r1');
+    const resumed = await cli('rules', ['resume', 'mailOwner']);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'handler mailOwner resumed\n' });
+    await waitFor('the parked work to run', async () => (await runs()).includes('mailOwner:r1'));
+    expect(await bus.rules.parkedCount('mailOwner')).toBe(0);
+  });
+});
+
+describe('commitbus ordering', () => {
+  it('lists a halted key, refuses a skip without --yes, and re-drives it', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const bus = await testBus('ordering');
+    await breakHandlers();
+    await startWorker(bus);
+    await bus.publish([StockMoved.create({ sku: 'H' }), StockMoved.create({ sku: 'H' })]);
+    await waitFor('sku:H to halt', async () => (await bus.ordering.halted()).length === 1);
+    await heal();
+    const halted = json<{ key: string; handler: string; waiting: number }[]>(
+      await cli('ordering', ['ordering', 'halted', '--json']),
+    );
+    expect(halted).toMatchObject([{ key: 'sku:H', handler: 'moveStock', waiting: 2 }]);
+    const refused = await cli('ordering', ['ordering', 'skip', 'sku:H']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/add --yes/);
+    expect(json(await cli('ordering', ['ordering', 'redrive', 'sku:H', '--json']))).toEqual({
+      key: 'sku:H',
+      resumed: 1,
+    });
+    await waitFor(
+      'both events of sku:H to run',
+      async () => (await runs()).filter((r) => r === 'moveStock:H').length === 2,
+    );
+    expect(await bus.ordering.halted()).toEqual([]);
+  });
+});
+
+describe('commitbus worker', () => {
+  it("runs the module's bus and, on SIGTERM, finishes the handler in flight and exits 0", {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const publisher = await testBus('worker');
+    const worker = startCli(['worker', MODULE], envOf('worker', { CLI_SLOW_MS: '1500' }));
+    try {
+      await waitFor('the worker to start', () => worker.stdout().includes('commitbus worker: bus worker'), {
+        timeoutMs: 30_000,
+        describe: () => worker.stderr(),
+      });
+      await publisher.publish(recordCreated('w1'));
+      await waitFor('the slow handler to start', async () => (await runs()).includes('mailOwner-start:w1'));
+      worker.child.kill('SIGTERM');
+      const exited = await worker.exited;
+      expect(exited.code).toBe(0);
+      expect(exited.stdout).toMatch(/SIGTERM, finishing the work in flight\ncommitbus worker: stopped\n$/);
+      expect(await runs()).toContain('mailOwner:w1');
+    } finally {
+      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('commitbus errors', () => {
+  it('says what to do, with exit code 1 and no stack, for a missing module or one with no bus', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const [none, missing, noBus] = await Promise.all([
+      runCli(['status'], { COMMITBUS_MODULE: '' }),
+      runCli(['--module', 'test/fixtures/nowhere.ts', 'status']),
+      runCli(['--module', 'test/fixtures/es-items.ts', 'status', '--json']),
+    ]);
+    for (const result of [none, missing, noBus]) {
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(none.stderr).toMatch(/pass --module <path>.*or set COMMITBUS_MODULE/);
+    expect(missing.stderr).toMatch(/nowhere\.ts does not exist/);
+    expect(noBus.stderr).toMatch(/exports no bus: export it as `export default bus`/);
+  });
+});
