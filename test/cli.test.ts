@@ -8,6 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EventBus, RunningWorker } from '../src/index.js';
 import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import makeBus, { StockMoved } from './fixtures/cli-bus.js';
+import makeStoreModule from './fixtures/cli-store.js';
+import { ITEM_ENTITIES } from './fixtures/es-items.js';
 import { type CliResult, runCli, startCli } from './helpers/cli-runner.js';
 import { recordCreated, recordPublished } from './helpers/events.js';
 import { openSchema } from './helpers/postgres.js';
@@ -261,5 +263,44 @@ describe('commitbus errors', () => {
     expect(none.stderr).toMatch(/pass --module <path>.*or set COMMITBUS_MODULE/);
     expect(missing.stderr).toMatch(/nowhere\.ts does not exist/);
     expect(noBus.stderr).toMatch(/exports no bus: export it as `export default bus`/);
+  });
+});
+
+describe('commitbus event-store', () => {
+  const STORE_SCHEMA = 'i12cli_store';
+  const STORE_MODULE = 'test/fixtures/cli-store.ts';
+  const storeCli = (args: string[]) =>
+    runCli(['--module', STORE_MODULE, 'event-store', ...args], { CLI_PG_SCHEMA: STORE_SCHEMA });
+
+  it('shows the halted event, refuses a skip without --yes, skips it, and replays history', {
+    timeout: CLI_TIMEOUT * 2,
+  }, async () => {
+    await (await openSchema(STORE_SCHEMA, ITEM_ENTITIES)).destroy();
+    process.env.CLI_PG_SCHEMA = STORE_SCHEMA;
+    const { eventStore, dataSource } = await makeStoreModule();
+    try {
+      await eventStore.start();
+      await eventStore.dispatch('ITEM.RESULT', { set: [{ id: 'a', name: 'A', qty: 1 }] });
+      await eventStore.dispatch(
+        'ITEM.RESULT',
+        { ins: [{ id: 'a', name: 'again', qty: 2 }] },
+        { wait: false },
+      );
+      await waitFor('the store to halt', async () => (await eventStore.halted()) !== undefined);
+    } finally {
+      await eventStore.close();
+      await dataSource.destroy();
+    }
+    const halted = json<{ v: number; status: string }>(await storeCli(['halted', '--json']));
+    expect(halted).toMatchObject({ v: 2 });
+    const refused = await storeCli(['skip', '2']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/add --yes/);
+    expect(json(await storeCli(['skip', '2', '--yes', '--by', 'ops', '--json']))).toMatchObject({
+      v: 2,
+      status: 'skipped',
+    });
+    expect(json(await storeCli(['status', '--json']))).toEqual({ version: 2, halted: null });
+    expect(json(await storeCli(['replay', '--json']))).toEqual({ models: ['items'], events: 1, version: 2 });
   });
 });
