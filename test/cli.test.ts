@@ -304,3 +304,37 @@ describe('commitbus event-store', () => {
     expect(json(await storeCli(['replay', '--json']))).toEqual({ models: ['items'], events: 1, version: 2 });
   });
 });
+
+describe('commitbus router subscribers and tokens', () => {
+  it("lists the router's subscribers and tokens on the module's Redis, never a secret", {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const bus = await testBus('router');
+    await bus.router.tokens.addToken({
+      name: 'shop',
+      hash: 'hash-of-shop-token',
+      hint: 'shop--5b0e',
+      createdAt: 1_700_000_000_000,
+    });
+    await bus.router.subscribers.saveSubscriber({
+      name: 'shop',
+      callback: 'https://shop.test/hooks',
+      uuid: 'shop-hooks',
+      maxEvents: 10,
+      timeoutMs: 500,
+      topics: ['orders'],
+    });
+    await bus.router.subscribers.addSigningSecret('shop', 'whsec_c2VjcmV0LXNpZ25pbmcta2V5');
+    const [subscribers, tokens] = await Promise.all([
+      cli('router', ['router', 'subscribers', '--json']),
+      cli('router', ['router', 'tokens', '--json']),
+    ]);
+    expect(json(subscribers)).toEqual([
+      expect.objectContaining({ name: 'shop', topics: ['orders'], paused: false, signed: true }),
+    ]);
+    expect(json(tokens)).toEqual([
+      { name: 'shop', hint: 'shop--5b0e', createdAt: '2023-11-14T22:13:20.000Z' },
+    ]);
+    expect(subscribers.stdout + tokens.stdout).not.toMatch(/whsec_|hash-of-shop-token/);
+  });
+});

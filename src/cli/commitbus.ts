@@ -7,6 +7,7 @@ import { addEventStoreCommand } from './event-store-command.js';
 import { addOrderingCommand } from './ordering-command.js';
 import { redact } from './redact.js';
 import { addRouterCommand } from './router-command.js';
+import { addRouterInspectCommands } from './router-inspect-commands.js';
 import { addRuleCommands } from './rules-command.js';
 import { addStatusCommand } from './status-command.js';
 import { addWorkerCommand } from './worker-command.js';
@@ -22,7 +23,7 @@ addDeadLettersCommand(program);
 addRuleCommands(program);
 addOrderingCommand(program);
 addEventStoreCommand(program);
-addRouterCommand(program);
+addRouterInspectCommands(addRouterCommand(program));
 
 // `router` returns once serving, and exits on its signals; every other command is done when its action is.
 let serving = false;
