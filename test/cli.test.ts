@@ -20,7 +20,8 @@ import { waitFor } from './helpers/wait-for.js';
 const MODULE = 'test/fixtures/cli-bus.ts';
 const SCHEMA = 'i12cli_cli';
 const { prefix, redis } = redisTestBed('i12cli-cli');
-const CLI_TIMEOUT = 60_000;
+// Each run starts node with tsx (seconds on a busy machine): generous per test.
+const CLI_TIMEOUT = 120_000;
 
 let schemaSource: DataSource;
 beforeAll(async () => {

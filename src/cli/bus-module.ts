@@ -35,7 +35,15 @@ export async function loadBusModule(path: string): Promise<BusModule> {
     throw new CliError(`could not import the bus module ${path}: ${importHint(error)}`, { cause: error });
   }
   let made: unknown = exports.default ?? exports.bus;
-  if (typeof made === 'function') made = await (made as () => unknown)();
+  if (typeof made === 'function') {
+    try {
+      made = await (made as () => unknown)();
+    } catch (error) {
+      throw new CliError(`the bus module ${path} failed to make its bus: ${describeError(error).message}`, {
+        cause: error,
+      });
+    }
+  }
   const parts: Exports = isBus(made) ? { bus: made } : ((made ?? {}) as Exports);
   const bus = parts.bus;
   if (!isBus(bus)) {
