@@ -5,13 +5,21 @@ import { CliError } from './cli-error.js';
 
 /** The filter flags of `dead-letters list|redrive|purge`. */
 export interface DeadLetterFlags {
+  /** `--handler`: a handler's name. */
   readonly handler?: string;
+  /** `--kind`: a dead-letter kind. */
   readonly kind?: string;
+  /** `--key`: a handling key, exactly. */
   readonly key?: string;
+  /** `--event`: an event id. */
   readonly event?: string;
+  /** `--reason`: a dead-letter reason. */
   readonly reason?: string;
+  /** `--since`: ISO 8601 or epoch ms. */
   readonly since?: string;
+  /** `--until`: ISO 8601 or epoch ms. */
   readonly until?: string;
+  /** `--limit`: a whole number from 1. */
   readonly limit?: string;
 }
 
