@@ -25,6 +25,12 @@ addOrderingCommand(program);
 addEventStoreCommand(program);
 addRouterInspectCommands(addRouterCommand(program));
 
+// `commitbus status | head`: a reader that stops reading ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 // `router` returns once serving, and exits on its signals; every other command is done when its action is.
 let serving = false;
 program.hook('preAction', (_program, action) => {

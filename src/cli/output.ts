@@ -7,7 +7,12 @@ export function printJson(value: unknown): void {
 
 /** Writes a table: a header row and rows of cells. */
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const table = new Table({ head: [...head], style: { head: [], border: [] } });
+  const table = new Table({
+    head: [...head],
+    style: { head: [], border: [] },
+    // No line between rows: long lists stay readable.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
   for (const row of rows) table.push(row.map(cell));
   process.stdout.write(`${table.toString()}\n`);
 }
