@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
-import type { RedriveFailure } from '../dead-letters/dead-letter-redrive.error.js';
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
 import { CliError } from './cli-error.js';
 import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
@@ -8,6 +7,12 @@ import { forEachDeadLetterPage } from './dead-letter-pages.js';
 import { printJson, printLine } from './output.js';
 import { startProgress } from './progress.js';
 import { withBus } from './with-bus.js';
+
+/** A letter that could not be re-driven (a `DeadLetterRedriveError`'s `failed` entry). */
+interface RedriveFailure {
+  readonly id: string;
+  readonly error: string;
+}
 
 interface BatchFlags extends DeadLetterFlags {
   readonly all?: boolean;
