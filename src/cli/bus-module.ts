@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { EventBus } from '../bus/event-bus.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { describeError } from '../support/logger.js';
-import { CliError } from './cli-error.js';
+import { CliError } from './errors/cli.error.js';
 
 /** What a `commitbus` command runs on, read from the user's module. */
 export interface BusModule {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
-import { CliError } from './cli-error.js';
 import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
 import { forEachDeadLetterPage } from './dead-letter-pages.js';
+import { CliError } from './errors/cli.error.js';
 import { printJson, printLine } from './output.js';
 import { startProgress } from './progress.js';
 import { withBus } from './with-bus.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { DeadLetterKind, DeadLetterReason } from '../dead-letters/dead-letter.js';
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
-import { CliError } from './cli-error.js';
+import { CliError } from './errors/cli.error.js';
 
 /** The filter flags of `dead-letters list|redrive|purge`. */
 export interface DeadLetterFlags {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
-import { CliError } from './cli-error.js';
 import { addDeadLetterBatchCommands } from './dead-letter-batch-commands.js';
 import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
+import { CliError } from './errors/cli.error.js';
 import { printJson, printTable, truncate } from './output.js';
 import { withBus } from './with-bus.js';
 

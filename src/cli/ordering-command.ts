@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HaltedKey } from '../ordering/halted-key.js';
-import { CliError } from './cli-error.js';
+import { CliError } from './errors/cli.error.js';
 import { printJson, printLine, printTable, truncate } from './output.js';
 import { withBus } from './with-bus.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type BusModule, closeBusModule, loadBusModule } from './bus-module.js';
-import { CliError } from './cli-error.js';
+import { CliError } from './errors/cli.error.js';
 
 /** What a command's action gets: the user's bus module, and whether to print JSON. */
 export interface BusCommandContext {

@@ -1,4 +1,4 @@
-import { CommitbusError } from '../support/commitbus-error.js';
+import { CommitbusError } from '../../support/commitbus-error.js';
 
 /**
  * An expected failure of a `commitbus` command: a bad argument, a refused
