@@ -136,6 +136,51 @@ describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transp
     expect(status.outbox?.oldestAgeMs).toBeGreaterThanOrEqual(60_000);
   });
 
+  it('counts a handler job running and one waiting to retry after a failed attempt', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = false;
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      handlers: {
+        'RECORD.CREATE': [
+          defineHandler('slowMail', async () => {
+            started = true;
+            await held;
+          }),
+        ],
+        'RECORD.PUBLISH': [
+          {
+            handler: defineHandler('flakyAnnounce', () => {
+              throw new Error('not yet');
+            }),
+            attempts: 3,
+            backoff: { type: 'fixed', delayMs: 60_000 },
+          },
+        ],
+      },
+      config: fastConfig({ transport, prefix, name: `jobs-${transport}`, shutdownTimeoutMs: 1_000 }),
+    });
+    await bus.startWorker({ handleSignals: false });
+    try {
+      await bus.publish([recordCreated('slow'), recordPublished('flaky')]);
+      await waitFor('one job running, one retrying', async () => {
+        const { jobs } = await bus.status();
+        return started && jobs.running === 1 && jobs.retrying === 1;
+      });
+      const status = await bus.status();
+      expect(status.jobs).toEqual({ waiting: 0, running: 1, retrying: 1 });
+      expect(status.handlers).toEqual({
+        flakyAnnounce: { waiting: 0, running: 0, retrying: 1, parked: 0, deadLetters: 0 },
+        slowMail: { waiting: 0, running: 1, retrying: 0, parked: 0, deadLetters: 0 },
+      });
+    } finally {
+      release();
+    }
+  });
+
   it('reports an empty bus as zeros, with no outbox without a DataSource', async () => {
     const bus = buses.create({
       events: TEST_EVENTS,

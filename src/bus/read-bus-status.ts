@@ -15,12 +15,15 @@ import type { Transport } from './transport.js';
 
 /** What {@link readBusStatus} reads from: the bus's ports, and its outbox if any. */
 export interface BusStatusSources {
+  /** Which bus it is. */
   readonly config: Pick<CommitbusConfig, 'name' | 'prefix' | 'transport'>;
+  /** The ports the counts are read from. */
   readonly transport: Pick<Transport, 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
   /** The bus's handler names, listed even when they have nothing. */
   readonly handlerNames: readonly string[];
   /** The halted keys (`bus.ordering.halted()`). */
   readonly halted: () => Promise<HaltedKey[]>;
+  /** The bus's outbox, when it has one. */
   readonly outbox: Outbox | undefined;
 }
 

@@ -13,6 +13,10 @@ export interface DeadLetterFilter {
   readonly kind?: DeadLetterKind;
   /** Letters given up for this reason. */
   readonly reason?: DeadLetterReason;
+  /** Letters given up at or after this time (`deadAt`). */
+  readonly since?: Date;
+  /** Letters given up before this time (`deadAt`). */
+  readonly until?: Date;
   /**
    * At most this many, oldest first.
    * @defaultValue no limit
@@ -52,6 +56,8 @@ export function matchesDeadLetterFilter(letter: DeadLetter, filter: DeadLetterFi
     (filter.handlingKey === undefined || letter.handlingKey === filter.handlingKey) &&
     (filter.eventId === undefined || letter.eventId === filter.eventId) &&
     (filter.kind === undefined || letter.kind === filter.kind) &&
-    (filter.reason === undefined || letter.reason === filter.reason)
+    (filter.reason === undefined || letter.reason === filter.reason) &&
+    (filter.since === undefined || letter.deadAt.getTime() >= filter.since.getTime()) &&
+    (filter.until === undefined || letter.deadAt.getTime() < filter.until.getTime())
   );
 }

@@ -2,13 +2,13 @@ import type { Event } from '../events/event.js';
 import { describeError, type Logger } from '../support/logger.js';
 import type { DeadLetter } from './dead-letter.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
-import type { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
+import { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 import { DeadLetterFilterError } from './errors/dead-letter-filter.error.js';
 import { DeadLetterRedriveError, type RedriveFailure } from './errors/dead-letter-redrive.error.js';
 import { NoWebhookRedriverError } from './errors/no-webhook-redriver.error.js';
 
-/** Which dead letters to re-drive or purge: one id, a filter, or `'all'`. */
-export type DeadLetterTarget = 'all' | string | DeadLetterFilter;
+/** Which dead letters to re-drive or purge: one id, a list of ids, a filter, or `'all'`. */
+export type DeadLetterTarget = 'all' | string | readonly string[] | DeadLetterFilter;
 
 /**
  * What {@link DeadLetters} needs from its bus. `Job` is the work that runs a
@@ -129,6 +129,7 @@ export class DeadLetters<Job = unknown> {
    */
   async purge(target: DeadLetterTarget): Promise<number> {
     if (typeof target === 'string' && target !== 'all') return this.deps.store.remove([target]);
+    if (isIdList(target)) return this.deps.store.remove(target);
     const { letters, corrupt } = await this.select(target);
     const unreadable = target === 'all' ? corrupt.map((error) => error.id) : [];
     return this.deps.store.remove([...letters.map((l) => l.id), ...unreadable]);
@@ -140,10 +141,27 @@ export class DeadLetters<Job = unknown> {
       const letter = await this.deps.store.get(target);
       return { letters: letter === undefined ? [] : [letter], corrupt: [] };
     }
+    if (isIdList(target)) return this.readIds(target);
     if (Object.keys(target).length === 0) {
       throw new DeadLetterFilterError();
     }
     return this.read(target);
+  }
+
+  // Letters by id: one that cannot be read is reported like a corrupt letter in a list.
+  private async readIds(ids: readonly string[]): Promise<Selection> {
+    const letters: DeadLetter[] = [];
+    const corrupt: CorruptDeadLetterError[] = [];
+    for (const id of ids) {
+      try {
+        const letter = await this.deps.store.get(id);
+        if (letter !== undefined) letters.push(letter);
+      } catch (error) {
+        if (!(error instanceof CorruptDeadLetterError)) throw error;
+        corrupt.push(error);
+      }
+    }
+    return { letters, corrupt };
   }
 
   // One bad letter must not hide the others from the operator: it is logged and left out.
@@ -158,4 +176,8 @@ export class DeadLetters<Job = unknown> {
     });
     return { letters, corrupt };
   }
+}
+
+function isIdList(target: DeadLetterTarget): target is readonly string[] {
+  return Array.isArray(target);
 }

@@ -42,7 +42,12 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     filter: DeadLetterFilter = {},
     onCorrupt?: (error: CorruptDeadLetterError) => void,
   ): Promise<DeadLetter[]> {
-    const ids = await this.client.zrange(this.byTime, 0, -1);
+    // The time bounds select on the sorted set's scores: a page of a long list reads only its part.
+    const ids = await this.client.zrangebyscore(
+      this.byTime,
+      filter.since === undefined ? '-inf' : filter.since.getTime(),
+      filter.until === undefined ? '+inf' : `(${filter.until.getTime()}`,
+    );
     const found: DeadLetter[] = [];
     for (const chunk of chunks(ids)) {
       const jsons = await this.client.hmget(this.hash, ...chunk);

@@ -1,0 +1,137 @@
+import type { Command } from 'commander';
+import type { EventBus } from '../bus/event-bus.js';
+import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
+import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
+import { forEachDeadLetterPage } from './dead-letter-pages.js';
+import { CliError } from './errors/cli.error.js';
+import { printJson, printLine } from './output.js';
+import { startProgress } from './progress.js';
+import { withBus } from './with-bus.js';
+
+/** A letter that could not be re-driven (a `DeadLetterRedriveError`'s `failed` entry). */
+interface RedriveFailure {
+  readonly id: string;
+  readonly error: string;
+}
+
+interface BatchFlags extends DeadLetterFlags {
+  readonly all?: boolean;
+  readonly yes?: boolean;
+}
+
+/** Adds `dead-letters redrive` and `dead-letters purge`: one id, or the letters the filters (or `--all`) select, page by page. */
+export function addDeadLetterBatchCommands(group: Command): void {
+  withDeadLetterFilters(
+    group
+      .command('redrive')
+      .description('give letters another go (one id, the letters the filters select, or --all), page by page')
+      .argument('[id]', 'one letter id')
+      .option('--all', 'every letter')
+      .option('--json', 'print { redriven, failed } as one JSON document'),
+  ).action(async (id: string | undefined, flags: BatchFlags, command: Command) =>
+    withBus(command, async ({ loaded, json }) => {
+      const result = await redrive(loaded.bus, target(id, flags, 'redrive'));
+      if (json) printJson(result);
+      else {
+        printLine(`re-drove ${result.redriven} dead letter(s)`);
+        for (const f of result.failed) printLine(`not re-driven, stays: ${f.id}: ${f.error}`);
+      }
+      if (result.failed.length > 0) {
+        process.stderr.write(
+          `commitbus: ${result.failed.length} letter(s) could not be re-driven and stay\n`,
+        );
+        process.exitCode = 1;
+      }
+    }),
+  );
+  withDeadLetterFilters(
+    group
+      .command('purge')
+      .description('delete letters without running anything (one id, the filters, or --all); needs --yes')
+      .argument('[id]', 'one letter id')
+      .option('--all', 'every letter, unreadable ones included')
+      .option('--yes', 'really delete')
+      .option('--json', 'print { purged } as one JSON document'),
+  ).action(async (id: string | undefined, flags: BatchFlags, command: Command) => {
+    const selected = target(id, flags, 'purge');
+    if (flags.yes !== true) {
+      throw new CliError(
+        'purge deletes dead letters for good: add --yes to go ahead (list them first with dead-letters list)',
+      );
+    }
+    await withBus(command, async ({ loaded, json }) => {
+      const purged = await purge(loaded.bus, selected);
+      if (json) printJson({ purged });
+      else printLine(`purged ${purged} dead letter(s)`);
+    });
+  });
+}
+
+type Target = { readonly id: string } | { readonly filter: DeadLetterFilter; readonly all: boolean };
+
+function target(id: string | undefined, flags: BatchFlags, verb: string): Target {
+  const filter = deadLetterFilter(flags);
+  const filtered = Object.keys(filter).length > 0;
+  if (id !== undefined) {
+    if (filtered || flags.all === true)
+      throw new CliError(`${verb} takes an id or filters (or --all), not both`);
+    return { id };
+  }
+  if (!filtered && flags.all !== true) {
+    throw new CliError(
+      `${verb} needs a letter id, filters (--handler, --kind, ...), or --all for every letter`,
+    );
+  }
+  return { filter, all: flags.all === true && !filtered };
+}
+
+async function redrive(
+  bus: EventBus,
+  selected: Target,
+): Promise<{ redriven: number; failed: RedriveFailure[] }> {
+  const failed: RedriveFailure[] = [];
+  let redriven = 0;
+  const run = async (ids: string | readonly string[]) => {
+    try {
+      redriven += await bus.deadLetters.redrive(ids);
+    } catch (error) {
+      const partial = error as { code?: unknown; redriven?: number; failed?: RedriveFailure[] };
+      if (partial.code !== 'COMMITBUS_DEAD_LETTER_REDRIVE') throw error;
+      redriven += partial.redriven ?? 0;
+      failed.push(...(partial.failed ?? []));
+    }
+  };
+  if ('id' in selected) {
+    if ((await bus.deadLetters.get(selected.id)) === undefined) {
+      throw new CliError(`no dead letter with id ${JSON.stringify(selected.id)}`);
+    }
+    await run(selected.id);
+    return { redriven, failed };
+  }
+  const progress = startProgress('re-driving dead letters');
+  try {
+    await forEachDeadLetterPage(bus.deadLetters, selected.filter, async (page) => {
+      await run(page.map((letter) => letter.id));
+      progress.update(redriven + failed.length);
+    });
+  } finally {
+    progress.stop();
+  }
+  return { redriven, failed };
+}
+
+async function purge(bus: EventBus, selected: Target): Promise<number> {
+  if ('id' in selected) return bus.deadLetters.purge(selected.id);
+  let purged = 0;
+  const progress = startProgress('purging dead letters');
+  try {
+    await forEachDeadLetterPage(bus.deadLetters, selected.filter, async (page) => {
+      purged += await bus.deadLetters.purge(page.map((letter) => letter.id));
+      progress.update(purged);
+    });
+  } finally {
+    progress.stop();
+  }
+  // Letters that cannot be read match no filter: --all removes them too.
+  return selected.all ? purged + (await bus.deadLetters.purge('all')) : purged;
+}

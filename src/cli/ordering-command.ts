@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import type { HaltedKey } from '../ordering/halted-key.js';
+import { CliError } from './errors/cli.error.js';
+import { printJson, printLine, printTable, truncate } from './output.js';
+import { withBus } from './with-bus.js';
+
+/** Adds `commitbus ordering halted|redrive <key>|skip <key>` over `bus.ordering`. */
+export function addOrderingCommand(program: Command): Command {
+  const group = program.command('ordering').description('order keys halted by a handler that gave up');
+  group
+    .command('halted')
+    .description('list the halted order keys, oldest halt first')
+    .option('--json', 'print the halted keys as one JSON array')
+    .action(async (_flags: unknown, command: Command) =>
+      withBus(command, async ({ loaded, json }) => {
+        const halted = await loaded.bus.ordering.halted();
+        if (json) printJson(halted.map(({ payload: _payload, ...rest }) => rest));
+        else printHalted(halted);
+      }),
+    );
+  group
+    .command('redrive')
+    .description('run the halted event of a key again with fresh attempts (fix the cause first)')
+    .argument('<key>', 'the order key, e.g. record:42')
+    .option('--json', 'print { key, resumed } as one JSON document')
+    .action(async (key: string, _flags: unknown, command: Command) =>
+      withBus(command, async ({ loaded, json }) => {
+        const resumed = await loaded.bus.ordering.redrive(key);
+        report(key, resumed, 're-driven', json);
+      }),
+    );
+  group
+    .command('skip')
+    .description(
+      "give up a halted key's failed handler for good (kept as a dead letter) and go on; needs --yes",
+    )
+    .argument('<key>', 'the order key')
+    .option('--yes', 'really skip')
+    .option('--json', 'print { key, resumed } as one JSON document')
+    .action(async (key: string, flags: { yes?: boolean }, command: Command) => {
+      if (flags.yes !== true) {
+        throw new CliError(`skip gives up the halted event of ${key} for good: add --yes to go ahead`);
+      }
+      await withBus(command, async ({ loaded, json }) => {
+        const resumed = await loaded.bus.ordering.skip(key);
+        report(key, resumed, 'skipped', json);
+      });
+    });
+  return group;
+}
+
+function report(key: string, resumed: number, done: string, json: boolean): void {
+  if (resumed === 0)
+    throw new CliError(`order key ${JSON.stringify(key)} is not halted (see: commitbus ordering halted)`);
+  if (json) printJson({ key, resumed });
+  else printLine(`${key}: ${resumed} lane(s) ${done}`);
+}
+
+function printHalted(halted: readonly HaltedKey[]): void {
+  printTable(
+    ['key', 'lane', 'handler', 'event', 'reason', 'attempts', 'waiting', 'halted at', 'error'],
+    halted.map((h) => [
+      h.key,
+      h.lane,
+      h.handler,
+      h.handlingKey,
+      h.reason,
+      h.attempts,
+      h.waiting,
+      h.haltedAt,
+      truncate(h.error),
+    ]),
+  );
+}

@@ -1,0 +1,44 @@
+import Table from 'cli-table3';
+
+/** Writes `value` as the one JSON document of a `--json` run. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes a table: a header row and rows of cells. */
+export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
+  const table = new Table({
+    head: [...head],
+    style: { head: [], border: [] },
+    // No line between rows: long lists stay readable.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const row of rows) table.push(row.map(cell));
+  process.stdout.write(`${table.toString()}\n`);
+}
+
+/** Writes a line of text for people (never in `--json` runs). */
+export function printLine(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** A duration in ms as people read it: `850ms`, `12s`, `5m 3s`, `2h 4m`, or `-`. */
+export function formatAge(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 1_000) return `${ms}ms`;
+  const s = Math.floor(ms / 1_000);
+  if (s < 60) return `${s}s`;
+  if (s < 3_600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  return `${Math.floor(s / 3_600)}h ${Math.floor((s % 3_600) / 60)}m`;
+}
+
+/** Cuts `text` to `max` characters, marking the cut. */
+export function truncate(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function cell(value: unknown): string {
+  if (value === undefined || value === null) return '-';
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import type { BusStatus } from '../bus/bus-status.js';
+import { formatAge, printJson, printLine, printTable, truncate } from './output.js';
+import { withBus } from './with-bus.js';
+
+/** Adds `commitbus status [--json]`: what `bus.status()` reads, as tables or one JSON document. */
+export function addStatusCommand(program: Command): Command {
+  return program
+    .command('status')
+    .description(
+      'show the bus: backlog, jobs, parked work, dead letters, halted keys, rules, per handler, outbox',
+    )
+    .option('--json', 'print the BusStatus as one JSON document')
+    .action(async (_flags: unknown, command: Command) =>
+      withBus(command, async ({ loaded, json }) => {
+        const status = await loaded.bus.status();
+        if (json) printJson(status);
+        else printStatus(status);
+      }),
+    );
+}
+
+function printStatus(s: BusStatus): void {
+  printLine(`bus ${s.bus.name} (prefix ${s.bus.prefix}, transport ${s.bus.transport}) at ${s.readAt}`);
+  printTable(
+    ['what', 'count', 'oldest'],
+    [
+      ['backlog (events to drain)', s.backlog.events, formatAge(s.backlog.oldestAgeMs)],
+      ['ordered events in lanes', s.backlog.ordered, ''],
+      ['delayed events', s.backlog.delayed, ''],
+      ['jobs waiting', s.jobs.waiting, ''],
+      ['jobs running', s.jobs.running, ''],
+      ['jobs retrying', s.jobs.retrying, ''],
+      ['parked (paused)', s.parked, ''],
+      ['dropped (blocked)', s.dropped, ''],
+      ['dead letters', s.deadLetters.count, ''],
+      ['halted order keys', s.halted.count, ''],
+      ...(s.outbox === null ? [] : [['outbox rows', s.outbox.pending, formatAge(s.outbox.oldestAgeMs)]]),
+    ],
+  );
+  const handlers = Object.entries(s.handlers);
+  if (handlers.length > 0) {
+    printTable(
+      ['handler', 'waiting', 'running', 'retrying', 'parked', 'dead letters'],
+      handlers.map(([name, h]) => [name, h.waiting, h.running, h.retrying, h.parked, h.deadLetters]),
+    );
+  }
+  if (s.rules.length > 0) {
+    printTable(
+      ['rule', 'handler', 'handling key', 'since'],
+      s.rules.map((r) => [r.kind, r.handler, r.handlingKey, r.since]),
+    );
+  }
+  if (s.halted.count > 0) {
+    printTable(
+      ['halted key', 'lane', 'handler', 'reason', 'waiting', 'halted at', 'error'],
+      s.halted.first.map((h) => [
+        h.key,
+        h.lane,
+        h.handler,
+        h.reason,
+        h.waiting,
+        h.haltedAt,
+        truncate(h.error),
+      ]),
+    );
+    if (s.halted.count > s.halted.first.length) {
+      printLine(`... and ${s.halted.count - s.halted.first.length} more: commitbus ordering halted`);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { type BusModule, closeBusModule, loadBusModule } from './bus-module.js';
+import { CliError } from './errors/cli.error.js';
+
+/** What a command's action gets: the user's bus module, and whether to print JSON. */
+export interface BusCommandContext {
+  /** The loaded module. */
+  readonly loaded: BusModule;
+  /** `--json`: print exactly one JSON document on stdout. */
+  readonly json: boolean;
+}
+
+/** The options every command but `worker` reads: the global `--module`, and `--json`. */
+interface GlobalFlags {
+  readonly module?: string;
+  readonly json?: boolean;
+}
+
+/**
+ * Runs `action` on the bus module named by `--module` or `COMMITBUS_MODULE`,
+ * then closes it. With `--json`, whatever the module logs with `console.log`
+ * goes to stderr, so stdout holds only the command's JSON document.
+ */
+export async function withBus(
+  command: Command,
+  action: (ctx: BusCommandContext) => Promise<void>,
+): Promise<void> {
+  const flags = command.optsWithGlobals<GlobalFlags>();
+  const path = flags.module ?? process.env.COMMITBUS_MODULE;
+  if (path === undefined || path === '') {
+    throw new CliError(
+      'name the bus module: pass --module <path> (before the command) or set COMMITBUS_MODULE',
+    );
+  }
+  const json = flags.json === true;
+  const restore = json ? logToStderr() : () => {};
+  try {
+    const loaded = await loadBusModule(path);
+    try {
+      await action({ loaded, json });
+    } finally {
+      await closeBusModule(loaded);
+    }
+  } finally {
+    restore();
+  }
+}
+
+function logToStderr(): () => void {
+  const { log, info } = console;
+  console.log = console.error;
+  console.info = console.error;
+  return () => {
+    console.log = log;
+    console.info = info;
+  };
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { consoleLogger, describeError } from '../support/logger.js';
+import { closeBusModule, loadBusModule } from './bus-module.js';
+
+/**
+ * Adds `commitbus worker <module>`: imports the bus module, starts a worker
+ * (and the module's event store, if any), and on SIGTERM or SIGINT finishes
+ * the work in flight, closes everything and exits 0.
+ */
+export function addWorkerCommand(program: Command): Command {
+  return program
+    .command('worker')
+    .description(
+      'run a worker for the bus the module exports, until SIGTERM or SIGINT (then a graceful stop)',
+    )
+    .argument('<module>', 'the bus module (compiled .js; .ts when run under tsx)')
+    .action(async (path: string) => {
+      const loaded = await loadBusModule(path);
+      const worker = await loaded.bus.startWorker({ handleSignals: false });
+      await loaded.eventStore?.start();
+      const { name, prefix, transport } = loaded.bus.config;
+      // One line on stdout for people and process managers; the structured logs go to stderr.
+      console.log(
+        `commitbus worker: bus ${name} (prefix ${prefix}, transport ${transport})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,
+      );
+      await new Promise<void>((resolve, reject) => {
+        let stopping = false;
+        const stop = (signal: NodeJS.Signals) => {
+          if (stopping) {
+            consoleLogger.warn({ signal }, 'worker: second signal, exiting at once');
+            process.exit(1);
+          }
+          stopping = true;
+          console.log(`commitbus worker: ${signal}, finishing the work in flight`);
+          worker
+            .close()
+            .then(() => closeBusModule(loaded))
+            .then(() => {
+              console.log('commitbus worker: stopped');
+              resolve();
+            }, reject);
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      }).catch((error: unknown) => {
+        consoleLogger.error({ error: describeError(error).message }, 'worker: failed to stop cleanly');
+        throw error;
+      });
+    });
+}
