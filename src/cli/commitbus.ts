@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { describeError } from '../support/logger.js';
+import { addDashboardCommand } from './dashboard-command.js';
 import { addDeadLettersCommand } from './dead-letters-command.js';
 import { addEventStoreCommand } from './event-store-command.js';
 import { addOrderingCommand } from './ordering-command.js';
@@ -23,6 +24,7 @@ addDeadLettersCommand(program);
 addRuleCommands(program);
 addOrderingCommand(program);
 addEventStoreCommand(program);
+addDashboardCommand(program);
 addRouterInspectCommands(addRouterCommand(program));
 
 // `commitbus status | head`: a reader that stops reading ends the command quietly.

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { startRouter } from '../bus/start-router.js';
-import { ConfigError } from '../config/errors/config.error.js';
 import { loadConfigFromEnv } from '../config/load-config-from-env.js';
 import { loadRouterOptionsFromEnv, parseRoles } from '../router/load-router-options-from-env.js';
 import type { RouterOptions } from '../router/router-options.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import { portOption } from './port-option.js';
 
 /** The flags of `commitbus router`; everything else comes from the environment. */
 interface RouterFlags {
@@ -58,7 +58,7 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
     ...options,
     ...(flags.roles !== undefined ? { roles: parseRoles(flags.roles, '--roles') } : {}),
     ...(flags.host !== undefined ? { host: flags.host } : {}),
-    ...(flags.port !== undefined ? { port: portOf(flags.port) } : {}),
+    ...(flags.port !== undefined ? { port: portOption('--port', flags.port) } : {}),
   };
   const router = await startRouter(config, options, { logger });
   // One line on stdout for people and process managers; the structured logs go to stderr.
@@ -86,12 +86,4 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-}
-
-function portOf(raw: string): number {
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new ConfigError(`--port must be a port number 0..65535, got ${JSON.stringify(raw)}`);
-  }
-  return port;
 }

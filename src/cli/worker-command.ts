@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import { consoleLogger, describeError } from '../support/logger.js';
 import { closeBusModule, loadBusModule } from './bus-module.js';
+import { portOption } from './port-option.js';
+
+/** The flags of `commitbus worker`. */
+interface WorkerFlags {
+  readonly metricsPort?: string;
+  readonly metricsHost: string;
+}
 
 /**
  * Adds `commitbus worker <module>`: imports the bus module, starts a worker
@@ -14,15 +21,25 @@ export function addWorkerCommand(program: Command): Command {
       'run a worker for the bus the module exports, until SIGTERM or SIGINT (then a graceful stop)',
     )
     .argument('<module>', 'the bus module (compiled .js; .ts when run under tsx)')
-    .action(async (path: string) => {
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port (0: any free port)')
+    .option('--metrics-host <host>', 'address the metrics server binds', '127.0.0.1')
+    .action(async (path: string, flags: WorkerFlags) => {
+      const metrics =
+        flags.metricsPort === undefined
+          ? undefined
+          : { port: portOption('--metrics-port', flags.metricsPort), host: flags.metricsHost };
       const loaded = await loadBusModule(path);
-      const worker = await loaded.bus.startWorker({ handleSignals: false });
+      const worker = await loaded.bus.startWorker({
+        handleSignals: false,
+        ...(metrics === undefined ? {} : { metrics }),
+      });
       await loaded.eventStore?.start();
       const { name, prefix, transport } = loaded.bus.config;
       // One line on stdout for people and process managers; the structured logs go to stderr.
       console.log(
         `commitbus worker: bus ${name} (prefix ${prefix}, transport ${transport})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,
       );
+      if (worker.metrics !== undefined) console.log(`commitbus worker: metrics at ${worker.metrics.url}`);
       await new Promise<void>((resolve, reject) => {
         let stopping = false;
         const stop = (signal: NodeJS.Signals) => {

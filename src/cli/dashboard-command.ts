@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { startDashboard } from '../dashboard/start-dashboard.js';
+import { CliError } from './errors/cli.error.js';
+import { portOption } from './port-option.js';
+import { withBus } from './with-bus.js';
+
+/** The flags of `commitbus dashboard`. */
+interface DashboardFlags {
+  readonly port: string;
+  readonly host: string;
+  readonly basePath?: string;
+  readonly allowedHost?: string[];
+}
+
+const DEFAULT_PORT = '3100';
+
+/**
+ * Adds `commitbus dashboard`: serves the operations dashboard (see README
+ * "Dashboard") for the bus module's bus and event store until SIGTERM or
+ * SIGINT. Basic-auth credentials come from `COMMITBUS_DASHBOARD_USER` and
+ * `COMMITBUS_DASHBOARD_PASSWORD` (never a flag: flags show in `ps`).
+ */
+export function addDashboardCommand(program: Command): Command {
+  return program
+    .command('dashboard')
+    .description('serve the operations dashboard (and bull-board on Redis) until SIGTERM or SIGINT')
+    .option('--port <port>', 'port to listen on (0: any free port)', DEFAULT_PORT)
+    .option('--host <host>', 'address to bind (keep it on loopback unless auth is set)', '127.0.0.1')
+    .option('--base-path <path>', 'serve under this path, e.g. /ops')
+    .option(
+      '--allowed-host <name...>',
+      'host names the page may be reached by besides the bound one (behind a proxy)',
+    )
+    .action(async (flags: DashboardFlags, command: Command) =>
+      withBus(command, async ({ loaded }) => {
+        const dashboard = await startDashboard({
+          bus: loaded.bus,
+          ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
+          port: portOption('--port', flags.port),
+          host: flags.host,
+          ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
+          ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+          ...basicAuthFromEnv(process.env),
+        });
+        console.log(`commitbus dashboard: ${dashboard.url}`);
+        await untilSignal();
+        await dashboard.close();
+      }),
+    );
+}
+
+function basicAuthFromEnv(env: NodeJS.ProcessEnv) {
+  const username = env.COMMITBUS_DASHBOARD_USER;
+  const password = env.COMMITBUS_DASHBOARD_PASSWORD;
+  if (username === undefined && password === undefined) return {};
+  if (!username || !password) {
+    throw new CliError('set both COMMITBUS_DASHBOARD_USER and COMMITBUS_DASHBOARD_PASSWORD, or neither');
+  }
+  return { basicAuth: { username, password } };
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
