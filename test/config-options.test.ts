@@ -158,10 +158,24 @@ describe('the deprecated flat names', () => {
 
   it('include every field of a resolved configuration, so a spread copy of one still resolves', () => {
     const logger = capture();
-    const copy = { ...resolveConfig({ ordering: { leaseMs: 7_000 } }), maxEvents: 5 };
-    const bus = createEventBus({ events: TEST_EVENTS, logger, config: copy });
-    expect(bus.config).toMatchObject({ maxEvents: 5, orderingLeaseMs: 7_000, lockDurationMs: 30_000 });
-    expect(logger.warnings.length).toBeGreaterThan(0);
+    const resolved = resolveConfig({
+      handlers: { lockDurationMs: 9_000 },
+      publishing: { delayedPollMs: 100 },
+      ordering: { leaseMs: 7_000, upkeepMs: 300 },
+    });
+    const bus = createEventBus({ events: TEST_EVENTS, logger, config: { ...resolved, maxEvents: 5 } });
+    expect(bus.config).toMatchObject({
+      maxEvents: 5,
+      lockDurationMs: 9_000,
+      orderingLeaseMs: 7_000,
+      delayedPollMs: 100,
+      orderingUpkeepMs: 300,
+    });
+    const warned = logger.warnings.map((w) => (w.fields as { option: string }).option);
+    expect(warned).toContain('maxEvents');
+    // Flat fields that were never options are not deprecated names.
+    expect(warned).not.toContain('orderingLeaseMs');
+    expect(warned).not.toContain('orderingUpkeepMs');
   });
 
   it('are not warned about in a configuration resolveConfig or loadConfigFromEnv made', () => {
@@ -297,6 +311,52 @@ describe('loadConfigFromEnv', () => {
     expect(() => loadConfigFromEnv({ COMMITBUS_OUTBOX_ENABLED: 'maybe' })).toThrow(
       'COMMITBUS_OUTBOX_ENABLED must be true/false, yes/no, on/off or 1/0, got "maybe" (option outbox.enabled)',
     );
+  });
+
+  it('lets COMMITBUS_LOCK_DURATION_MS and COMMITBUS_DELAYED_POLL_MS still set the options split off them, warned once', () => {
+    const logger = capture();
+    const lock = loadConfigFromEnv({ COMMITBUS_LOCK_DURATION_MS: '120000' }, {}, logger);
+    expect(lock.handlers.lockDurationMs).toBe(120_000);
+    expect(lock.ordering.leaseMs).toBe(120_000);
+    const poll = loadConfigFromEnv({ COMMITBUS_DELAYED_POLL_MS: '5000' }, {}, logger);
+    expect(poll.publishing.delayedPollMs).toBe(5_000);
+    expect(poll.ordering.upkeepMs).toBe(5_000);
+    loadConfigFromEnv({ COMMITBUS_LOCK_DURATION_MS: '120000' }, {}, logger);
+    expect(logger.warnings.map((w) => w.message)).toEqual([
+      'commitbus environment variable "COMMITBUS_LOCK_DURATION_MS" is deprecated: use COMMITBUS_HANDLERS_LOCK_DURATION_MS (and COMMITBUS_ORDERING_LEASE_MS); it still sets both',
+      'commitbus environment variable "COMMITBUS_DELAYED_POLL_MS" is deprecated: use COMMITBUS_PUBLISHING_DELAYED_POLL_MS (and COMMITBUS_ORDERING_UPKEEP_MS); it still sets both',
+    ]);
+    expect(logger.warnings[0]?.fields).toEqual({
+      variable: 'COMMITBUS_LOCK_DURATION_MS',
+      replacement: 'COMMITBUS_HANDLERS_LOCK_DURATION_MS (and COMMITBUS_ORDERING_LEASE_MS)',
+    });
+  });
+
+  it('leaves a split-off option to its own variable or an override, without the warning', () => {
+    const logger = capture();
+    const env = { COMMITBUS_LOCK_DURATION_MS: '120000', COMMITBUS_DELAYED_POLL_MS: '5000' };
+    const own = loadConfigFromEnv(
+      { ...env, COMMITBUS_ORDERING_LEASE_MS: '60000', COMMITBUS_ORDERING_UPKEEP_MS: '400' },
+      {},
+      logger,
+    );
+    expect(own.handlers.lockDurationMs).toBe(120_000);
+    expect(own.ordering).toMatchObject({ leaseMs: 60_000, upkeepMs: 400 });
+    const overridden = loadConfigFromEnv(env, { ordering: { leaseMs: 50_000, upkeepMs: 300 } }, logger);
+    expect(overridden.ordering).toMatchObject({ leaseMs: 50_000, upkeepMs: 300 });
+    expect(overridden.publishing.delayedPollMs).toBe(5_000);
+    // The new variables alone do one job each.
+    const fresh = loadConfigFromEnv({ COMMITBUS_HANDLERS_LOCK_DURATION_MS: '120000' }, {}, logger);
+    expect(fresh.ordering.leaseMs).toBe(30_000);
+    expect(logger.warnings).toEqual([]);
+    // A flat override does both jobs itself, and is what is warned about.
+    const flat = loadConfigFromEnv(env, { lockDurationMs: 9_000 }, logger);
+    expect(flat.handlers.lockDurationMs).toBe(9_000);
+    expect(flat.ordering.leaseMs).toBe(9_000);
+    expect(logger.warnings.map((w) => w.fields)).toEqual([
+      { variable: 'COMMITBUS_DELAYED_POLL_MS', replacement: expect.any(String) },
+      { option: 'lockDurationMs', replacement: 'handlers.lockDurationMs (and ordering.leaseMs)' },
+    ]);
   });
 
   it('reads booleans as the router does, and refuses two variables of one option that disagree', () => {

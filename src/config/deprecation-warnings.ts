@@ -5,8 +5,9 @@ import type { DeprecatedOptionUse } from './normalize-options.js';
 const warned = new WeakMap<Logger, Set<string>>();
 
 /**
- * Logs each deprecated flat option name once per logger, naming its new
- * place. Returns what goes to `resolveOptions`'s `onDeprecated`.
+ * Logs each deprecated flat option name, and each environment variable that
+ * still does the two jobs of an option since split, once per logger, naming
+ * its new place. Returns what goes to `resolveOptions`'s `onDeprecated`.
  */
 export function warnDeprecatedOptions(logger: Logger): (uses: readonly DeprecatedOptionUse[]) => void {
   return (uses) => {
@@ -15,13 +16,20 @@ export function warnDeprecatedOptions(logger: Logger): (uses: readonly Deprecate
       seen = new Set();
       warned.set(logger, seen);
     }
-    for (const { name, replacement } of uses) {
+    for (const { name, replacement, kind } of uses) {
       if (seen.has(name)) continue;
       seen.add(name);
-      logger.warn(
-        { option: name, replacement },
-        `commitbus option "${name}" is deprecated: use ${replacement}; the flat name is removed in the next minor version`,
-      );
+      if (kind === 'variable') {
+        logger.warn(
+          { variable: name, replacement },
+          `commitbus environment variable "${name}" is deprecated: use ${replacement}; it still sets both`,
+        );
+      } else {
+        logger.warn(
+          { option: name, replacement },
+          `commitbus option "${name}" is deprecated: use ${replacement}; the flat name is removed in the next minor version`,
+        );
+      }
     }
   };
 }

@@ -3,9 +3,14 @@ import type { CommitbusOptions, ResolvedCommitbusOptions } from './commitbus-opt
 import { warnDeprecatedOptions } from './deprecation-warnings.js';
 import { parseEnvBoolean, parseEnvInteger, parseEnvNumber } from './env-values.js';
 import { ConfigError } from './errors/config.error.js';
-import { layerGiven, normalizeOptions } from './normalize-options.js';
-import { envVarsOf, optionLeaves } from './option-env.js';
-import { setPath } from './option-paths.js';
+import {
+  type DeprecatedOptionUse,
+  type GivenOptions,
+  layerGiven,
+  normalizeOptions,
+} from './normalize-options.js';
+import { envNameOf, envVarsOf, optionLeaves } from './option-env.js';
+import { getPath, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
 import { resolveOptions } from './resolve-config.js';
 
 /** Options read as fractions rather than whole numbers. */
@@ -16,13 +21,16 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * `overrides`. Each option's variable is `COMMITBUS_` and its path in upper
  * snake case (`drains.maxEvents`: `COMMITBUS_DRAINS_MAX_EVENTS`); the names
  * from before options were grouped (`COMMITBUS_MAX_EVENTS`, `REDIS_URL`,
- * `REDIS_CLUSTER_NODES`, `COMMITBUS_PREFIX`) keep working (see
- * `CONFIG_ENV_VARS`). `REDIS_CLUSTER_NODES` lists nodes separated by commas;
- * booleans take true/false, yes/no, on/off or 1/0. When a Redis URL or cluster
- * is set and the transport is not, the transport is `bullmq`. A wrong value
- * throws a `ConfigError` naming the variable, the option and the value (a
- * Redis URL with its credentials masked). Deprecated flat names in
- * `overrides` are warned about on `logger`.
+ * `REDIS_CLUSTER_NODES`, `COMMITBUS_PREFIX`) keep working (the README's
+ * "Configuration" table lists every option's variables). `COMMITBUS_LOCK_DURATION_MS`
+ * and `COMMITBUS_DELAYED_POLL_MS` still set `ordering.leaseMs` and
+ * `ordering.upkeepMs` too, as they did, unless those have their own variable
+ * or override; that is warned about on `logger` (once per logger), as are
+ * deprecated flat names in `overrides`. `REDIS_CLUSTER_NODES` lists nodes
+ * separated by commas; booleans take true/false, yes/no, on/off or 1/0. When a
+ * Redis URL or cluster is set and the transport is not, the transport is
+ * `bullmq`. A wrong value throws a `ConfigError` naming the variable, the
+ * option and the value (a Redis URL with its credentials masked).
  */
 export function loadConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
@@ -40,10 +48,39 @@ export function loadConfigFromEnv(
     fromEnv.transport = 'bullmq';
   }
   const { given, deprecated } = normalizeOptions(overrides);
+  const splitUses = carrySplitVariables(env, fromEnv, given);
   const merged = layerGiven(fromEnv, given);
   const options = resolveOptions(merged as CommitbusOptions);
-  if (deprecated.length > 0) warnDeprecatedOptions(logger)(deprecated);
+  const uses = [...splitUses, ...deprecated];
+  if (uses.length > 0) warnDeprecatedOptions(logger)(uses);
   return options;
+}
+
+/**
+ * What the variables named after {@link SPLIT_OPTIONS} (`COMMITBUS_LOCK_DURATION_MS`)
+ * did before the split, kept: such a variable, when set, sets the option split
+ * off too (`ordering.leaseMs`) unless that has its own variable or override.
+ * Returns the variables that did, to be warned about.
+ */
+function carrySplitVariables(
+  env: NodeJS.ProcessEnv,
+  fromEnv: Record<string, unknown>,
+  given: GivenOptions,
+): DeprecatedOptionUse[] {
+  const uses: DeprecatedOptionUse[] = [];
+  for (const [flat, also] of Object.entries(SPLIT_OPTIONS)) {
+    const variable = envNameOf(flat);
+    const path = OPTION_PATHS[flat as keyof typeof OPTION_PATHS];
+    if (!env[variable]?.trim()) continue;
+    if (getPath(fromEnv, also) !== undefined || getPath(given, also) !== undefined) continue;
+    setPath(fromEnv, also, getPath(fromEnv, path));
+    uses.push({
+      name: variable,
+      replacement: `${envNameOf(path)} (and ${envNameOf(also)})`,
+      kind: 'variable',
+    });
+  }
+  return uses;
 }
 
 /** The first of the option's variables that is set; throws when two are set to different values. */

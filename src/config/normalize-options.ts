@@ -2,14 +2,22 @@ import type { CommitbusOptions } from './commitbus-options.js';
 import type { CommitbusConfig } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './errors/config.error.js';
-import { getPath, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
+import { getPath, NEW_FLAT_FIELDS, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
 
-/** A deprecated flat option name that was given, and where its value belongs now. */
+/** A deprecated name that was used, and where its value belongs now. */
 export interface DeprecatedOptionUse {
-  /** The flat name given (`lockDurationMs`). */
+  /** The flat option name given (`lockDurationMs`), or the environment variable read (`COMMITBUS_LOCK_DURATION_MS`). */
   readonly name: string;
-  /** Its new place (`handlers.lockDurationMs`), with the split-off option when there is one. */
+  /**
+   * Its new place (`handlers.lockDurationMs`), with the split-off option when
+   * there is one; for a variable, the variables to set instead.
+   */
   readonly replacement: string;
+  /**
+   * What `name` is.
+   * @defaultValue `'option'`
+   */
+  readonly kind?: 'option' | 'variable';
 }
 
 /** Options as given, grouped, with only what was given. */
@@ -71,7 +79,8 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
       );
     }
     setPath(given, path, key === 'defaultBackoff' && isRecord(value) ? { ...value } : value);
-    if (fromResolved) continue;
+    // A spread copy of `bus.config` carries fields that were never options: nothing to warn about.
+    if (fromResolved || NEW_FLAT_FIELDS.has(key)) continue;
     const also = SPLIT_OPTIONS[key];
     deprecated.push({ name: key, replacement: also === undefined ? path : `${path} (and ${also})` });
   }
