@@ -308,6 +308,12 @@ describe('loadConfigFromEnv', () => {
     expect(() => loadConfigFromEnv({ COMMITBUS_HANDLERS_BACKOFF_TYPE: 'linear' })).toThrow(
       "handlers.backoff must be { type: 'fixed' | 'exponential'",
     );
+    for (const raw of ['0x10', '1e3', '1.0', '+7', '9007199254740993']) {
+      expect(() => loadConfigFromEnv({ COMMITBUS_DRAINS_BATCH_SIZE: raw }), raw).toThrow(
+        `COMMITBUS_DRAINS_BATCH_SIZE must be a whole number >= 0, got ${JSON.stringify(raw)}`,
+      );
+    }
+    expect(() => loadConfigFromEnv({ constructor: '1' }, { constructor: 1 } as never)).toThrow(ConfigError);
     expect(() => loadConfigFromEnv({ COMMITBUS_OUTBOX_ENABLED: 'maybe' })).toThrow(
       'COMMITBUS_OUTBOX_ENABLED must be true/false, yes/no, on/off or 1/0, got "maybe" (option outbox.enabled)',
     );

@@ -196,6 +196,10 @@ describe('a Redis URL written wrong', () => {
     ['a scheme with one slash', `rediss:/app:${WRONG}@127.0.0.1:6379`],
     ['a "/" left unencoded in the password', `redis://app:${WRONG}@127.0.0.1:6379`],
     ['a scheme in capitals', `REDIS://:${WRONG}@127.0.0.1:6379`],
+    [
+      'the password in the query, which ioredis would read',
+      `redis://127.0.0.1:6379/0?password=${encodeURIComponent(WRONG)}`,
+    ],
   ])('(%s) is refused with a ConfigError that shows no password', (_case, url) => {
     for (const attempt of [
       () => loadConfigFromEnv({ REDIS_URL: url }),

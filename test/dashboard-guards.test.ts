@@ -281,6 +281,10 @@ describe('options and bull-board', () => {
       { port: 1.5 },
       { basePath: 'ops' },
       { basePath: '/o ps' },
+      { basePath: '/../admin' },
+      { basePath: '/ops/../admin' },
+      { basePath: '/.' },
+      { basePath: '/ops//x' },
     ]) {
       await expect(startDashboard({ bus, ...options })).rejects.toBeInstanceOf(ConfigError);
     }

@@ -23,7 +23,8 @@ function optionNote(option: string | undefined): string {
  */
 export function parseEnvInteger(variable: string, raw: string, option?: string): number {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
+  // Digits only: no sign, hex, exponent or fraction (`0x10`, `1e3` and `1.0` are refused).
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
     throw new ConfigError(
       `${variable} must be a whole number >= 0, got ${JSON.stringify(raw)}${optionNote(option)}`,
     );

@@ -62,7 +62,7 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
       given[key] = value;
     } else if (GROUPS.has(key) && isGroup(key, value)) {
       given[key] = copyGroup(key, value as Record<string, unknown>);
-    } else if (key in OPTION_PATHS) {
+    } else if (Object.hasOwn(OPTION_PATHS, key)) {
       // Every flat field, the two split off included: `{ ...bus.config, maxEvents: 5 }` still resolves.
       flat.set(key, OPTION_PATHS[key as keyof typeof OPTION_PATHS]);
     } else {
@@ -139,7 +139,7 @@ function copyGroup(group: string, value: Record<string, unknown>): Record<string
   const known = groupDefaults(group);
   const copy: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (!(key in known)) {
+    if (!Object.hasOwn(known, key)) {
       throw new ConfigError(
         `unknown option ${group}.${key}: the ${group} options are ${Object.keys(known).join(', ')}`,
       );

@@ -4,7 +4,8 @@
  * name or password holding `/`, `@` or `:` never shows, even in part.
  */
 export function redactRedisUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+  // Credentials before the host, and any query (ioredis reads `?password=` too).
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@').replace(/\?[\s\S]*$/, '?***');
 }
 
 /**
@@ -26,6 +27,9 @@ export function redisUrlProblem(url: string): string | undefined {
     return 'its user name or password holds a "%" that does not start a percent-escape: write it %25';
   }
   if (parsed.hostname === '') return 'it names no host';
+  if (parsed.search !== '' || parsed.hash !== '') {
+    return 'it must not carry a query or fragment: give credentials before the host (redis://user:password@host:6379) and other settings as options';
+  }
   if (!/^\/?\d*$/.test(parsed.pathname)) {
     return 'what follows the host must be a database number such as /0: a password holding "/" must write it %2F';
   }

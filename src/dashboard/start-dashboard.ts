@@ -122,9 +122,11 @@ export function dashboardFor(
 
 function basePathOf(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
-  if (trimmed !== '' && !/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) {
+  const segments = trimmed.split('/').slice(1);
+  const dotted = segments.some((segment) => segment === '' || segment === '.' || segment === '..');
+  if (trimmed !== '' && (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed) || dotted)) {
     throw new ConfigError(
-      `the dashboard's basePath must look like /ops (letters, digits, - . _ ~ /), got ${path}`,
+      `the dashboard's basePath must look like /ops (letters, digits, - . _ ~ /; no empty, . or .. segments), got ${path}`,
     );
   }
   return trimmed;
