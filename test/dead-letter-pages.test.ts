@@ -73,3 +73,43 @@ describe.each<[string, () => DeadLetterStore]>([
     expect(await forEachDeadLetterPage(store, { limit: 650 }, async () => {})).toBe(650);
   });
 });
+
+describe('a limited list on the Redis store', () => {
+  it('reads only the ids it needs, and lists what the memory store lists', { timeout: 60_000 }, async () => {
+    const store = new RedisDeadLetterStore(redis, queueNames({ prefix, name: 'limited' }));
+    const memory = new MemoryDeadLetterStore();
+    const all = letters();
+    await Promise.all([store.add(all), memory.add(all)]);
+    // The real client, counting the ids its sorted-set reads return.
+    let idsRead = 0;
+    const zrangebyscore = redis.zrangebyscore.bind(redis);
+    const counting = new Proxy(redis, {
+      get(target, key, receiver) {
+        if (key !== 'zrangebyscore') return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof zrangebyscore>) => {
+          const ids = await zrangebyscore(...args);
+          idsRead += ids.length;
+          return ids;
+        };
+      },
+    });
+    const counted = new RedisDeadLetterStore(counting, queueNames({ prefix, name: 'limited' }));
+    // Past the 700 letters of one millisecond: the stores order those ties differently (id, insertion).
+    const since = new Date(Date.parse('2026-11-25T10:00:00Z') + 700);
+    const filters = [
+      { since, limit: 10 },
+      { since, handler: 'keep', limit: 50 },
+      { since, handler: 'keep' },
+    ];
+    const read: number[] = [];
+    for (const filter of filters) {
+      idsRead = 0;
+      const listed = await counted.list(filter);
+      read.push(idsRead);
+      expect(listed).toEqual(await memory.list(filter));
+    }
+    // `limit` ids when only time selects; a chunk of 500 when a field filter must skip some; all without a limit.
+    expect(read).toEqual([10, 500, 600]);
+    await store.remove(all.map((l) => l.id));
+  });
+});

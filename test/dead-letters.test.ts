@@ -446,7 +446,7 @@ describe('bullmq transport: dead letters across deploys', () => {
 });
 
 describe('bullmq transport: a dead letter that cannot be read', () => {
-  it("is logged by list(), named by redrive('all') after the others re-run, and purged by id", async () => {
+  it("is logged by list(), named by redrive('all') after the others re-run, and purged by time or id", async () => {
     const rec = new Recorder();
     const errors: { fields: object; message: string }[] = [];
     const logger = {
@@ -493,7 +493,12 @@ describe('bullmq transport: a dead letter that cannot be read', () => {
     await b.whenIdle(10_000);
     expect(rec.count('corrupt.flaky', event.id)).toBe(2);
 
-    expect(await b.deadLetters.purge('by-hand')).toBe(1);
+    await redis.hset(names.deadLetters, 'later', '{"id":"later"');
+    await redis.zadd(names.deadLettersByTime, Date.now() + 60_000, 'later');
+    // A purge by time alone takes the unreadable letters of its window, and only those.
+    expect(await b.deadLetters.purge({ until: new Date() })).toBe(1);
+    await expect(b.deadLetters.get('by-hand')).resolves.toBeUndefined();
+    expect(await b.deadLetters.purge('later')).toBe(1);
     expect(await b.deadLetters.list()).toEqual([]);
     expect(await deadLetterKeys(redis, b.config)).toBe(0);
   });

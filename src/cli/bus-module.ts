@@ -60,10 +60,15 @@ export async function loadBusModule(path: string): Promise<BusModule> {
   };
 }
 
-/** Closes what a module opened: the bus, the event store, then the DataSource. */
+/**
+ * Closes what a module opened: the event store, then the bus, then the
+ * DataSource. The event store first: its writer and listeners publish through
+ * the bus (unit-of-work hooks, outbox), so a batch finishing as it closes still
+ * finds the bus open.
+ */
 export async function closeBusModule(loaded: BusModule): Promise<void> {
-  await loaded.bus.close();
   await loaded.eventStore?.close();
+  await loaded.bus.close();
   if (loaded.dataSource?.isInitialized === true) await loaded.dataSource.destroy();
 }
 

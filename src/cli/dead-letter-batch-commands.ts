@@ -67,7 +67,10 @@ export function addDeadLetterBatchCommands(group: Command): void {
   });
 }
 
-type Target = { readonly id: string } | { readonly filter: DeadLetterFilter; readonly all: boolean };
+/** One id, or a filter with an upper time bound (and whether it is `--all`). */
+type Target =
+  | { readonly id: string }
+  | { readonly filter: DeadLetterFilter & { readonly until: Date }; readonly all: boolean };
 
 function target(id: string | undefined, flags: BatchFlags, verb: string): Target {
   const filter = deadLetterFilter(flags);
@@ -82,7 +85,9 @@ function target(id: string | undefined, flags: BatchFlags, verb: string): Target
       `${verb} needs a letter id, filters (--handler, --kind, ...), or --all for every letter`,
     );
   }
-  return { filter, all: flags.all === true && !filtered };
+  // An upper bound fixed now: a letter that dies (again) while the command runs is not
+  // re-driven again in the same run (a handler that fails fast would loop forever), nor purged.
+  return { filter: { ...filter, until: filter.until ?? new Date() }, all: flags.all === true && !filtered };
 }
 
 async function redrive(
@@ -132,6 +137,6 @@ async function purge(bus: EventBus, selected: Target): Promise<number> {
   } finally {
     progress.stop();
   }
-  // Letters that cannot be read match no filter: --all removes them too.
-  return selected.all ? purged + (await bus.deadLetters.purge('all')) : purged;
+  // Letters that cannot be read match no filter: --all removes them too, up to `until` only.
+  return selected.all ? purged + (await bus.deadLetters.purge({ until: selected.filter.until })) : purged;
 }

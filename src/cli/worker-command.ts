@@ -33,7 +33,14 @@ export function addWorkerCommand(program: Command): Command {
         handleSignals: false,
         ...(metrics === undefined ? {} : { metrics }),
       });
-      await loaded.eventStore?.start();
+      try {
+        await loaded.eventStore?.start();
+      } catch (error) {
+        // Nothing else will close them: the process would hang on their connections.
+        await worker.close().catch(() => undefined);
+        await closeBusModule(loaded).catch(() => undefined);
+        throw error;
+      }
       const { name, prefix, transport } = loaded.bus.config;
       // One line on stdout for people and process managers; the structured logs go to stderr.
       console.log(

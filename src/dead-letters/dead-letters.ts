@@ -124,14 +124,17 @@ export class DeadLetters<Job = unknown> {
   }
 
   /**
-   * Deletes letters without running anything; returns how many. An id or
-   * `'all'` removes letters that cannot be read too; a filter cannot match them.
+   * Deletes letters without running anything; returns how many. An id,
+   * `'all'`, or a filter that sets only `since` and `until` (every letter
+   * given up in that window) removes letters that cannot be read too; any
+   * other filter cannot match them.
    */
   async purge(target: DeadLetterTarget): Promise<number> {
     if (typeof target === 'string' && target !== 'all') return this.deps.store.remove([target]);
     if (isIdList(target)) return this.deps.store.remove(target);
     const { letters, corrupt } = await this.select(target);
-    const unreadable = target === 'all' ? corrupt.map((error) => error.id) : [];
+    const everyLetter = target === 'all' || onlyTimeBounds(target);
+    const unreadable = everyLetter ? corrupt.map((error) => error.id) : [];
     return this.deps.store.remove([...letters.map((l) => l.id), ...unreadable]);
   }
 
@@ -180,4 +183,11 @@ export class DeadLetters<Job = unknown> {
 
 function isIdList(target: DeadLetterTarget): target is readonly string[] {
   return Array.isArray(target);
+}
+
+// A window in time selects every letter in it, readable or not (a letter's time is stored beside it).
+function onlyTimeBounds(filter: DeadLetterFilter): boolean {
+  return Object.entries(filter).every(
+    ([field, value]) => value === undefined || field === 'since' || field === 'until',
+  );
 }

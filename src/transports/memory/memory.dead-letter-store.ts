@@ -39,6 +39,9 @@ export class MemoryDeadLetterStore implements DeadLetterStore {
     const ordered = [...this.letters].sort(([, a], [, b]) => a.deadAt - b.deadAt || a.seq - b.seq);
     const found: DeadLetter[] = [];
     for (const [id, stored] of ordered) {
+      // As the Redis store's sorted set: the time bounds select before a letter is read.
+      if (filter.since !== undefined && stored.deadAt < filter.since.getTime()) continue;
+      if (filter.until !== undefined && stored.deadAt >= filter.until.getTime()) continue;
       if (filter.limit !== undefined && found.length >= filter.limit) break;
       const letter = readLetter(stored.json, id, onCorrupt);
       if (letter !== undefined && matchesDeadLetterFilter(letter, filter)) found.push(letter);

@@ -43,20 +43,25 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     onCorrupt?: (error: CorruptDeadLetterError) => void,
   ): Promise<DeadLetter[]> {
     // The time bounds select on the sorted set's scores: a page of a long list reads only its part.
-    const ids = await this.client.zrangebyscore(
-      this.byTime,
-      filter.since === undefined ? '-inf' : filter.since.getTime(),
-      filter.until === undefined ? '+inf' : `(${filter.until.getTime()}`,
-    );
+    const min = filter.since === undefined ? '-inf' : filter.since.getTime();
+    const max = filter.until === undefined ? '+inf' : `(${filter.until.getTime()}`;
+    const { limit } = filter;
     const found: DeadLetter[] = [];
-    for (const chunk of chunks(ids)) {
-      const jsons = await this.client.hmget(this.hash, ...chunk);
+    // Reads ids a chunk at a time (`LIMIT offset count`) until `limit` letters match: a page of
+    // 500 out of 100,000 letters reads about 500 ids, not all of them.
+    const onlyTime = !hasFieldFilters(filter);
+    for (let offset = 0; limit === undefined || found.length < limit; ) {
+      const count = limit === undefined || !onlyTime ? CHUNK : Math.min(CHUNK, limit - found.length);
+      const ids = await this.client.zrangebyscore(this.byTime, min, max, 'LIMIT', offset, count);
+      offset += ids.length;
+      const jsons = ids.length === 0 ? [] : await this.client.hmget(this.hash, ...ids);
       for (const [i, json] of jsons.entries()) {
         if (json === null) continue;
-        if (filter.limit !== undefined && found.length >= filter.limit) return found;
-        const letter = readLetter(json, chunk[i] as string, onCorrupt);
+        if (limit !== undefined && found.length >= limit) return found;
+        const letter = readLetter(json, ids[i] as string, onCorrupt);
         if (letter !== undefined && matchesDeadLetterFilter(letter, filter)) found.push(letter);
       }
+      if (ids.length < count) break;
     }
     return found;
   }
@@ -80,6 +85,13 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     }
     return removed;
   }
+}
+
+// Whether `filter` selects on a letter's fields (not only on its time and a limit).
+function hasFieldFilters(filter: DeadLetterFilter): boolean {
+  return Object.entries(filter).some(
+    ([field, value]) => value !== undefined && !['since', 'until', 'limit'].includes(field),
+  );
 }
 
 function* chunks<T>(items: readonly T[]): Generator<T[]> {
