@@ -126,3 +126,14 @@ describe('commitbus dashboard', () => {
     );
   });
 });
+
+describe('a bus module that never makes its bus', () => {
+  it('fails with exit code 1 saying so, instead of ending quietly with 0', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const result = await runCli(['--module', 'test/fixtures/cli-hang.ts', 'status', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('commitbus: the command never finished');
+  });
+});

@@ -39,16 +39,31 @@ program.hook('preAction', (_program, action) => {
   serving = action.name() === 'router';
 });
 
-program.parseAsync(process.argv).then(
-  () => {
-    // Done: exit even if a connection the module opened keeps the event loop alive.
-    if (!serving) process.exit(process.exitCode ?? 0);
-  },
-  (error: unknown) => {
-    const { message, stack } = describeError(error);
-    // Expected failures (a commitbus error) say what to do; anything else gets its stack too.
-    const detail = isCommitbusError(error) || stack === undefined ? message : stack;
-    process.stderr.write(`commitbus: ${redact(detail)}\n`);
-    process.exit(1);
-  },
-);
+// A bus module whose promise can never settle (nothing left to run) would end the process with 0.
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  process.stderr.write(
+    'commitbus: the command never finished: the bus module (or what it awaits) returned a promise that can no longer settle; check its exported function\n',
+  );
+  process.exit(1);
+});
+
+program
+  .parseAsync(process.argv)
+  .finally(() => {
+    settled = true;
+  })
+  .then(
+    () => {
+      // Done: exit even if a connection the module opened keeps the event loop alive.
+      if (!serving) process.exit(process.exitCode ?? 0);
+    },
+    (error: unknown) => {
+      const { message, stack } = describeError(error);
+      // Expected failures (a commitbus error) say what to do; anything else gets its stack too.
+      const detail = isCommitbusError(error) || stack === undefined ? message : stack;
+      process.stderr.write(`commitbus: ${redact(detail)}\n`);
+      process.exit(1);
+    },
+  );
