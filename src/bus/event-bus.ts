@@ -293,14 +293,18 @@ export class EventBus implements UnitOfWorkBus {
    * process of the bus; it reads every job and dead letter, so call it for
    * operations (`commitbus status`, dashboards), not on a hot path.
    */
-  status(): Promise<BusStatus> {
-    return readBusStatus({
-      config: this.config,
-      transport: this.transport,
-      handlerNames: this.handlers.all().map((h) => h.name),
-      halted: () => this.ordering.halted(),
-      outbox: this.outboxOf,
-    });
+  async status(): Promise<BusStatus> {
+    try {
+      return await readBusStatus({
+        config: this.config,
+        transport: this.transport,
+        handlerNames: this.handlers.all().map((h) => h.name),
+        halted: () => this.ordering.halted(),
+        outbox: this.outboxOf,
+      });
+    } catch (error) {
+      throw this.transport.failure?.('read the bus status', error) ?? error;
+    }
   }
 
   /**

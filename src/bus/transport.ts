@@ -24,4 +24,10 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly deadLetters: DeadLetterStore;
   /** Ordered events' lanes, shared by every process of the bus. */
   readonly ordering: OrderingStore;
+  /**
+   * What an error of an operation across ports (`bus.status()`) becomes for
+   * its caller: an outage named with its server and what to check, never a
+   * password; any other error as it is. Adapters without a server leave it out.
+   */
+  failure?(action: string, error: unknown): unknown;
 }

@@ -19,6 +19,7 @@ import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import type { RedisClient } from './redis-client.js';
 import { RedisConnections } from './redis-connections.js';
+import { isRedisOutage } from './redis-outage.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
 const KICK_ID = 'kick';
@@ -81,7 +82,9 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
       (jobs) => this.jobs.enqueue(jobs),
       (action, error) => this.unavailable(action, error),
     );
-    this.deadLetters = new RedisDeadLetterStore(this.redis, this.names);
+    this.deadLetters = new RedisDeadLetterStore(this.redis, this.names, (action, error) =>
+      this.unavailable(action, error),
+    );
     this.ordering = new RedisOrderingStore(this.redis, this.names.ordering);
   }
 
@@ -105,6 +108,11 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
         client.disconnect();
       },
     };
+  }
+
+  /** An outage's error as a {@link TransportUnavailableError} naming the server; others as they are. */
+  failure(action: string, error: unknown): unknown {
+    return isRedisOutage(error) ? this.unavailable(action, error) : error;
   }
 
   private unavailable(action: string, error: unknown): TransportUnavailableError {

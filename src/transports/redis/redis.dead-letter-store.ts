@@ -10,6 +10,7 @@ import type { CorruptDeadLetterError } from '../../dead-letters/errors/corrupt-d
 import { deadLetterScripts } from './dead-letter-scripts.js';
 import type { QueueNames } from './queue-names.js';
 import type { RedisClient } from './redis-client.js';
+import { isRedisOutage } from './redis-outage.js';
 
 // Letters per script call or HMGET: keeps each round trip and Lua run short.
 const CHUNK = 500;
@@ -23,24 +24,59 @@ export class RedisDeadLetterStore implements DeadLetterStore {
   private readonly hash: string;
   private readonly byTime: string;
 
+  /**
+   * @param unavailable - what an outage's error becomes (the server named, no password); other
+   * errors (a reply about the command itself) pass through.
+   */
   constructor(
     private readonly client: RedisClient,
     names: Pick<QueueNames, 'deadLetters' | 'deadLettersByTime'>,
+    private readonly unavailable: (action: string, error: unknown) => Error = (_, error) => error as Error,
   ) {
     this.hash = names.deadLetters;
     this.byTime = names.deadLettersByTime;
   }
 
-  async add(letters: readonly DeadLetter[]): Promise<void> {
+  add(letters: readonly DeadLetter[]): Promise<void> {
+    return this.call(`store ${letters.length} dead letter(s)`, () => this.addAll(letters));
+  }
+
+  list(
+    filter: DeadLetterFilter = {},
+    onCorrupt?: (error: CorruptDeadLetterError) => void,
+  ): Promise<DeadLetter[]> {
+    return this.call('list dead letters', () => this.listFrom(filter, onCorrupt));
+  }
+
+  get(id: string): Promise<DeadLetter | undefined> {
+    return this.call('read a dead letter', async () => {
+      const json = await this.client.hget(this.hash, id);
+      return json === null ? undefined : decodeDeadLetter(json, id);
+    });
+  }
+
+  remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number> {
+    return this.call(`remove ${letters.length} dead letter(s)`, () => this.removeAll(letters));
+  }
+
+  private async call<T>(action: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw isRedisOutage(error) ? this.unavailable(action, error) : error;
+    }
+  }
+
+  private async addAll(letters: readonly DeadLetter[]): Promise<void> {
     for (const chunk of chunks(letters)) {
       const triples = chunk.flatMap((l) => [l.id, l.deadAt.getTime(), encodeDeadLetter(l)]);
       await deadLetterScripts(this.client).commitbusAddDeadLetters(this.hash, this.byTime, ...triples);
     }
   }
 
-  async list(
-    filter: DeadLetterFilter = {},
-    onCorrupt?: (error: CorruptDeadLetterError) => void,
+  private async listFrom(
+    filter: DeadLetterFilter,
+    onCorrupt: ((error: CorruptDeadLetterError) => void) | undefined,
   ): Promise<DeadLetter[]> {
     // The time bounds select on the sorted set's scores: a page of a long list reads only its part.
     const min = filter.since === undefined ? '-inf' : filter.since.getTime();
@@ -66,12 +102,7 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     return found;
   }
 
-  async get(id: string): Promise<DeadLetter | undefined> {
-    const json = await this.client.hget(this.hash, id);
-    return json === null ? undefined : decodeDeadLetter(json, id);
-  }
-
-  async remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number> {
+  private async removeAll(letters: readonly (string | DeadLetterVersion)[]): Promise<number> {
     let removed = 0;
     for (const chunk of chunks(letters)) {
       const pairs = chunk.flatMap((ref) =>
