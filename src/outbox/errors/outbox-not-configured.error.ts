@@ -7,7 +7,7 @@ export class OutboxNotConfiguredError extends CommitbusError {
 
   constructor(reason: string, options?: ErrorOptions) {
     super(
-      `the transactional outbox is on but ${reason}. Add COMMITBUS_ENTITIES to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize), or set config.outbox = false to publish after commit without an outbox`,
+      `the transactional outbox is on but ${reason}. Add COMMITBUS_ENTITIES to your DataSource's entities and run COMMITBUS_MIGRATIONS (or synchronize), or set outbox: { enabled: false } in the config to publish after commit without an outbox`,
       options,
     );
   }
