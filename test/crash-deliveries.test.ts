@@ -90,7 +90,7 @@ describe('a sync handler that kills its drain', () => {
       [`${killer.id}.process.record`, 'handler', 'process.record', 'crashed'],
     ]);
     expect((letters[0] as DeadLetter).error).toContain(
-      `delivered ${MAX_DELIVERIES + 1} times (maxDeliveries ${MAX_DELIVERIES})`,
+      `delivered ${MAX_DELIVERIES + 1} times (handlers.maxDeliveries ${MAX_DELIVERIES})`,
     );
     expect(await redis.hgetall(countsKey)).toEqual(
       Object.fromEntries([[killer.id, String(MAX_DELIVERIES)], ...healthy.map((e) => [e.id, '1'])]),
@@ -182,7 +182,7 @@ describe('an ordered event whose handler kills its worker', () => {
       waiting: 2,
     });
     expect(halted?.error).toContain(
-      `delivered ${MAX_DELIVERIES + 1} times (maxDeliveries ${MAX_DELIVERIES})`,
+      `delivered ${MAX_DELIVERIES + 1} times (handlers.maxDeliveries ${MAX_DELIVERIES})`,
     );
 
     // Other keys keep flowing while flow:a is halted.

@@ -71,7 +71,7 @@ describe('a handler that kills its process', () => {
     expect(letter.attempts.map((a) => [a.attempt, a.name, a.code])).toEqual([
       [1, 'HandlerCrashedError', 'COMMITBUS_HANDLER_CRASHED'],
     ]);
-    expect(letter.error).toContain('delivered 3 times (maxDeliveries 2)');
+    expect(letter.error).toContain('delivered 3 times (handlers.maxDeliveries 2)');
     const counts = await redis.hgetall(countsKey);
     expect(counts).toEqual(Object.fromEntries([[poison.id, '2'], ...healthy.map((e) => [e.id, '1'])]));
     expect(await failedHandlerJobs(redis, publisher.config)).toBe(0);

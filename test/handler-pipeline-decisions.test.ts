@@ -91,7 +91,7 @@ describe('the handler pipeline decides', () => {
       [1, 'HandlerCrashedError', 'COMMITBUS_HANDLER_CRASHED'],
     ]);
     expect(letter?.error).toContain(
-      `delivered ${MAX_DELIVERIES + 1} times (maxDeliveries ${MAX_DELIVERIES})`,
+      `delivered ${MAX_DELIVERIES + 1} times (handlers.maxDeliveries ${MAX_DELIVERIES})`,
     );
   });
 
