@@ -7,6 +7,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createEventBus,
   defineHandler,
+  Event,
   type EventHandlersConfig,
   EventType,
   type Handler,
@@ -46,7 +47,10 @@ const ledger = defineHandler(
 );
 
 /** Builds the bus's handler table (no worker) and closes the bus. */
-async function tableOf(config: EventHandlersConfig, events = SHOP_EVENTS): Promise<void> {
+async function tableOf(
+  config: EventHandlersConfig,
+  events: Parameters<typeof createEventBus>[0]['events'] = SHOP_EVENTS,
+): Promise<void> {
   const bus = createEventBus({
     events,
     handlers: config,
@@ -175,6 +179,24 @@ describe('typed handlers: what the builder refuses at run time', () => {
     await expect(tableOf(handlers().on(OtherPaid, onOrder).build())).rejects.toThrow(
       'handlers().on(OtherPaid) lists handlers for "SHOP.ORDER.PAID", but the bus registers OrderPaid for that key',
     );
+  });
+
+  it('refuses, when the bus is built, a registered class under the bound key that does not extend the bound class', async () => {
+    // Key SHOP.ORDER.REFUND is below SHOP.ORDER, but the class is no OrderEvent: onOrder would get it.
+    @EventType('SHOP.ORDER.REFUND')
+    class Refund extends ShopEvent {}
+    const built = handlers().on(OrderEvent, onOrder).build();
+    await expect(tableOf(built, [ShopEvent, OrderEvent, OrderPaid, Refund])).rejects.toThrow(
+      'handlers().on(OrderEvent) lists handlers for "SHOP.ORDER" and the keys below it, but the bus registers Refund (key "SHOP.ORDER.REFUND"), which does not extend OrderEvent',
+    );
+    // Only a class below the bound key, the bound class itself not registered.
+    @EventType('SHOP.ORDER.CREATE')
+    class Unrelated extends Event {}
+    await expect(tableOf(built, [Unrelated])).rejects.toThrow(HandlerConfigError);
+    await expect(tableOf(built, [Unrelated])).rejects.toThrow('make Unrelated extend OrderEvent');
+    // Subclasses under the key, and the key's class absent from the bus, are fine.
+    await tableOf(built, [OrderPaid]);
+    await tableOf(handlers().on(ShopEvent, onShop).build(), [OrderPaid, UserCreated]);
   });
 
   it('runs an idempotent-defined handler idempotently in every map form, and refuses idempotent: false', async () => {
