@@ -287,6 +287,35 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
   });
 });
 
+describe('a worker whose close fails', () => {
+  it('still frees the metrics port, and close rejects with the failure', async () => {
+    const bus = bed.buses.create({ events: PIPE_EVENTS, config: fastConfig({ transport: 'memory' }) });
+    const { transport } = bus;
+    const start = transport.startWorker.bind(transport);
+    // The transport's worker closes, then reports a failure, as a lost connection would.
+    transport.startWorker = async (options) => {
+      const inner = await start(options);
+      return {
+        close: async (timeoutMs) => {
+          await inner.close(timeoutMs);
+          throw new Error('drain close failed');
+        },
+      };
+    };
+    const worker = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    expect((await scrape(worker.metrics?.url ?? '')).status).toBe(200);
+    await expect(worker.close()).rejects.toThrow('drain close failed');
+    const fresh = new Agent();
+    await expect(request(worker.metrics?.url ?? '', { dispatcher: fresh })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    await fresh.close();
+    await worker.stopped;
+    // The bus no longer holds the worker: it closes cleanly.
+    await bus.close();
+  });
+});
+
 describe('a status read that fails during a scrape', () => {
   it('is logged, serves the counters, and says so in status_up', async () => {
     const warnings: string[] = [];
