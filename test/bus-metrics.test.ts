@@ -107,7 +107,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
       commitbus_delayed_events: 'gauge',
-      commitbus_dropped_runs: 'gauge',
+      commitbus_dropped_runs_total: 'counter',
       commitbus_events_published_total: 'counter',
       commitbus_handler_duration_seconds: 'histogram',
       commitbus_handler_jobs: 'gauge',
@@ -265,8 +265,20 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
       expect(value('commitbus_ordered_keys_halted')).toBe(1);
       expect(value('commitbus_parked_runs', { handler: 'mail' })).toBe(2);
       expect(value('commitbus_parked_runs', { handler: 'index' })).toBe(0);
-      expect(value('commitbus_dropped_runs')).toBe(2);
-      expect(value('commitbus_dead_letters_stored', { kind: 'handler' })).toBe(1);
+      expect(value('commitbus_dropped_runs_total')).toBe(2);
+      expect(metrics.get('commitbus_dropped_runs_total')?.type).toBe('counter');
+      // Every kind has a sample: one with no letters reads 0 rather than vanishing.
+      expect(
+        metrics
+          .get('commitbus_dead_letters_stored')
+          ?.samples.map((sample) => [sample.labels.kind, sample.value])
+          .sort(),
+      ).toEqual([
+        ['event', 0],
+        ['handler', 1],
+        ['undecodable', 0],
+        ['webhook', 0],
+      ]);
       expect(value('commitbus_handler_jobs', { handler: 'announce', state: 'waiting' })).toBe(0);
       expect(value('commitbus_outbox_pending_rows')).toBe(1);
       expect(value('commitbus_outbox_relay_lag_seconds')).toBeGreaterThanOrEqual(60);
