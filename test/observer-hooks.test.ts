@@ -6,7 +6,7 @@
  * the fields of what happened. Then the dead letters no handler run reports
  * (undecodable, crashed, undeliverable), and hooks that throw.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../src/handlers/dispatcher.js';
 import { runDrain } from '../src/handlers/drain.js';
 import { HandlerPipeline } from '../src/handlers/handler-pipeline.js';
@@ -357,5 +357,34 @@ describe('a drain', () => {
     ]);
     expect((await deadLetters.list()).map((l) => l.id).sort()).toEqual(hooks.letters.map((l) => l.id).sort());
     expect(hooks.runs()).toEqual([['sync', refused.id, 1]]);
+  });
+});
+
+describe('a bus with no observer', () => {
+  it('does not time handler runs until an observer listens (bus.observe, as createBusMetrics does)', async () => {
+    const rec = new Recorder();
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
+      config: fastConfig({ transport: 'memory', name: `quiet${++buses}` }),
+      // Hooks left undefined are no hooks: this observer is not added.
+      onHandled: undefined,
+    });
+    await bus.startWorker({ handleSignals: false });
+    const now = vi.spyOn(performance, 'now');
+    try {
+      await bus.publish(PipeItem.create({ n: 1 }));
+      await bus.whenIdle();
+      expect(rec.runs).toHaveLength(2);
+      expect(now).not.toHaveBeenCalled();
+      const handled: HandledRun[] = [];
+      bus.observe({ onHandled: (run) => void handled.push(run) });
+      await bus.publish(PipeItem.create({ n: 2 }));
+      await bus.whenIdle();
+      expect(handled.map((run) => run.handler).sort()).toEqual(['async', 'sync']);
+      expect(now).toHaveBeenCalledTimes(4);
+    } finally {
+      now.mockRestore();
+    }
   });
 });
