@@ -3,6 +3,8 @@
  * file: each `@ts-expect-error` line must fail to compile) and at run time:
  * the builder refuses what the types cannot see.
  */
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createEventBus,
@@ -218,5 +220,21 @@ describe('typed handlers: what the builder refuses at run time', () => {
     expect(() => defineHandler('x', async () => {}, { idempotent: 'yes' as unknown as true })).toThrow(
       'handler x: options.idempotent must be true or false',
     );
+  });
+});
+
+describe('the published declarations of Handler', () => {
+  it('keep its brand (tsconfig.build.json strips internal members), so a hand-made object does not compile', () => {
+    const source = readFileSync(new URL('../src/handlers/handler.ts', import.meta.url), 'utf8');
+    const { outputText } = ts.transpileDeclaration(source, {
+      fileName: 'handler.ts',
+      compilerOptions: { stripInternal: true },
+    });
+    expect(outputText).toContain('declare const HANDLER: unique symbol;');
+    const start = outputText.indexOf('export interface Handler<');
+    const handlerDeclaration = outputText.slice(start, outputText.indexOf('\n}\n', start));
+    expect(handlerDeclaration).toContain('readonly [HANDLER]: true;');
+    // Not exported: only defineHandler can set it.
+    expect(outputText).not.toMatch(/export (declare )?const HANDLER/);
   });
 });
