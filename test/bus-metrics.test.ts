@@ -107,7 +107,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
       commitbus_delayed_events: 'gauge',
-      commitbus_dropped_runs: 'gauge',
+      commitbus_dropped_runs_total: 'counter',
       commitbus_events_published_total: 'counter',
       commitbus_handler_duration_seconds: 'histogram',
       commitbus_handler_jobs: 'gauge',
@@ -265,8 +265,20 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
       expect(value('commitbus_ordered_keys_halted')).toBe(1);
       expect(value('commitbus_parked_runs', { handler: 'mail' })).toBe(2);
       expect(value('commitbus_parked_runs', { handler: 'index' })).toBe(0);
-      expect(value('commitbus_dropped_runs')).toBe(2);
-      expect(value('commitbus_dead_letters_stored', { kind: 'handler' })).toBe(1);
+      expect(value('commitbus_dropped_runs_total')).toBe(2);
+      expect(metrics.get('commitbus_dropped_runs_total')?.type).toBe('counter');
+      // Every kind has a sample: one with no letters reads 0 rather than vanishing.
+      expect(
+        metrics
+          .get('commitbus_dead_letters_stored')
+          ?.samples.map((sample) => [sample.labels.kind, sample.value])
+          .sort(),
+      ).toEqual([
+        ['event', 0],
+        ['handler', 1],
+        ['undecodable', 0],
+        ['webhook', 0],
+      ]);
       expect(value('commitbus_handler_jobs', { handler: 'announce', state: 'waiting' })).toBe(0);
       expect(value('commitbus_outbox_pending_rows')).toBe(1);
       expect(value('commitbus_outbox_relay_lag_seconds')).toBeGreaterThanOrEqual(60);
@@ -284,6 +296,35 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
     } finally {
       await dataSource.destroy();
     }
+  });
+});
+
+describe('a worker whose close fails', () => {
+  it('still frees the metrics port, and close rejects with the failure', async () => {
+    const bus = bed.buses.create({ events: PIPE_EVENTS, config: fastConfig({ transport: 'memory' }) });
+    const { transport } = bus;
+    const start = transport.startWorker.bind(transport);
+    // The transport's worker closes, then reports a failure, as a lost connection would.
+    transport.startWorker = async (options) => {
+      const inner = await start(options);
+      return {
+        close: async (timeoutMs) => {
+          await inner.close(timeoutMs);
+          throw new Error('drain close failed');
+        },
+      };
+    };
+    const worker = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    expect((await scrape(worker.metrics?.url ?? '')).status).toBe(200);
+    await expect(worker.close()).rejects.toThrow('drain close failed');
+    const fresh = new Agent();
+    await expect(request(worker.metrics?.url ?? '', { dispatcher: fresh })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    await fresh.close();
+    await worker.stopped;
+    // The bus no longer holds the worker: it closes cleanly.
+    await bus.close();
   });
 });
 

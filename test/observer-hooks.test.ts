@@ -6,7 +6,7 @@
  * the fields of what happened. Then the dead letters no handler run reports
  * (undecodable, crashed, undeliverable), and hooks that throw.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../src/handlers/dispatcher.js';
 import { runDrain } from '../src/handlers/drain.js';
 import { HandlerPipeline } from '../src/handlers/handler-pipeline.js';
@@ -26,6 +26,7 @@ import {
   type ScheduledRetry,
   silentLogger,
 } from '../src/index.js';
+import { SchedulingGate } from '../src/scheduling/scheduling-gate.js';
 import { MemoryDeadLetterStore, MemoryEventLog, MemoryTransport } from '../src/transports/memory/index.js';
 import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
@@ -182,8 +183,23 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
       const event = path.create(1);
       await bus.publish(event);
       await waitFor('the paused run to be reported', () => hooks.parked.length === 1);
-      // A held lane looks again every rulesRefreshMs (50): let it look several times.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // From now, every rules reload (which releases what is no longer paused) and every look of a held lane.
+      const reloads = vi.spyOn(SchedulingGate.prototype, 'refresh');
+      const verdicts = vi.spyOn(SchedulingGate.prototype, 'verdict');
+      const heldLooks = () =>
+        verdicts.mock.calls.filter(
+          ([handler], i) => handler === 'subject' && verdicts.mock.results[i]?.value === 'pause',
+        ).length;
+      try {
+        // A held lane looks again every rulesRefreshMs (50), as the rules reload: let both happen several times.
+        await waitFor(
+          'four reloads, and four looks of a held lane',
+          () => reloads.mock.calls.length >= 4 && (!path.ordered || heldLooks() >= 4),
+        );
+      } finally {
+        reloads.mockRestore();
+        verdicts.mockRestore();
+      }
       expect(hooks.parked.map((p) => [p.handler, p.event.id, p.attempt])).toEqual([['subject', event.id, 1]]);
       expect(rec.count('subject')).toBe(0);
       await bus.rules.resume({ handler: 'subject' });

@@ -3,10 +3,13 @@
  * file: each `@ts-expect-error` line must fail to compile) and at run time:
  * the builder refuses what the types cannot see.
  */
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createEventBus,
   defineHandler,
+  Event,
   type EventHandlersConfig,
   EventType,
   type Handler,
@@ -46,7 +49,10 @@ const ledger = defineHandler(
 );
 
 /** Builds the bus's handler table (no worker) and closes the bus. */
-async function tableOf(config: EventHandlersConfig, events = SHOP_EVENTS): Promise<void> {
+async function tableOf(
+  config: EventHandlersConfig,
+  events: Parameters<typeof createEventBus>[0]['events'] = SHOP_EVENTS,
+): Promise<void> {
   const bus = createEventBus({
     events,
     handlers: config,
@@ -177,6 +183,24 @@ describe('typed handlers: what the builder refuses at run time', () => {
     );
   });
 
+  it('refuses, when the bus is built, a registered class under the bound key that does not extend the bound class', async () => {
+    // Key SHOP.ORDER.REFUND is below SHOP.ORDER, but the class is no OrderEvent: onOrder would get it.
+    @EventType('SHOP.ORDER.REFUND')
+    class Refund extends ShopEvent {}
+    const built = handlers().on(OrderEvent, onOrder).build();
+    await expect(tableOf(built, [ShopEvent, OrderEvent, OrderPaid, Refund])).rejects.toThrow(
+      'handlers().on(OrderEvent) lists handlers for "SHOP.ORDER" and the keys below it, but the bus registers Refund (key "SHOP.ORDER.REFUND"), which does not extend OrderEvent',
+    );
+    // Only a class below the bound key, the bound class itself not registered.
+    @EventType('SHOP.ORDER.CREATE')
+    class Unrelated extends Event {}
+    await expect(tableOf(built, [Unrelated])).rejects.toThrow(HandlerConfigError);
+    await expect(tableOf(built, [Unrelated])).rejects.toThrow('make Unrelated extend OrderEvent');
+    // Subclasses under the key, and the key's class absent from the bus, are fine.
+    await tableOf(built, [OrderPaid]);
+    await tableOf(handlers().on(ShopEvent, onShop).build(), [OrderPaid, UserCreated]);
+  });
+
   it('runs an idempotent-defined handler idempotently in every map form, and refuses idempotent: false', async () => {
     const bus = createEventBus({
       events: SHOP_EVENTS,
@@ -196,5 +220,21 @@ describe('typed handlers: what the builder refuses at run time', () => {
     expect(() => defineHandler('x', async () => {}, { idempotent: 'yes' as unknown as true })).toThrow(
       'handler x: options.idempotent must be true or false',
     );
+  });
+});
+
+describe('the published declarations of Handler', () => {
+  it('keep its brand (tsconfig.build.json strips internal members), so a hand-made object does not compile', () => {
+    const source = readFileSync(new URL('../src/handlers/handler.ts', import.meta.url), 'utf8');
+    const { outputText } = ts.transpileDeclaration(source, {
+      fileName: 'handler.ts',
+      compilerOptions: { stripInternal: true },
+    });
+    expect(outputText).toContain('declare const HANDLER: unique symbol;');
+    const start = outputText.indexOf('export interface Handler<');
+    const handlerDeclaration = outputText.slice(start, outputText.indexOf('\n}\n', start));
+    expect(handlerDeclaration).toContain('readonly [HANDLER]: true;');
+    // Not exported: only defineHandler can set it.
+    expect(outputText).not.toMatch(/export (declare )?const HANDLER/);
   });
 });

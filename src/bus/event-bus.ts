@@ -80,7 +80,9 @@ export class EventBus implements UnitOfWorkBus {
     this.logger = options.logger ?? consoleLogger;
     this.config = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
     this.observers = new ObserverSet(this.logger);
-    this.observers.add(observerOf(options));
+    const hooks = observerOf(options);
+    // Only when it has a hook: with no observer, handler runs skip the timing and notices.
+    if (Object.values(hooks).some((hook) => hook !== undefined)) this.observers.add(hooks);
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {

@@ -105,15 +105,22 @@ export async function startBusWorker(
       closing ??= (async () => {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
-        await started.stopTasks();
+        // A step that fails lets the later ones run (the gate closes, the metrics port is freed); the first failure is thrown.
+        const failures: unknown[] = [];
+        const step = (run: () => Promise<void> | undefined) =>
+          Promise.resolve()
+            .then(run)
+            .catch((error: unknown) => void failures.push(error));
+        await step(() => started.stopTasks());
         await Promise.all([
-          started.inner.close(config.shutdownTimeoutMs),
-          started.stopLanes(config.shutdownTimeoutMs),
+          step(() => started.inner.close(config.shutdownTimeoutMs)),
+          step(() => started.stopLanes(config.shutdownTimeoutMs)),
         ]);
-        await started.closeGate();
-        await served?.close();
+        await step(() => started.closeGate());
+        await step(() => served?.close());
         hooks.onClosed(worker);
         if (!bySignal) resolveStopped();
+        if (failures.length > 0) throw failures[0];
       })();
       return closing;
     },

@@ -1,6 +1,7 @@
 import { attemptFailureToJson } from '../dead-letters/attempt-failure.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import { InternalError } from '../support/errors/internal.error.js';
+import type { ScheduledRetry } from './bus-observer.js';
 import { type HandlerGate, OPEN_GATE } from './handler-gate.js';
 import type { HandlerJob } from './handler-job.js';
 import type { HandlerPipeline } from './handler-pipeline.js';
@@ -13,11 +14,19 @@ export interface DrainedEvent {
   readonly jobs: HandlerJob[];
   /** Work given up: handlers out of attempts, a payload that cannot be decoded. */
   readonly deadLetters: DeadLetter[];
+  /**
+   * The retry a sync handler's failure scheduled, if any (its job is among
+   * `jobs`): `onRetry` is told of it once that job is enqueued.
+   */
+  readonly retried?: ScheduledRetry;
 }
 
 /** An unordered run's steps as its transport stores them. */
 export interface StoredSteps extends DrainedEvent {
-  /** The retry of the job's own handler: the transport runs the job again after its backoff. */
+  /**
+   * The retry of the job's own handler: the transport runs the job again
+   * after its backoff (`retried` tells of it once its failures are saved).
+   */
   readonly again?: RetryStep;
 }
 
@@ -51,7 +60,11 @@ export class Dispatcher {
     const { event } = outcome;
     const fanOut = event === undefined ? [] : outcome.fanOut.map((h) => asyncJob(event.id, payload, h));
     const stored = await this.store(outcome, payload, 'retry');
-    return { jobs: [...fanOut, ...stored.jobs], deadLetters: stored.deadLetters };
+    return {
+      jobs: [...fanOut, ...stored.jobs],
+      deadLetters: stored.deadLetters,
+      ...(stored.retried === undefined ? {} : { retried: stored.retried }),
+    };
   }
 
   /**
@@ -96,17 +109,19 @@ export class Dispatcher {
           attempt: next.attempt,
         });
         return { jobs, deadLetters };
-      case 'retry':
-        this.pipeline.observer.notify('onRetry', {
+      case 'retry': {
+        // Told to onRetry by whoever stores it, once the retry is stored (as onParked after its park).
+        const retried: ScheduledRetry = {
           event,
           handler: next.handler.name,
           attempt: next.attempt,
           delayMs: next.delayMs,
           error: next.error,
-        });
-        if (next.handler.name === own) return { jobs, deadLetters, again: next };
+        };
+        if (next.handler.name === own) return { jobs, deadLetters, again: next, retried };
         jobs.push(retryJob(event.id, payload, next));
-        return { jobs, deadLetters };
+        return { jobs, deadLetters, retried };
+      }
       case 'halt':
         throw unorderedHalt();
     }

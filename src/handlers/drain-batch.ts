@@ -6,6 +6,7 @@ import {
 import { type DeadLetter, eventDeadLetter, handlerDeadLetter } from '../dead-letters/dead-letter.js';
 import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../support/logger.js';
+import type { ScheduledRetry } from './bus-observer.js';
 import type { DrainedEvent } from './dispatcher.js';
 import type { LogEntry } from './event-log.js';
 import type { HandlerJob } from './handler-job.js';
@@ -24,6 +25,8 @@ export interface DrainBatchDeps {
   readonly deadLetters: DeadLetterSink;
   /** Where poison in a batch is reported. */
   readonly logger: Logger;
+  /** Told of each retry a sync handler's failure scheduled, once its job is enqueued. */
+  readonly retried?: (retry: ScheduledRetry) => void;
 }
 
 /** One entry of a batch and what handling it produced. */
@@ -31,6 +34,8 @@ interface EntryWork {
   readonly entry: LogEntry;
   readonly jobs: HandlerJob[];
   readonly deadLetters: DeadLetter[];
+  /** The retry its jobs carry, if any (the job of kind `retry`). */
+  readonly retried: ScheduledRetry | undefined;
   /** The transport was down for part of its work: it stays in the log for redelivery. */
   pending: boolean;
 }
@@ -59,6 +64,8 @@ export async function drainBatch(entries: readonly LogEntry[], deps: DrainBatchD
   if (enqueued.status === 'rejected') {
     const refused = await enqueueOneByOne(works, deps);
     if (refused.length > 0) await deps.deadLetters.add(refused);
+  } else {
+    for (const work of works) if (work.retried !== undefined) deps.retried?.(work.retried);
   }
   return works.filter((w) => !w.pending).map((w) => w.entry.entryId);
 }
@@ -66,21 +73,27 @@ export async function drainBatch(entries: readonly LogEntry[], deps: DrainBatchD
 async function handleEntry(entry: LogEntry, deps: DrainBatchDeps): Promise<EntryWork> {
   try {
     const drained = await deps.drainOne(entry);
-    return { entry, jobs: drained.jobs, deadLetters: drained.deadLetters, pending: false };
+    return {
+      entry,
+      jobs: drained.jobs,
+      deadLetters: drained.deadLetters,
+      retried: drained.retried,
+      pending: false,
+    };
   } catch (error) {
     if (error instanceof TransportUnavailableError) {
       deps.logger.warn(
         { entryId: entry.entryId, error: error.message },
         'transport unavailable while handling an event; it stays in the log and is redelivered',
       );
-      return { entry, jobs: [], deadLetters: [], pending: true };
+      return { entry, jobs: [], deadLetters: [], retried: undefined, pending: true };
     }
     const letter = eventDeadLetter(entry.payload, 'undeliverable', [attemptFailure(error, 1)]);
     deps.logger.error(
       { deadLetter: letter.id, eventId: letter.eventId, error: letter.error },
       'drain failed on an event; kept as a dead letter, the rest of its batch goes on',
     );
-    return { entry, jobs: [], deadLetters: [letter], pending: false };
+    return { entry, jobs: [], deadLetters: [letter], retried: undefined, pending: false };
   }
 }
 
@@ -97,6 +110,7 @@ async function enqueueOneByOne(works: readonly EntryWork[], deps: DrainBatchDeps
       work.jobs.map(async (job) => {
         try {
           await deps.enqueue([job]);
+          if (job.kind === 'retry' && work.retried !== undefined) deps.retried?.(work.retried);
         } catch (error) {
           if (error instanceof TransportUnavailableError) {
             work.pending = true;

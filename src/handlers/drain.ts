@@ -81,6 +81,7 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
       enqueue: deps.enqueue,
       deadLetters,
       logger: deps.dispatcher.pipeline.logger,
+      retried: (retry) => deps.dispatcher.pipeline.observer.notify('onRetry', retry),
     });
     await log.ack(done);
     return done.length;

@@ -118,11 +118,15 @@ export class HandlerPipeline {
         settled.push({ op: 'drop', handler, attempt });
         continue;
       }
-      const startedAt = performance.now();
+      // Timed and described only when an observer listens: with none, a run allocates nothing for them.
+      const observed = this.observer.has('onHandled') || this.observer.has('onHandlerFailed');
+      const startedAt = observed ? performance.now() : 0;
       const error = await this.attempt(handler, event, attempt);
-      const ran = { event, handler: handler.name, attempt, durationMs: performance.now() - startedAt };
+      const ran = observed
+        ? { event, handler: handler.name, attempt, durationMs: performance.now() - startedAt }
+        : undefined;
       if (error === undefined) {
-        this.observer.notify('onHandled', ran);
+        if (ran !== undefined) this.observer.notify('onHandled', ran);
         continue;
       }
       const all = [...failures, attemptFailure(error, attempt)];
@@ -135,13 +139,13 @@ export class HandlerPipeline {
             ? 'handler failed; it runs again after its backoff'
             : 'ordered event handler failed; it runs again after its backoff, and later events of its key wait',
         );
-        this.observer.notify('onHandlerFailed', { ...ran, error, next: 'retry' });
+        if (ran !== undefined) this.observer.notify('onHandlerFailed', { ...ran, error, next: 'retry' });
         const delayMs = backoffDelay(handler.backoff, attempt);
         return end({ op: 'retry', handler, index, attempt, failures: all, delayMs, error });
       }
       const given = this.giveUp(work, event, handler, index, all, reason);
       const next = given.op === 'halt' ? 'halt' : 'dead-letter';
-      this.observer.notify('onHandlerFailed', { ...ran, error, next, reason });
+      if (ran !== undefined) this.observer.notify('onHandlerFailed', { ...ran, error, next, reason });
       if (given.op === 'halt') return end(given);
       settled.push(given);
     }

@@ -88,6 +88,16 @@ export class HandlerTable {
           `handlers().on(${cls.name}) lists handlers for ${JSON.stringify(key)}, but the bus registers ${registry.get(key).name} for that key; pass the same class to the bus's events`,
         );
       }
+      // Every event under the key reaches the handler, typed by `cls`: each must be one.
+      for (const below of known) {
+        if (!prefixesOf(below).includes(key)) continue;
+        const registered = registry.get(below);
+        if (registered !== cls && !(registered.prototype instanceof cls)) {
+          throw new HandlerConfigError(
+            `handlers().on(${cls.name}) lists handlers for ${JSON.stringify(key)} and the keys below it, but the bus registers ${registered.name} (key ${JSON.stringify(below)}), which does not extend ${cls.name}, so those handlers would get events that are not ${cls.name}s; make ${registered.name} extend ${cls.name}, or give it a key outside ${JSON.stringify(key)}`,
+          );
+        }
+      }
     }
     for (const key of known) {
       const names = this.plan(key).all.map((h) => h.name);

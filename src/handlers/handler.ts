@@ -65,7 +65,11 @@ export interface Handler<E extends Event = Event, C extends HandlerContext = Han
   readonly idempotent: boolean;
   /** Runs the handler. */
   readonly handle: HandlerFn<E, C>;
-  /** @internal brand that tells handlers from other values. */
+  /**
+   * The brand that tells handlers from other values: a private symbol, so
+   * only `defineHandler` makes a `Handler`. Kept in the published
+   * declarations (not stripped as internal), so a hand-made object does not compile.
+   */
   readonly [HANDLER]: true;
 }
 

@@ -35,7 +35,9 @@ const boundClasses = new WeakMap<EventHandlersConfig, ReadonlyMap<string, EventC
  * Listing a handler of another class (`Handler<OrderPaid>` for `UserCreated`),
  * or of a subclass for its base, fails to compile. The class must carry
  * `@EventType(...)` (checked at once) and be the class the bus registers for
- * its key, or a base of registered ones (checked when the bus is built).
+ * its key, or a base of registered ones; every class the bus registers with
+ * its key or one below it must be it or extend it (checked when the bus is
+ * built).
  * Immutable: each `on` returns a new builder.
  */
 export class HandlersBuilder {

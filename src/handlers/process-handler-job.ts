@@ -74,6 +74,7 @@ export async function processHandlerJob(run: HandlerJobRun, deps: HandlerJobDeps
   if (stored.again !== undefined) {
     // The attempt history travels with the job, to its next run and into its dead letter.
     await run.saveFailures(stored.again.failures.map(attemptFailureToJson));
-    throw stored.again.error;
   }
+  if (stored.retried !== undefined) deps.dispatcher.pipeline.observer.notify('onRetry', stored.retried);
+  if (stored.again !== undefined) throw stored.again.error;
 }

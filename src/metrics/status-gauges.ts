@@ -1,4 +1,5 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { DeadLetterKind } from '../dead-letters/dead-letter.js';
 import { describeError, type Logger } from '../support/logger.js';
 import type { MetricsStatus } from './metrics-source.js';
 
@@ -11,12 +12,22 @@ type Pick = (status: MetricsStatus) => Iterable<[Record<string, string>, number]
 const seconds = (ms: number | null) => (ms === null ? 0 : ms / 1000);
 const one = (value: number): Iterable<[Record<string, string>, number]> => [[{}, value]];
 
+// Every kind, so a kind whose letters were all removed reads 0 rather than vanishing (the compiler keeps it whole).
+const DEAD_LETTER_KINDS = Object.keys({
+  handler: 0,
+  undecodable: 0,
+  event: 0,
+  webhook: 0,
+} satisfies Record<DeadLetterKind, 0>) as DeadLetterKind[];
+
 /**
  * Registers the gauges read from `bus.status()` at scrape time (collect
  * callbacks): backlog and its oldest event's age, ordered and delayed
- * events, handler jobs and parked work per handler, runs dropped by blocks,
- * stored dead letters by kind, halted keys, the outbox's pending rows and relay lag. One status
- * read serves a scrape; when it fails the gauges keep their last values and
+ * events, handler jobs and parked work per handler, stored dead letters by
+ * kind (0 for a kind with none), halted keys, the outbox's pending rows and
+ * relay lag; and `<prefix>dropped_runs_total`, a counter set to the bus's
+ * count of runs dropped by blocks (a count that only grows). One status read
+ * serves a scrape; when it fails the gauges keep their last values and
  * `<prefix>status_up` is 0.
  */
 export function registerStatusGauges(
@@ -86,11 +97,22 @@ export function registerStatusGauges(
       h.parked,
     ]),
   );
-  gauge('dropped_runs', 'Handler runs dropped by block rules so far', [], (s) => one(s.dropped));
-  gauge('dead_letters_stored', 'Dead letters kept now, per kind', ['kind'], (s) =>
-    Object.entries(s.deadLetters.byKind).map(([kind, n]): [Record<string, string>, number] => [
+  // The bus keeps this count (in Redis, or in the process on the memory transport), only ever adding to it.
+  const dropped: Counter = new Counter({
+    name: `${prefix}dropped_runs_total`,
+    help: 'Handler runs dropped by block rules, on the whole bus, since its count began',
+    registers: [registry],
+    collect: async () => {
+      const figures = await read();
+      if (figures === undefined) return;
+      dropped.reset();
+      dropped.inc(figures.dropped);
+    },
+  });
+  gauge('dead_letters_stored', 'Dead letters kept now, per kind (0 for a kind with none)', ['kind'], (s) =>
+    DEAD_LETTER_KINDS.map((kind): [Record<string, string>, number] => [
       { kind },
-      n ?? 0,
+      s.deadLetters.byKind[kind] ?? 0,
     ]),
   );
   gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
