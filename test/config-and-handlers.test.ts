@@ -154,7 +154,7 @@ describe('loadConfigFromEnv', () => {
     const config = loadConfigFromEnv({
       COMMITBUS_MAX_EVENTS: '250',
       COMMITBUS_PUBLISH_BACKOFF_MS: '0',
-      COMMITBUS_SHUTDOWN_TIMEOUT_MS: '1e3',
+      COMMITBUS_SHUTDOWN_TIMEOUT_MS: '1000',
       COMMITBUS_PREFIX: 'svc',
       COMMITBUS_NAME: 'orders',
       COMMITBUS_BATCH_SIZE: '',
