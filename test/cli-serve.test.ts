@@ -137,3 +137,18 @@ describe('a bus module that never makes its bus', () => {
     expect(result.stderr).toContain('commitbus: the command never finished');
   });
 });
+
+describe('--json with a bus module that writes to stdout itself', () => {
+  it("keeps stdout one JSON document; the module's writes go to stderr", {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const result = await runCli(
+      ['--module', 'test/fixtures/cli-noisy.ts', 'status', '--json'],
+      envOf('noisy'),
+    );
+    expect(result.code).toBe(0);
+    const status = JSON.parse(result.stdout) as { bus: { name: string } };
+    expect(status.bus.name).toBe('noisy');
+    expect(result.stderr).toContain('noise while making the bus');
+  });
+});

@@ -1,8 +1,14 @@
 import Table from 'cli-table3';
 
+/**
+ * Writes the command's own output to stdout. Taken at load, so it still
+ * reaches stdout while `--json` sends what the bus module writes there to stderr.
+ */
+const writeOut: (text: string) => boolean = process.stdout.write.bind(process.stdout);
+
 /** Writes `value` as the one JSON document of a `--json` run. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Writes a table: a header row and rows of cells. */
@@ -14,12 +20,12 @@ export function printTable(head: readonly string[], rows: readonly (readonly unk
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
   for (const row of rows) table.push(row.map(cell));
-  process.stdout.write(`${table.toString()}\n`);
+  writeOut(`${table.toString()}\n`);
 }
 
 /** Writes a line of text for people (never in `--json` runs). */
 export function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  writeOut(`${text}\n`);
 }
 
 /** A duration in ms as people read it: `850ms`, `12s`, `5m 3s`, `2h 4m`, or `-`. */

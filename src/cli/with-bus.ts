@@ -48,10 +48,15 @@ export async function withBus(
 
 function logToStderr(): () => void {
   const { log, info } = console;
+  const write = process.stdout.write;
   console.log = console.error;
   console.info = console.error;
+  // What the module writes to stdout itself goes to stderr too (the command's own output does not:
+  // output.ts took the real write at load). A logger writing to file descriptor 1 directly is not caught.
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   return () => {
     console.log = log;
     console.info = info;
+    process.stdout.write = write;
   };
 }
