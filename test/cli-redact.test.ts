@@ -9,4 +9,10 @@ describe('the CLI hides passwords in what it prints', () => {
       ),
     ).toBe('connect ECONNREFUSED redis://app:***@redis:6379 and postgres://u:***@db/app; redis://plain:6379');
   });
+
+  it('masks a raw "@" in the password and a password in the query', () => {
+    expect(redact('at redis://u:p@ss@h:1 and redis://h:2/0?db=1&password=qsecret&x=1')).toBe(
+      'at redis://u:***@h:1 and redis://h:2/0?db=1&password=***&x=1',
+    );
+  });
 });
