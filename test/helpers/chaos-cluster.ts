@@ -199,6 +199,10 @@ export class ChaosCluster {
   async stopWorkers(): Promise<{ label: string; exit: Exit; stderr: string }[]> {
     this.stopping = true;
     const workers = [...this.running].filter((p) => p.role === 'worker');
+    // A worker restarted a moment ago has no signal handler yet: a SIGTERM then would kill it outright.
+    await this.until('every worker to be ready before it is stopped', () =>
+      workers.every((w) => w.ready || !w.alive),
+    );
     for (const worker of workers) worker.child.kill('SIGTERM');
     return Promise.all(
       workers.map(async (w) => ({ label: w.label, exit: await w.exited, stderr: w.stderr() })),
