@@ -1,3 +1,5 @@
+import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
+
 // Redis replies that say the server cannot take commands now, not that this command is wrong.
 const TRANSIENT_REPLIES =
   /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|MISCONF|NOAUTH|WRONGPASS|NOPERM|MOVED|ASK)\b/;
@@ -24,6 +26,8 @@ const CONNECTION_MESSAGES =
  */
 export function isRedisOutage(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // Already named as an outage by one of our stores (the dead-letter store, the job queues).
+  if (error instanceof TransportUnavailableError) return true;
   if (error.name === 'MaxRetriesPerRequestError' || error.name === 'ClusterAllFailedError') return true;
   if (error.name === 'ReplyError') return TRANSIENT_REPLIES.test(error.message);
   const code = (error as { code?: unknown }).code;
