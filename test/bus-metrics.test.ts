@@ -19,11 +19,10 @@ import {
   MetricsServerError,
   silentLogger,
 } from '../src/index.js';
-import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import { fastConfig } from './helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
 import { PIPE_EVENTS, PipeItem } from './helpers/handler-paths.js';
-import { DEAD_PUBLISHER, openSqlite } from './helpers/outbox.js';
+import { DEAD_PUBLISHER, leaveOutboxRow, openSqlite } from './helpers/outbox.js';
 import { type MetricFamily, parsePrometheusText, sampleValue } from './helpers/prometheus-text.js';
 import { Recorder } from './helpers/recorder.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
@@ -244,16 +243,7 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
         );
       });
       // A row a dead publisher left a minute ago (the relay takes it only after outboxGraceMs).
-      await dataSource.getRepository(OutboxRecordEntity).insert({
-        eventId: 'left-behind',
-        createdAt: Date.now() - 60_000,
-        registrationOrder: 0,
-        handlingKey: 'RECORD.CREATE',
-        payload: '{}',
-        deliverAt: null,
-        orderKey: null,
-        orderPosition: null,
-      });
+      await leaveOutboxRow(dataSource);
 
       const metrics = parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text);
       const value = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, labels);

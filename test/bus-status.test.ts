@@ -14,10 +14,9 @@ import {
   EventType,
   type TransportKind,
 } from '../src/index.js';
-import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import { fastConfig } from './helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from './helpers/events.js';
-import { DEAD_PUBLISHER, openSqlite } from './helpers/outbox.js';
+import { DEAD_PUBLISHER, leaveOutboxRow, openSqlite } from './helpers/outbox.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -92,16 +91,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transp
     await seed(bus);
     // The ordered event took its position through the outbox: its row goes once published.
     await waitFor('the outbox to be empty', async () => (await bus.outbox?.pending()) === 0);
-    await dataSource.getRepository(OutboxRecordEntity).insert({
-      eventId: 'left-behind',
-      createdAt: Date.now() - 60_000,
-      registrationOrder: 0,
-      handlingKey: 'RECORD.CREATE',
-      payload: '{}',
-      deliverAt: null,
-      orderKey: null,
-      orderPosition: null,
-    });
+    await leaveOutboxRow(dataSource);
 
     const status = await bus.status();
 

@@ -53,6 +53,20 @@ export function outboxRows(dataSource: DataSource): Promise<OutboxRecord[]> {
 }
 
 /** Deletes every outbox row. */
+/** Inserts the outbox row a publisher that died a minute ago left (a relay takes it only after `outboxGraceMs`). */
+export async function leaveOutboxRow(dataSource: DataSource, eventId = 'left-behind'): Promise<void> {
+  await dataSource.getRepository(OutboxRecordEntity).insert({
+    eventId,
+    createdAt: Date.now() - 60_000,
+    registrationOrder: 0,
+    handlingKey: 'RECORD.CREATE',
+    payload: '{}',
+    deliverAt: null,
+    orderKey: null,
+    orderPosition: null,
+  });
+}
+
 export async function clearOutbox(dataSource: DataSource): Promise<void> {
   await dataSource.getRepository(OutboxRecordEntity).clear();
 }
