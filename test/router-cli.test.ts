@@ -23,11 +23,27 @@ interface RouterProcess {
   readonly exited: Promise<number | null>;
 }
 
-function runRouter(env: Record<string, string>, args: string[] = []): RouterProcess {
+/** Every variable that names a Redis, ours and Routemaster's: unset for a router given none. */
+const REDIS_VARIABLES = [
+  'REDIS_URL',
+  'COMMITBUS_REDIS_URL',
+  'REDIS_CLUSTER_NODES',
+  'COMMITBUS_REDIS_CLUSTER',
+  'ROUTEMASTER_REDIS_URL',
+  'REDIS_ENV_KEY',
+];
+
+function runRouter(
+  env: Record<string, string>,
+  args: string[] = [],
+  { redis = true }: { readonly redis?: boolean } = {},
+): RouterProcess {
   let out = '';
   let err = '';
+  const inherited = { ...process.env };
+  for (const name of REDIS_VARIABLES) delete inherited[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/commitbus.ts', 'router', ...args], {
-    env: { ...process.env, ...redisEnv(), COMMITBUS_PREFIX: PREFIX, ...env },
+    env: { ...inherited, ...(redis ? redisEnv() : {}), COMMITBUS_PREFIX: PREFIX, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -116,5 +132,23 @@ describe('commitbus router', () => {
     expect(await router.exited).toBe(1);
     expect(router.stderr()).toContain(message);
     expect(router.stderr()).not.toContain(ROOT_KEY);
+  });
+
+  it('refuses to start with no Redis variable set, saying what to set; with --dev it uses the local Redis', async () => {
+    const refused = runRouter({ ROUTER_ROOT_KEY: ROOT_KEY, ROUTER_PORT: '0' }, [], { redis: false });
+    running.push(refused);
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toContain('no Redis is set: set REDIS_URL');
+    expect(refused.stderr()).toContain('--dev');
+
+    const dev = runRouter({ ROUTER_ROOT_KEY: ROOT_KEY, ROUTER_PORT: '0' }, ['--dev'], { redis: false });
+    running.push(dev);
+    await waitFor('the --dev router to start', () => /at http:\/\/127\.0\.0\.1:\d+/.test(dev.stdout()), {
+      timeoutMs: 20_000,
+      describe: () => dev.stderr(),
+    });
+    expect(dev.stdout()).toContain('Redis redis://127.0.0.1:6379');
+    dev.child.kill('SIGTERM');
+    expect(await dev.exited).toBe(0);
   });
 });

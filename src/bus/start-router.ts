@@ -3,9 +3,11 @@ import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { transportGiven } from '../config/transport-given.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
 import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
 import { WebhookSender } from '../router/delivery/webhook-sender.js';
+import { RouterRedisRequiredError } from '../router/errors/router-redis-required.error.js';
 import { createRouterApi, type RouterApi } from '../router/http/router-api.js';
 import { RouterMetrics } from '../router/router-metrics.js';
 import { ROUTER_ROLES, type RouterOptions, type RouterRole } from '../router/router-options.js';
@@ -49,7 +51,12 @@ export interface StartRouterDeps {
  * workers and the upkeep loops (promotion of due batches, recovery of dead
  * workers' batches, autodrop), or the subset `options.roles` names. Redis
  * comes from `config` (the bus's `redis` options and `name`; grouped, or a
- * configuration `resolveConfig` or `loadConfigFromEnv` returned).
+ * configuration `resolveConfig`, `loadConfigFromEnv` or
+ * `loadRouterConfigFromEnv` returned): a `redis.url` or `redis.cluster` is
+ * enough, `transport: 'bullmq'` alone uses the default URL. It runs in memory
+ * only when `transport: 'memory'` is asked for by name (tests, development);
+ * with no Redis and no transport named it throws `RouterRedisRequiredError`.
+ * `deps.stores` (a bus's `bus.router`) replaces all of that.
  */
 export async function startRouter(
   config: CommitbusOptions | CommitbusConfig = {},
@@ -68,8 +75,7 @@ export async function startRouter(
   const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
-  const stores =
-    deps.stores ?? createRouterStores(resolveConfig(config, warnDeprecatedOptions(logger)), logger);
+  const stores = deps.stores ?? storesFor(config, logger);
   try {
     await checkStore(stores, logger);
   } catch (error) {
@@ -136,6 +142,21 @@ export async function startRouter(
       return closing;
     },
   };
+}
+
+// On Redis when `config` names one (or the bullmq transport); in memory only when asked for by name.
+function storesFor(config: CommitbusOptions | CommitbusConfig, logger: Logger): RouterStores {
+  const resolved = resolveConfig(config, warnDeprecatedOptions(logger));
+  const given = transportGiven(config);
+  const transport = given.transport ?? (given.redis ? 'bullmq' : undefined);
+  if (transport === undefined) throw new RouterRedisRequiredError('options');
+  if (transport === 'memory') {
+    logger.warn(
+      {},
+      "router: transport 'memory' keeps tokens, subscribers and queued events in this process only; they are lost when it stops (tests, development)",
+    );
+  }
+  return createRouterStores({ ...resolved, transport }, logger);
 }
 
 // Credentials Redis refuses will not start working by waiting: stop with what to fix. Any other failure

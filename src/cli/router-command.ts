@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { startRouter } from '../bus/start-router.js';
-import { loadConfigFromEnv } from '../config/load-config-from-env.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
+import { redactRedisUrl } from '../config/redis-url.js';
+import { loadRouterConfigFromEnv } from '../router/load-router-config-from-env.js';
 import { loadRouterOptionsFromEnv, parseRoles } from '../router/load-router-options-from-env.js';
 import type { RouterOptions } from '../router/router-options.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
@@ -34,7 +36,7 @@ export function addRouterCommand(program: Command, logger: Logger = consoleLogge
     .option('--port <port>', 'port the API listens on (env ROUTER_PORT; default 8080)')
     .option(
       '--dev',
-      `development: allow http URLs, and use the root key "${DEV_ROOT_KEY}" when ROUTER_ROOT_KEY is not set`,
+      `development: allow http URLs, use the root key "${DEV_ROOT_KEY}" when ROUTER_ROOT_KEY is not set, and the Redis at redis://127.0.0.1:6379 when no Redis variable is`,
     )
     .action(async (flags: RouterFlags) => {
       await runRouter(flags, logger);
@@ -43,7 +45,7 @@ export function addRouterCommand(program: Command, logger: Logger = consoleLogge
 
 async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   const env = process.env;
-  const config = loadConfigFromEnv(env, { transport: 'bullmq' });
+  const config = loadRouterConfigFromEnv(env, { dev: flags.dev === true, logger });
   let options: RouterOptions = loadRouterOptionsFromEnv(env);
   if (flags.dev === true) {
     if (options.api?.rootKey === undefined) {
@@ -63,7 +65,7 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   const router = await startRouter(config, options, { logger });
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
-    `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (Redis prefix {${config.redis.prefix}:${config.name}})`,
+    `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (${describeRedis(config)}, prefix {${config.redis.prefix}:${config.name}})`,
   );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -86,4 +88,9 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** `Redis redis://***@host:6379` or `Redis Cluster`, never a password. */
+function describeRedis(config: ResolvedCommitbusOptions): string {
+  return config.redis.cluster === undefined ? `Redis ${redactRedisUrl(config.redis.url)}` : 'Redis Cluster';
 }

@@ -8,6 +8,7 @@ import { envNameOf } from './option-env.js';
 import { flattenOptions, OPTION_PATHS } from './option-paths.js';
 import { parseClusterNode } from './redis-cluster-node.js';
 import { redactRedisUrl, redisUrlProblem } from './redis-url.js';
+import { rememberTransportGiven } from './transport-given.js';
 
 /** Called with the deprecated flat names an input used. */
 export type OnDeprecated = (uses: readonly DeprecatedOptionUse[]) => void;
@@ -95,6 +96,7 @@ export function resolveOptions(
     return ` (${flat === undefined ? '' : `given as ${flat}; `}env ${variable})`;
   });
   if (deprecated.length > 0) onDeprecated?.(deprecated);
+  rememberTransportGiven(options, input);
   return options;
 }
 
@@ -106,7 +108,9 @@ export function resolveConfig(
   input: CommitbusOptions | CommitbusConfig = {},
   onDeprecated?: OnDeprecated,
 ): CommitbusConfig {
-  return markResolved(flattenOptions(resolveOptions(input, onDeprecated)));
+  const config = markResolved(flattenOptions(resolveOptions(input, onDeprecated)));
+  rememberTransportGiven(config, input);
+  return config;
 }
 
 /** `drains.maxEvents`: how messages name an option. */

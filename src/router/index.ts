@@ -20,6 +20,7 @@ export {
 export { WebhookSender, type WebhookSenderOptions } from './delivery/webhook-sender.js';
 export { signWebhook, type WebhookSignatureHeaders } from './delivery/webhook-signature.js';
 export type { DeliveryOutcome, WebhookTarget } from './delivery/webhook-target.js';
+export { RouterRedisRequiredError, type RouterRedisSource } from './errors/router-redis-required.error.js';
 export { RouterUsageError } from './errors/router-usage.error.js';
 export { UnknownSubscriberError } from './errors/unknown-subscriber.error.js';
 export {
@@ -33,6 +34,10 @@ export {
   type TlsMaterial,
 } from './http/index.js';
 export { IngestCoalescer } from './ingest-coalescer.js';
+export {
+  loadRouterConfigFromEnv,
+  type RouterConfigFromEnvOptions,
+} from './load-router-config-from-env.js';
 export { loadRouterOptionsFromEnv, parseRoles, ROUTER_ENV_VARS } from './load-router-options-from-env.js';
 export { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
 export { RouterMetrics } from './router-metrics.js';

@@ -1,0 +1,31 @@
+import { CommitbusError } from '../../support/commitbus-error.js';
+
+/** Where the router looked for a Redis: the options `startRouter` got, or the environment `commitbus router` read. */
+export type RouterRedisSource = 'options' | 'environment';
+
+/** What to set, by where the router looked. */
+const WHAT_TO_SET: Record<RouterRedisSource, string> = {
+  options:
+    "give its config redis.url or redis.cluster (loadRouterConfigFromEnv reads them from REDIS_URL, REDIS_CLUSTER_NODES or Routemaster's ROUTEMASTER_REDIS_URL), or transport: 'bullmq' for the Redis at redis://127.0.0.1:6379; pass { stores: bus.router } to run on a bus's stores; or ask for transport: 'memory' by name to keep everything in this process (tests, development: lost when it stops)",
+  environment:
+    "set REDIS_URL (or COMMITBUS_REDIS_URL, REDIS_CLUSTER_NODES, or Routemaster's ROUTEMASTER_REDIS_URL), or run `commitbus router --dev` to use the Redis at redis://127.0.0.1:6379",
+};
+
+/**
+ * The router was started with no Redis named. It is a server: its tokens,
+ * subscribers and queued events must outlive a restart, so it does not fall
+ * back to memory on its own. The message says what to set.
+ */
+export class RouterRedisRequiredError extends CommitbusError {
+  /** Stable code for `catch` blocks. */
+  readonly code = 'COMMITBUS_ROUTER_REDIS_REQUIRED';
+
+  constructor(
+    /** Where the router looked: `startRouter`'s options, or the environment. */
+    readonly source: RouterRedisSource = 'options',
+  ) {
+    super(
+      `the router keeps its tokens, subscribers and queued events in Redis, so they outlive a restart, and no Redis is set: ${WHAT_TO_SET[source] ?? WHAT_TO_SET.options}`,
+    );
+  }
+}
