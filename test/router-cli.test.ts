@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { redisEnv } from './helpers/redis.js';
+import { REDIS_URL, redisEnv } from './helpers/redis.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { RoutemasterClient } from './helpers/routemaster-client.js';
 import { testCertificate, trustingAgent } from './helpers/tls.js';
@@ -150,5 +151,54 @@ describe('commitbus router', () => {
     expect(dev.stdout()).toContain('Redis redis://127.0.0.1:6379');
     dev.child.kill('SIGTERM');
     expect(await dev.exited).toBe(0);
+  });
+
+  it("runs unchanged on a Routemaster deployment's environment: its Redis, root key, clients and TLS setting", async () => {
+    const receiver = await startReceiver();
+    const shopToken = 'shop--0123456789abcdef0123456789abcdef';
+    const router = runRouter(
+      {
+        ROUTEMASTER_REDIS_URL: REDIS_URL,
+        ROUTEMASTER_ROOT_KEY: ROOT_KEY,
+        ROUTEMASTER_CLIENTS: shopToken,
+        ROUTEMASTER_SSL_VERIFY: 'NO', // the receiver's certificate is self-signed
+        ROUTEMASTER_MAX_EVENT_DATA: '64',
+        ROUTEMASTER_CONNECT_TIMEOUT: '2',
+        ROUTEMASTER_TIMEOUT: '20',
+        ROUTER_PORT: '0',
+      },
+      [],
+      { redis: false },
+    );
+    running.push(router);
+    const agent = new Agent();
+    try {
+      await waitFor('the router to start', () => /at http:\/\/127\.0\.0\.1:\d+/.test(router.stdout()), {
+        timeoutMs: 20_000,
+        describe: () => router.stderr(),
+      });
+      const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(router.stdout())?.[1] as string;
+      const shop = new RoutemasterClient(url, shopToken, agent);
+      expect(
+        (await shop.subscribe({ topics: ['orders'], callback: receiver.url, uuid: 'rm-sub', timeout: 0 }))
+          .status,
+      ).toBe(204);
+      expect(
+        (await shop.publish('orders', 'create', 'https://shop.test/orders/1', { data: { id: 1 } })).status,
+      ).toBe(200);
+      // Routemaster's limit: 64 bytes of MessagePack.
+      const big = await shop.publish('orders', 'create', 'https://shop.test/orders/2', {
+        data: { d: 'x'.repeat(70) },
+      });
+      expect(big.status).toBe(400);
+      await waitFor('the delivery', () => receiver.delivered().length === 1);
+      expect(receiver.delivered()).toEqual([expect.objectContaining({ url: 'https://shop.test/orders/1' })]);
+      router.child.kill('SIGTERM');
+      expect(await router.exited).toBe(0);
+      for (const output of [router.stdout(), router.stderr()]) expect(output).not.toContain(shopToken);
+    } finally {
+      await agent.close();
+      await receiver.close();
+    }
   });
 });

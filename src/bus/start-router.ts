@@ -4,6 +4,7 @@ import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { transportGiven } from '../config/transport-given.js';
+import { checkClientTokens, importClientsAtStart } from '../router/client-token-import.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
 import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
 import { WebhookSender } from '../router/delivery/webhook-sender.js';
@@ -66,18 +67,15 @@ export async function startRouter(
   const logger = deps.logger ?? consoleLogger;
   const roles = options.roles ?? ROUTER_ROLES;
   const has = (role: RouterRole) => roles.includes(role);
-  const rootKey = options.api?.rootKey;
-  if (has('api') && (rootKey === undefined || rootKey.trim() === '')) {
-    throw new ConfigError(
-      'the router API needs a root key to manage API tokens: set ROUTER_ROOT_KEY (or ROUTEMASTER_ROOT_KEY), or options.api.rootKey',
-    );
-  }
+  const rootKey = checkApiOptions(options, has('api'));
   const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
   const stores = deps.stores ?? storesFor(config, logger);
+  let stopImport: () => void = () => undefined;
   try {
     await checkStore(stores, logger);
+    if (has('api')) stopImport = await importClientsAtStart(options.clients ?? [], stores, logger);
   } catch (error) {
     if (deps.stores === undefined) await stores.close().catch(() => undefined);
     throw error;
@@ -117,6 +115,7 @@ export async function startRouter(
       url = await listenOrExplain(api, options);
     }
   } catch (error) {
+    stopImport();
     await Promise.allSettled([worker?.close(), loops?.close()]);
     await sender.close();
     if (deps.stores === undefined) await stores.close();
@@ -132,6 +131,7 @@ export async function startRouter(
     stores,
     close: () => {
       closing ??= (async () => {
+        stopImport();
         await api?.close();
         await worker?.close();
         await loops?.close();
@@ -142,6 +142,18 @@ export async function startRouter(
       return closing;
     },
   };
+}
+
+// The root key the API needs (`undefined` without the API role), and the client tokens to import.
+function checkApiOptions(options: RouterOptions, servesApi: boolean): string | undefined {
+  const rootKey = options.api?.rootKey;
+  if (servesApi && (rootKey === undefined || rootKey.trim() === '')) {
+    throw new ConfigError(
+      'the router API needs a root key to manage API tokens: set ROUTER_ROOT_KEY (or ROUTEMASTER_ROOT_KEY), or options.api.rootKey',
+    );
+  }
+  checkClientTokens(options.clients ?? [], 'clients (ROUTER_CLIENTS or ROUTEMASTER_CLIENTS)', rootKey);
+  return rootKey;
 }
 
 // On Redis when `config` names one (or the bullmq transport); in memory only when asked for by name.

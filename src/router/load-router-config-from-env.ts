@@ -1,6 +1,8 @@
 import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
+import { ConfigError } from '../config/errors/config.error.js';
 import { loadConfigFromEnv } from '../config/load-config-from-env.js';
 import { CONFIG_ENV_VARS } from '../config/option-env.js';
+import { redactRedisUrl, redisUrlProblem } from '../config/redis-url.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { RouterRedisRequiredError } from './errors/router-redis-required.error.js';
 
@@ -22,17 +24,65 @@ function ownRedisVariable(env: NodeJS.ProcessEnv): string | undefined {
   return names.find((name) => (env[name]?.trim() ?? '') !== '');
 }
 
+/** A variable that names a Redis, and its URL. */
+interface RedisVariable {
+  readonly variable: string;
+  readonly url: string;
+}
+
+/** An environment variable's name, as Routemaster reads an indirect value. */
+const VARIABLE_NAME = /^[A-Z][A-Z_]+$/;
+
+/**
+ * The Redis a Routemaster deployment names: the variable `REDIS_ENV_KEY`
+ * names when that one is set, else `ROUTEMASTER_REDIS_URL`; a value that is
+ * a variable's name (`REDISCLOUD_URL`) is read through, as Routemaster's
+ * `.env` allows. A URL ioredis cannot read throws a `ConfigError` naming the
+ * variable, its password masked.
+ */
+export function routemasterRedis(env: NodeJS.ProcessEnv): RedisVariable | undefined {
+  const indirect = env.REDIS_ENV_KEY?.trim();
+  let variable =
+    indirect !== undefined && indirect !== '' && env[indirect] !== undefined
+      ? indirect
+      : 'ROUTEMASTER_REDIS_URL';
+  let url = env[variable]?.trim();
+  if (url !== undefined && VARIABLE_NAME.test(url) && env[url] !== undefined) {
+    variable = url;
+    url = env[variable]?.trim();
+  }
+  if (url === undefined || url === '') return undefined;
+  const problem = redisUrlProblem(url);
+  if (problem !== undefined) {
+    throw new ConfigError(`${variable} ${JSON.stringify(redactRedisUrl(url))} is wrong: ${problem}`);
+  }
+  return { variable, url };
+}
+
 /**
  * The bus options a router reads from the environment (what `commitbus
  * router` runs on): `loadConfigFromEnv`'s, always on Redis (`transport`
  * `bullmq`; `COMMITBUS_TRANSPORT` is not read: a router's queues must
- * outlive it). With no Redis variable set it throws
- * `RouterRedisRequiredError`, saying what to set, unless `dev` is on.
+ * outlive it). The Redis is ours (`COMMITBUS_REDIS_URL`, `REDIS_URL`,
+ * `REDIS_CLUSTER_NODES`, ...) or, when none of ours is set, Routemaster's
+ * ({@link routemasterRedis}); both set to different Redis servers is logged as
+ * a warning naming the variables. With none set it throws
+ * `RouterRedisRequiredError`, saying what to set, unless `dev` is on (then
+ * `redis://127.0.0.1:6379`).
  */
 export function loadRouterConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   { dev = false, logger = consoleLogger }: RouterConfigFromEnvOptions = {},
 ): ResolvedCommitbusOptions {
-  if (ownRedisVariable(env) === undefined && !dev) throw new RouterRedisRequiredError('environment');
-  return loadConfigFromEnv(env, { transport: 'bullmq' }, logger);
+  const ours = ownRedisVariable(env);
+  const theirs = routemasterRedis(env);
+  if (ours === undefined && theirs === undefined && !dev) throw new RouterRedisRequiredError('environment');
+  if (ours !== undefined && theirs !== undefined && env[ours]?.trim() !== theirs.url) {
+    logger.warn(
+      { used: ours, ignored: theirs.variable },
+      `router: ${ours} and Routemaster's ${theirs.variable} name different Redis servers; the router uses ${ours}`,
+    );
+  }
+  const redis = ours === undefined && theirs !== undefined ? { redis: { url: theirs.url } } : {};
+  return loadConfigFromEnv(env, { transport: 'bullmq', ...redis }, logger);
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseEnvBoolean, parseEnvInteger } from '../config/env-values.js';
 import { ConfigError } from '../config/errors/config.error.js';
+import { parseClientTokens } from './client-token-import.js';
+import { withRoutemasterEnv } from './routemaster-env.js';
 import { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 
 /**
@@ -32,12 +34,14 @@ export const ROUTER_ENV_VARS = {
   backoffBaseMs: 'ROUTER_BACKOFF_BASE_MS',
   autodropHighBytes: 'ROUTER_AUTODROP_HIGH_BYTES',
   autodropLowBytes: 'ROUTER_AUTODROP_LOW_BYTES',
+  clients: 'ROUTER_CLIENTS',
 } as const;
 
 /** Routemaster's names for the same settings, read when ours are not set. */
 const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>> = {
   rootKey: 'ROUTEMASTER_ROOT_KEY',
   verifyTls: 'ROUTEMASTER_SSL_VERIFY',
+  clients: 'ROUTEMASTER_CLIENTS',
 };
 
 /** How Routemaster reads a boolean (`ROUTEMASTER_SSL_VERIFY`): these are true, anything else false. */
@@ -51,11 +55,16 @@ const ROUTEMASTER_TRUE = /^(true|on|yes|1)$/i;
  * verification off unnoticed); Routemaster's names are read as Routemaster
  * reads them, `/^(true|on|yes|1)$/i` true and anything else false, never
  * throwing, so a Routemaster environment means what it meant there.
+ * Routemaster's other settings (`ROUTEMASTER_MAX_EVENT_DATA`, its timeouts in
+ * seconds, `ROUTEMASTER_REDIS_MAX_MEM` and `_MIN_FREE`, `MAX_BACKOFF_MS`) set
+ * the knobs ours leave unset, in Routemaster's meaning; `ROUTER_CLIENTS`
+ * (or `ROUTEMASTER_CLIENTS`) lists tokens to create at start (`clients`).
  */
 export function loadRouterOptionsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-  overrides: RouterOptions = {},
+  given: RouterOptions = {},
 ): RouterOptions {
+  const overrides = withRoutemasterEnv(given, env, (name) => (env[name]?.trim() ?? '') !== '');
   const read = (key: keyof typeof ROUTER_ENV_VARS): { name: string; raw: string } | undefined => {
     for (const name of [ROUTER_ENV_VARS[key], ROUTEMASTER_ALIASES[key]]) {
       const raw = name === undefined ? undefined : env[name]?.trim();
@@ -90,6 +99,8 @@ export function loadRouterOptionsFromEnv(
     }
   };
 
+  const clientsRaw = read('clients');
+  const clients = clientsRaw === undefined ? undefined : parseClientTokens(clientsRaw.raw, clientsRaw.name);
   const rolesRaw = read('roles');
   const roles = rolesRaw === undefined ? undefined : parseRoles(rolesRaw.raw, rolesRaw.name);
   const encoding = read('dataLimitEncoding');
@@ -108,7 +119,7 @@ export function loadRouterOptionsFromEnv(
 
   return {
     ...overrides,
-    ...defined({ roles, host: read('host')?.raw, port: int('port') }),
+    ...defined({ roles, host: read('host')?.raw, port: int('port'), clients }),
     api: {
       ...overrides.api,
       ...defined({

@@ -28,6 +28,15 @@ export interface RouterOptions {
    * @defaultValue 8080
    */
   readonly port?: number;
+  /**
+   * API tokens created at start when not stored yet, each for the client
+   * named by what precedes its first `--` (`shop--5b0e…`: client `shop`),
+   * as Routemaster reads `ROUTEMASTER_CLIENTS`; by the processes that serve
+   * the API. A token deleted through the API comes back at the next start
+   * while it is listed here.
+   * @defaultValue none
+   */
+  readonly clients?: readonly string[];
   /** The HTTP API: root key, TLS, validation limits (`rootKey` is needed when the process serves the API). */
   readonly api?: Partial<ApiSettings>;
   /** How callbacks are reached: timeouts, CA bundle, TLS verification. */

@@ -18,7 +18,7 @@ export interface DeliverySettings {
   /**
    * A taken batch not acked or nacked within this is recovered by the upkeep (its
    * worker died). Longer than the sender's connect + request timeouts.
-   * @defaultValue 30_000
+   * @defaultValue 30_000, or those timeouts + 8 s when that is more
    */
   readonly leaseMs: number;
   /**
@@ -57,6 +57,9 @@ export const DEFAULT_DELIVERY_SETTINGS = {
   subscriberCacheMs: 1_000,
 } as const satisfies DeliverySettings;
 
+/** How much longer than the connect + request timeouts the default lease is. */
+const LEASE_MARGIN_MS = 8_000;
+
 /** Settings with the defaults filled in; throws a `ConfigError` saying what to fix. */
 export function deliverySettings(
   given: Partial<Omit<DeliverySettings, 'backoff'>> & { readonly backoff?: Partial<DeliveryBackoff> } = {},
@@ -64,6 +67,8 @@ export function deliverySettings(
 ): DeliverySettings {
   const settings: DeliverySettings = {
     ...DEFAULT_DELIVERY_SETTINGS,
+    // Longer timeouts (Routemaster's ROUTEMASTER_TIMEOUT = 30, say) lengthen the default lease with them.
+    leaseMs: Math.max(DEFAULT_DELIVERY_SETTINGS.leaseMs, timeoutsMs + LEASE_MARGIN_MS),
     ...given,
     backoff: { ...DEFAULT_DELIVERY_BACKOFF, ...given.backoff },
   };
@@ -87,7 +92,7 @@ export function deliverySettings(
   }
   if (settings.leaseMs <= timeoutsMs) {
     throw new ConfigError(
-      `delivery leaseMs (${settings.leaseMs}) must be longer than the connect + request timeouts (${timeoutsMs} ms), or batches still being delivered would be recovered and sent twice: raise ROUTER_LEASE_MS or lower ROUTER_CONNECT_TIMEOUT_MS / ROUTER_REQUEST_TIMEOUT_MS`,
+      `delivery leaseMs (${settings.leaseMs}) must be longer than the connect + request timeouts (${timeoutsMs} ms), or batches still being delivered would be recovered and sent twice: raise ROUTER_LEASE_MS or lower ROUTER_CONNECT_TIMEOUT_MS / ROUTER_REQUEST_TIMEOUT_MS (or Routemaster's ROUTEMASTER_CONNECT_TIMEOUT / ROUTEMASTER_TIMEOUT, in seconds)`,
     );
   }
   return settings;
