@@ -90,7 +90,6 @@ export async function startTestRouter(
       idleWaitMs: 50,
       maxAttempts: options.maxAttempts ?? 25,
       maxInFlightPerSubscriber: options.maxInFlightPerSubscriber ?? 4,
-      subscriberCacheMs: 0,
       backoff: { baseMs: 100, floorMs: options.floorMs ?? 20, maxMs: 1_000 },
     },
     CONNECT_MS + REQUEST_MS,

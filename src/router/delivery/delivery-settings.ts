@@ -38,11 +38,6 @@ export interface DeliverySettings {
    * @defaultValue 259_200_000 (3 days)
    */
   readonly maxAgeMs: number;
-  /**
-   * Subscribers' settings are read at most this often per subscriber (a changed callback applies after it).
-   * @defaultValue 1_000
-   */
-  readonly subscriberCacheMs: number;
 }
 
 /** The defaults of {@link DeliverySettings}. */
@@ -54,7 +49,6 @@ export const DEFAULT_DELIVERY_SETTINGS = {
   backoff: DEFAULT_DELIVERY_BACKOFF,
   maxAttempts: 25,
   maxAgeMs: 3 * 24 * 3_600_000,
-  subscriberCacheMs: 1_000,
 } as const satisfies DeliverySettings;
 
 /** How much longer than the connect + request timeouts the default lease is. */

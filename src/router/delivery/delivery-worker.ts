@@ -45,7 +45,6 @@ export class DeliveryWorker {
   /** This worker's id (its leases). */
   readonly id: string;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly cache = new Map<string, { at: number; record: Promise<SubscriberRecord | undefined> }>();
   private readonly logger: Logger;
   private readonly reported = new Map<string, number>();
   private readonly now: () => number;
@@ -91,7 +90,8 @@ export class DeliveryWorker {
               })
             : [];
         failuresInARow = 0;
-        for (const batch of taken) this.track(this.deliver(batch));
+        const read = this.readOncePerSubscriber();
+        for (const batch of taken) this.track(this.deliver(batch, read(batch.subscriber)));
         if (taken.length === 0 || taken.length === free) await this.idle();
       } catch (error) {
         if (failuresInARow++ % 30 === 0) {
@@ -131,10 +131,27 @@ export class DeliveryWorker {
     this.inFlight.add(tracked);
   }
 
-  private async deliver(batch: Batch): Promise<void> {
+  /**
+   * Reads for one round of takes: each subscriber's settings (callback, uuid,
+   * signing secrets) read once, after the take, so a change saved before a
+   * batch was taken applies to that batch's delivery.
+   */
+  private readOncePerSubscriber(): (name: string) => Promise<SubscriberRecord | undefined> {
+    const reads = new Map<string, Promise<SubscriberRecord | undefined>>();
+    return (name) => {
+      let read = reads.get(name);
+      if (read === undefined) {
+        read = this.deps.subscribers.getSubscriber(name);
+        reads.set(name, read);
+      }
+      return read;
+    };
+  }
+
+  private async deliver(batch: Batch, read: Promise<SubscriberRecord | undefined>): Promise<void> {
     const { batches, metrics } = this.deps;
     try {
-      const subscriber = await this.subscriber(batch.subscriber);
+      const subscriber = await read;
       if (subscriber === undefined) {
         // Removed since: its batches go with it.
         await batches.discard(this.id, batch.id);
@@ -248,15 +265,5 @@ export class DeliveryWorker {
       { worker: this.id, batch: batch.id, subscriber: batch.subscriber, attempts, reason, error },
       `a batch of ${batch.events.length} event(s) was given up and kept as dead letter ${letter.id}`,
     );
-  }
-
-  private subscriber(name: string): Promise<SubscriberRecord | undefined> {
-    const now = this.now();
-    const cached = this.cache.get(name);
-    if (cached !== undefined && now - cached.at < this.deps.settings.subscriberCacheMs) return cached.record;
-    const record = this.deps.subscribers.getSubscriber(name);
-    this.cache.set(name, { at: now, record });
-    record.catch(() => this.cache.delete(name));
-    return record;
   }
 }
