@@ -65,8 +65,8 @@ export function routemasterRedis(env: NodeJS.ProcessEnv): RedisVariable | undefi
  * `bullmq`; `COMMITBUS_TRANSPORT` is not read: a router's queues must
  * outlive it). The Redis is ours (`COMMITBUS_REDIS_URL`, `REDIS_URL`,
  * `REDIS_CLUSTER_NODES`, ...) or, when none of ours is set, Routemaster's
- * ({@link routemasterRedis}); both set to different Redis servers is logged as
- * a warning naming the variables. With none set it throws
+ * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names); both
+ * set to different Redis servers is logged as a warning naming the variables. With none set it throws
  * `RouterRedisRequiredError`, saying what to set, unless `dev` is on (then
  * `redis://127.0.0.1:6379`).
  */
