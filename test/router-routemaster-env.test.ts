@@ -216,6 +216,18 @@ describe('a router started from a Routemaster environment', () => {
     expect(subscriptions.map((s) => s.subscriber)).toEqual(['shop']);
   });
 
+  it('starts when Redis does not answer yet, and says the listed tokens are imported once it does', async () => {
+    running = await startRouter(
+      { redis: { url: 'redis://127.0.0.1:1', prefix: PREFIX } },
+      { roles: ['api'], port: 0, api: { rootKey: 'rm-root-key' }, clients: [SHOP] },
+      { logger },
+    );
+    expect(warnings).toContain(
+      'router: the store does not answer yet; the listed client tokens are imported once it does',
+    );
+    expect(warnings.join('\n')).not.toContain(SHOP);
+  });
+
   it('refuses to start when a listed token is the root key, without printing it', async () => {
     const started = startRouter(
       { transport: 'memory' },
