@@ -77,7 +77,8 @@ describe('commitbus router', () => {
     });
     running.push(router);
     try {
-      await waitFor('the router to start', () => /at https:\/\/127\.0\.0\.1:\d+/.test(router.stdout()), {
+      // The whole start line, to its newline: a chunk of stdout may end inside the port number.
+      await waitFor('the router to start', () => /at https:\/\/127\.0\.0\.1:\d+ .*\n/.test(router.stdout()), {
         timeoutMs: 20_000,
         describe: () => router.stderr(),
       });
@@ -144,7 +145,7 @@ describe('commitbus router', () => {
 
     const dev = runRouter({ ROUTER_ROOT_KEY: ROOT_KEY, ROUTER_PORT: '0' }, ['--dev'], { redis: false });
     running.push(dev);
-    await waitFor('the --dev router to start', () => /at http:\/\/127\.0\.0\.1:\d+/.test(dev.stdout()), {
+    await waitFor('the --dev router to start', () => /at http:\/\/127\.0\.0\.1:\d+ .*\n/.test(dev.stdout()), {
       timeoutMs: 20_000,
       describe: () => dev.stderr(),
     });
@@ -173,7 +174,7 @@ describe('commitbus router', () => {
     running.push(router);
     const agent = new Agent();
     try {
-      await waitFor('the router to start', () => /at http:\/\/127\.0\.0\.1:\d+/.test(router.stdout()), {
+      await waitFor('the router to start', () => /at http:\/\/127\.0\.0\.1:\d+ .*\n/.test(router.stdout()), {
         timeoutMs: 20_000,
         describe: () => router.stderr(),
       });
