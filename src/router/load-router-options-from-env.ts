@@ -48,9 +48,9 @@ const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>>
 const ROUTEMASTER_TRUE = /^(true|on|yes|1)$/i;
 
 /**
- * Reads {@link ROUTER_ENV_VARS} on top of `overrides`. A wrong value throws a
- * `ConfigError` naming the variable and the value; the root key is never
- * echoed. Booleans: our `ROUTER_*` variables take true/false, yes/no, on/off
+ * Reads {@link ROUTER_ENV_VARS} on top of `overrides` (and of Routemaster's
+ * variables, below). A wrong value throws a `ConfigError` naming the
+ * variable and the value; the root key and client tokens are never echoed. Booleans: our `ROUTER_*` variables take true/false, yes/no, on/off
  * or 1/0 in any case and throw on anything else (a typo must not turn TLS
  * verification off unnoticed); Routemaster's names are read as Routemaster
  * reads them, `/^(true|on|yes|1)$/i` true and anything else false, never
@@ -62,9 +62,9 @@ const ROUTEMASTER_TRUE = /^(true|on|yes|1)$/i;
  */
 export function loadRouterOptionsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-  given: RouterOptions = {},
+  overrides: RouterOptions = {},
 ): RouterOptions {
-  const overrides = withRoutemasterEnv(given, env, (name) => (env[name]?.trim() ?? '') !== '');
+  const base = withRoutemasterEnv(overrides, env, (name) => (env[name]?.trim() ?? '') !== '');
   const read = (key: keyof typeof ROUTER_ENV_VARS): { name: string; raw: string } | undefined => {
     for (const name of [ROUTER_ENV_VARS[key], ROUTEMASTER_ALIASES[key]]) {
       const raw = name === undefined ? undefined : env[name]?.trim();
@@ -118,10 +118,10 @@ export function loadRouterOptionsFromEnv(
   }
 
   return {
-    ...overrides,
+    ...base,
     ...defined({ roles, host: read('host')?.raw, port: int('port'), clients }),
     api: {
-      ...overrides.api,
+      ...base.api,
       ...defined({
         rootKey: read('rootKey')?.raw,
         allowHttpUrls: bool('allowHttpUrls'),
@@ -132,7 +132,7 @@ export function loadRouterOptionsFromEnv(
       }),
     },
     sender: {
-      ...overrides.sender,
+      ...base.sender,
       ...defined({
         verifyTls: bool('verifyTls'),
         ca: file('caFile'),
@@ -141,7 +141,7 @@ export function loadRouterOptionsFromEnv(
       }),
     },
     delivery: {
-      ...overrides.delivery,
+      ...base.delivery,
       ...defined({
         concurrency: int('concurrency'),
         maxInFlightPerSubscriber: int('maxInFlightPerSubscriber'),
@@ -150,11 +150,11 @@ export function loadRouterOptionsFromEnv(
         maxAgeMs: int('maxAgeMs'),
       }),
       ...(read('backoffBaseMs') !== undefined
-        ? { backoff: { ...overrides.delivery?.backoff, baseMs: int('backoffBaseMs') as number } }
+        ? { backoff: { ...base.delivery?.backoff, baseMs: int('backoffBaseMs') as number } }
         : {}),
     },
     upkeep: {
-      ...overrides.upkeep,
+      ...base.upkeep,
       ...defined({ autodropHighBytes: int('autodropHighBytes'), autodropLowBytes: int('autodropLowBytes') }),
     },
   };
