@@ -120,7 +120,7 @@ export class EventBus implements UnitOfWorkBus {
         ),
       redriveWebhooks: (letters) => webhookRedriver(this.router.batches)(letters),
     });
-    this.ordering = new OrderedKeys(this.transport.ordering);
+    this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
@@ -305,8 +305,13 @@ export class EventBus implements UnitOfWorkBus {
         outbox: this.outboxOf,
       });
     } catch (error) {
-      throw this.transport.failure?.('read the bus status', error) ?? error;
+      throw this.failure('read the bus status', error);
     }
+  }
+
+  /** An error of an operation across ports as the transport names it (an outage: its server, what to check). */
+  private failure(action: string, error: unknown): unknown {
+    return this.transport.failure?.(action, error) ?? error;
   }
 
   /**

@@ -110,6 +110,20 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     };
   }
 
+  /**
+   * Resolves once the bus's connection answers a `PING`; while Redis cannot be
+   * reached it rejects soon with a {@link TransportUnavailableError} naming the
+   * server. Call it before BullMQ's own calls on {@link bullmqQueues}, which
+   * wait for Redis without end.
+   */
+  async reachable(action: string): Promise<void> {
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      throw this.unavailable(action, error);
+    }
+  }
+
   /** An outage's error as a {@link TransportUnavailableError} naming the server; others as they are. */
   failure(action: string, error: unknown): unknown {
     return isRedisOutage(error) ? this.unavailable(action, error) : error;
