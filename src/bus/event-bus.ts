@@ -276,11 +276,16 @@ export class EventBus implements UnitOfWorkBus {
    * Resolves once every published event is drained and no handler job is
    * waiting, delayed or running (retries included), on any worker. Work parked
    * by a pause counts as idle: nothing runs it until resumed (see
-   * `rules.parkedCount()`). Rejects after `timeoutMs`. For demos, tests and
-   * scripts; services do not wait.
+   * `rules.parkedCount()`). Rejects after `timeoutMs` (`IdleTimeoutError`), or
+   * soon with `TransportUnavailableError` while Redis cannot be reached. For
+   * demos, tests and scripts; services do not wait.
    */
-  whenIdle(timeoutMs = 30_000): Promise<void> {
-    return waitUntilIdle(this.transport, timeoutMs);
+  async whenIdle(timeoutMs = 30_000): Promise<void> {
+    try {
+      await waitUntilIdle(this.transport, timeoutMs);
+    } catch (error) {
+      throw this.failure('wait for the bus to be idle', error);
+    }
   }
 
   /** Events published and not yet drained, ordered ones included. */

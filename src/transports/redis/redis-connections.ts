@@ -103,15 +103,24 @@ export class RedisConnections {
 /**
  * A cluster connection's commands queue up without limit while no node is
  * reachable (`maxRetriesPerRequest` bounds only each node's own queue). Once
- * the first connection attempt has settled, one way or the other, they fail
- * at once instead, as they do on a single Redis after `maxRetriesPerRequest`.
+ * the first connection attempt has settled they fail at once instead, as they
+ * do on a single Redis after `maxRetriesPerRequest`: when it failed, the
+ * commands sent before (queued while it ran) fail with its error, and later
+ * ones with ioredis's "Cluster isn't ready" until the cluster is back.
  */
 function failFast(cluster: Cluster): void {
-  const stopQueueing = () => {
+  const settled = (error?: Error) => {
     cluster.options.enableOfflineQueue = false;
-    cluster.off('ready', stopQueueing);
-    cluster.off('error', stopQueueing);
+    cluster.off('ready', settled);
+    cluster.off('error', settled);
+    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`.
+    if (error !== undefined) (cluster as unknown as OfflineQueue).flushQueue?.(error);
   };
-  cluster.on('ready', stopQueueing);
-  cluster.on('error', stopQueueing);
+  cluster.on('ready', settled);
+  cluster.on('error', settled);
+}
+
+/** The part of an ioredis `Cluster` (private in its types) that rejects every queued command. */
+interface OfflineQueue {
+  flushQueue?(error: Error): void;
 }
