@@ -94,6 +94,14 @@ afterAll(async () => {
   }
 });
 
+/** What `promise` rejected with; it must reject. */
+function rejected(promise: Promise<unknown>): Promise<Error> {
+  return promise.then(
+    () => expect.unreachable('it should fail'),
+    (e: unknown) => e as Error,
+  );
+}
+
 const open: EventBus[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((bus) => bus.close().catch(() => undefined)));
@@ -132,6 +140,28 @@ describe('a wrong Redis password', () => {
     expect(cause.command).toBeUndefined();
     await waitFor('the connection error to be logged', () => logger.lines.length > 0);
     expectNoSecret(everythingShown(error, logger.lines));
+  });
+
+  it('is named as the cause, with the fix, once the connection has given up, not "max retries"', async () => {
+    const bus = busWithWrongPassword(capture());
+    await bus.publish(recordCreated('secret-2')).catch(() => undefined);
+    const error = await rejected(bus.status());
+    expect(error).toBeInstanceOf(TransportUnavailableError);
+    expect(error.message).toMatch(
+      /^could not read the bus status on Redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+: Redis refused the user name or password \(WRONGPASS\)\. Check the user name and password in REDIS_URL \(redis\.url\)\.$/,
+    );
+    expectNoSecret(everythingShown(error));
+  });
+
+  it('written with a bare "@" in the URL: the message says to percent-encode it', async () => {
+    const bare = `redis://:i17-Wr0ng@pw@127.0.0.1:${port}`;
+    const bus = busWithWrongPassword(capture(), { redis: { url: bare } });
+    const error = await rejected(bus.status());
+    expect(error).toBeInstanceOf(TransportUnavailableError);
+    expect(error.message).toMatch(
+      /\(WRONGPASS\)\. Check the user name and password in REDIS_URL \(redis\.url\): .*percent-encode it/,
+    );
+    expect(everythingShown(error)).not.toContain('i17-Wr0ng');
   });
 
   it('is in nothing the operations API throws (dead letters, rules) or a worker logs', async () => {

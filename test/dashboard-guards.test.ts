@@ -273,7 +273,7 @@ describe('when a part fails', () => {
 });
 
 describe('options and bull-board', () => {
-  it('refuses a port or basePath out of range', async () => {
+  it('refuses a port, basePath or readTimeoutMs out of range', async () => {
     const { bus } = memoryBus();
     for (const options of [
       { port: 70_000 },
@@ -285,6 +285,9 @@ describe('options and bull-board', () => {
       { basePath: '/ops/../admin' },
       { basePath: '/.' },
       { basePath: '/ops//x' },
+      { readTimeoutMs: 0 },
+      { readTimeoutMs: 2 ** 31 },
+      { readTimeoutMs: 1.5 },
     ]) {
       await expect(startDashboard({ bus, ...options })).rejects.toBeInstanceOf(ConfigError);
     }

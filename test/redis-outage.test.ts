@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DashboardSnapshot, startDashboard } from '../src/dashboard/index.js';
 import type { HandlerJob } from '../src/handlers/handler-job.js';
 import {
   defineHandler,
@@ -14,6 +11,7 @@ import {
 } from '../src/index.js';
 import { Buses, fastConfig } from './helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from './helpers/events.js';
+import { OwnRedis } from './helpers/own-redis.js';
 import { closeSchema, openSchema } from './helpers/postgres.js';
 import { Recorder } from './helpers/recorder.js';
 import { committedRecids, createRecord, RecordCreated, RecordRow } from './helpers/records.js';
@@ -27,56 +25,24 @@ class TicketStep extends Event {
 }
 
 // A Redis server of this file's own, so it can be stopped and started again.
+let redis: OwnRedis;
 let port: number;
-let server: ChildProcess | undefined;
 const buses = new Buses();
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 async function startRedis(): Promise<void> {
-  server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const probe = new Redis(port, '127.0.0.1', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  await waitFor(`redis-server on port ${port}`, () =>
-    probe.connect().then(
-      () => true,
-      () => false,
-    ),
-  );
-  probe.disconnect();
+  await redis.start();
 }
 
 async function stopRedis(): Promise<void> {
-  if (server === undefined) return;
-  const exited = once(server, 'exit');
-  server.kill('SIGKILL');
-  await exited;
-  server = undefined;
+  await redis.stop();
 }
 
 beforeAll(async () => {
-  port = await freePort();
-  await startRedis();
+  redis = await OwnRedis.start();
+  port = redis.port;
 });
 afterEach(() => buses.closeAll());
-afterAll(() => stopRedis());
+afterAll(() => redis.stop());
 
 describe('Redis going away', () => {
   it('publish fails with a clear error while Redis is down and works again once it is back', async () => {
@@ -199,5 +165,34 @@ describe('Redis going away', () => {
     await publisher.publish([2, 3, 4].map((step) => TicketStep.create({ ticket: 2, step: step })));
     await waitFor('the steps published after the restart', () => steps.length === 7, { timeoutMs: 15_000 });
     expect(steps).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3', '2:4']);
+  });
+
+  it('the dashboard on a Redis that stopped answering renders within its readTimeoutMs, each part saying so', async () => {
+    const config = fastConfig({
+      transport: 'bullmq',
+      prefix: testPrefix('outage-frozen'),
+      redisUrl: redis.url,
+    });
+    const bus = buses.create({ events: TEST_EVENTS, config });
+    await bus.status(); // connected, then the server freezes: commands get no answer, and no error either
+    const dashboard = await startDashboard({ bus, bullBoard: false, readTimeoutMs: 200 });
+    redis.freeze();
+    try {
+      const overview = (await (await fetch(`${dashboard.url}/api/overview`)).json()) as DashboardSnapshot;
+      const noAnswer = { unavailable: expect.stringMatching(/^no answer within 200 ms\b/) };
+      expect(overview).toMatchObject({
+        status: noAnswer,
+        queues: noAnswer,
+        deadLetters: noAnswer,
+        halted: noAnswer,
+        rules: noAnswer,
+      });
+      const page = await fetch(`${dashboard.url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('unavailable: no answer within 200 ms');
+    } finally {
+      redis.thaw();
+      await dashboard.close();
+    }
   });
 });

@@ -207,7 +207,11 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts
       expect(attempt.error).toContain(
         `handler "hang.sync" did not finish within 300 ms for event ${hangs.id}`,
       );
-      expect(attempt.error).toContain('timeoutMs');
+      // The option by its grouped name and variable, not the deprecated flat handlerTimeoutMs.
+      expect(attempt.error).toContain(
+        "the handler's option timeoutMs, or config handlers.timeoutMs (env COMMITBUS_HANDLERS_TIMEOUT_MS); 0 = no limit",
+      );
+      expect(attempt.error).not.toContain('handlerTimeoutMs');
       expect(attempt.stack).toMatch(/^HandlerTimeoutError: /);
     }
     expect(aborted).toHaveLength(2);

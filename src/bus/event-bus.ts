@@ -120,7 +120,7 @@ export class EventBus implements UnitOfWorkBus {
         ),
       redriveWebhooks: (letters) => webhookRedriver(this.router.batches)(letters),
     });
-    this.ordering = new OrderedKeys(this.transport.ordering);
+    this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
@@ -276,11 +276,16 @@ export class EventBus implements UnitOfWorkBus {
    * Resolves once every published event is drained and no handler job is
    * waiting, delayed or running (retries included), on any worker. Work parked
    * by a pause counts as idle: nothing runs it until resumed (see
-   * `rules.parkedCount()`). Rejects after `timeoutMs`. For demos, tests and
-   * scripts; services do not wait.
+   * `rules.parkedCount()`). Rejects after `timeoutMs` (`IdleTimeoutError`), or
+   * soon with `TransportUnavailableError` while Redis cannot be reached. For
+   * demos, tests and scripts; services do not wait.
    */
-  whenIdle(timeoutMs = 30_000): Promise<void> {
-    return waitUntilIdle(this.transport, timeoutMs);
+  async whenIdle(timeoutMs = 30_000): Promise<void> {
+    try {
+      await waitUntilIdle(this.transport, timeoutMs);
+    } catch (error) {
+      throw this.failure('wait for the bus to be idle', error);
+    }
   }
 
   /** Events published and not yet drained, ordered ones included. */
@@ -305,8 +310,13 @@ export class EventBus implements UnitOfWorkBus {
         outbox: this.outboxOf,
       });
     } catch (error) {
-      throw this.transport.failure?.('read the bus status', error) ?? error;
+      throw this.failure('read the bus status', error);
     }
+  }
+
+  /** An error of an operation across ports as the transport names it (an outage: its server, what to check). */
+  private failure(action: string, error: unknown): unknown {
+    return this.transport.failure?.(action, error) ?? error;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { consoleLogger, describeError } from '../support/logger.js';
 import { closeBusModule, loadBusModule } from './bus-module.js';
+import { refuseUnaskedMemoryTransport } from './memory-transport-guard.js';
 import { portOption } from './port-option.js';
 
 /** The flags of `commitbus worker`. */
@@ -29,6 +30,12 @@ export function addWorkerCommand(program: Command): Command {
           ? undefined
           : { port: portOption('--metrics-port', flags.metricsPort), host: flags.metricsHost };
       const loaded = await loadBusModule(path);
+      try {
+        refuseUnaskedMemoryTransport(loaded.bus, 'commitbus worker');
+      } catch (error) {
+        await closeBusModule(loaded).catch(() => undefined);
+        throw error;
+      }
       const worker = await loaded.bus.startWorker({
         handleSignals: false,
         ...(metrics === undefined ? {} : { metrics }),

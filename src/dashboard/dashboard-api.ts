@@ -5,9 +5,11 @@ import type { DeadLetterTarget } from '../dead-letters/dead-letters.js';
 import { DeadLetterRedriveError } from '../dead-letters/errors/dead-letter-redrive.error.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
+import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import { describeError, type Logger } from '../support/logger.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
+import { NO_ANSWER, noAnswerMessage, readWithin } from './read-within.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;
@@ -33,7 +35,10 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
   app.get(`${base}/api/overview`, () => readSnapshot(sources));
   app.get(`${base}/api/dead-letters`, async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      return await bus.deadLetters.list(listQuery(bodyOf(request.query)));
+      const query = listQuery(bodyOf(request.query));
+      const letters = await readWithin(() => bus.deadLetters.list(query), sources.readTimeoutMs);
+      if (letters !== NO_ANSWER) return letters;
+      return reply.code(503).send({ message: noAnswerMessage(sources.readTimeoutMs) });
     } catch (error) {
       return failure(reply, error, logger);
     }
@@ -177,13 +182,18 @@ function ruleTarget(body: Body): RuleTarget {
     : { handlingKey: text(handlingKey, 'handlingKey') };
 }
 
-// The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409.
+// The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409;
+// an outage is a 503.
 // Anything else is a fault of ours or of a store: logged, and answered without its message (it may name internals).
 function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
   if (error instanceof DeadLetterRedriveError) {
     return reply
       .code(409)
       .send({ message: error.message, code: error.code, redriven: error.redriven, failed: error.failed });
+  }
+  // An outage is no mistake of the operator's: try again later (its message names the server, no password).
+  if (error instanceof TransportUnavailableError) {
+    return reply.code(503).send({ message: error.message, code: error.code });
   }
   if (isCommitbusError(error)) {
     return reply.code(400).send({ message: error.message, code: error.code });

@@ -83,6 +83,14 @@ export interface DashboardOptions {
    * @defaultValue `[]`
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * How long the page and the API's reads wait for each part (the bus's
+   * status, queues, dead letters, halted keys, rules, the router, the event
+   * store); a part with no answer by then reads `unavailable: no answer
+   * within ... ms`, so a frozen server costs one bounded wait, never the page.
+   * @defaultValue 5000
+   */
+  readonly readTimeoutMs?: number;
 }
 
 /** A dashboard started by {@link startDashboard}. */

@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { JobType, Queue } from 'bullmq';
 import type { BusStatus } from '../bus/bus-status.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
@@ -8,6 +8,8 @@ import type { HaltedKey } from '../ordering/halted-key.js';
 import type { RouterStores } from '../router/router-stores.js';
 import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+import { bullmqQueueCounts } from './bullmq-queues.js';
+import { NO_ANSWER, noAnswerMessage, readWithin } from './read-within.js';
 
 /** Dead letters shown on the page; `GET api/dead-letters?limit=` lists more. */
 export const DEAD_LETTERS_SHOWN = 200;
@@ -88,33 +90,35 @@ export interface SnapshotSources {
   readonly queues: readonly Queue[];
   readonly router?: RouterStores;
   readonly eventStore?: EventStore;
+  /** How long each part may take before it is shown as unavailable (`readTimeoutMs`). */
+  readonly readTimeoutMs: number;
 }
 
-const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
+const JOB_STATES: readonly JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];
 
 /**
  * Reads a {@link DashboardSnapshot}, every part at once; a part that fails
- * (the event store's database down, the router's Redis gone) is logged
- * through the bus's logger and shown as unavailable, the rest as usual.
+ * (the event store's database down, the bus's Redis gone) or gives no answer
+ * within `readTimeoutMs` is logged through the bus's logger and shown as
+ * unavailable, the rest as usual.
  */
 export async function readSnapshot(sources: SnapshotSources): Promise<DashboardSnapshot> {
-  const { bus, queues, router, eventStore } = sources;
+  const { bus, queues, router, eventStore, readTimeoutMs } = sources;
   const part = async <T>(name: string, read: () => Promise<T>): Promise<SnapshotPart<T>> => {
+    let message: string;
     try {
-      return await read();
+      const value = await readWithin(read, readTimeoutMs);
+      if (value !== NO_ANSWER) return value;
+      message = noAnswerMessage(readTimeoutMs);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      bus.logger.warn({ part: name, error: message }, 'the dashboard could not read a part of its page');
-      return { unavailable: message };
+      message = error instanceof Error ? error.message : String(error);
     }
+    bus.logger.warn({ part: name, error: message }, 'the dashboard could not read a part of its page');
+    return { unavailable: message };
   };
   const [status, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
     part('status', () => bus.status()),
-    part('queues', () =>
-      Promise.all(
-        queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...JOB_STATES) })),
-      ),
-    ),
+    part('queues', () => bullmqQueueCounts(bus, queues, JOB_STATES)),
     part('dead letters', () => bus.deadLetters.list({ limit: DEAD_LETTERS_SHOWN })),
     part('halted keys', () => bus.ordering.halted()),
     part('rules', () => bus.rules.list()),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
+import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { BULL_BOARD_MODULES, type BullBoardModules, mountBullBoard } from './bull-board.js';
 import { bullmqQueuesOf } from './bullmq-queues.js';
 import { registerDashboardApi } from './dashboard-api.js';
@@ -10,6 +11,9 @@ import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 import { renderPage } from './render-page.js';
 import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
+
+/** How long a read of the page waits for each part unless `readTimeoutMs` says. */
+const DEFAULT_READ_TIMEOUT_MS = 5_000;
 
 /**
  * Starts the operations dashboard: a page with the bus's backlog, dead
@@ -43,6 +47,12 @@ export async function startDashboardWith(
     throw new ConfigError(`the dashboard's port must be 0..65535, got ${port}`);
   }
   const host = options.host ?? '127.0.0.1';
+  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+  if (!Number.isInteger(readTimeoutMs) || readTimeoutMs < 1 || readTimeoutMs > MAX_TIMER_MS) {
+    throw new ConfigError(
+      `the dashboard's readTimeoutMs must be an integer from 1 to ${MAX_TIMER_MS}, got ${readTimeoutMs}`,
+    );
+  }
   const queues = bullmqQueuesOf(bus);
   // No request logging: headers carry credentials.
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
@@ -68,6 +78,7 @@ export async function startDashboardWith(
     const sources: SnapshotSources = {
       bus,
       queues,
+      readTimeoutMs,
       ...(options.router === undefined ? {} : { router: options.router }),
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
     };

@@ -26,7 +26,7 @@ export interface HandlerEntryOptions<E extends Event = Event> {
    * Longest a run may take, in milliseconds; a run still going then counts as
    * a failed attempt (`HandlerTimeoutError`) and its `ctx.signal` is aborted.
    * `0`: no limit.
-   * @defaultValue `config.handlerTimeoutMs`
+   * @defaultValue the config option `handlers.timeoutMs`
    */
   timeoutMs?: number;
   /**

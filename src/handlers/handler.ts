@@ -10,7 +10,7 @@ export interface HandlerContext {
   readonly attempt: number;
   /**
    * Aborted when the run reaches its timeout (`timeoutMs` of the entry, or
-   * config `handlerTimeoutMs`), with the `HandlerTimeoutError` as its reason.
+   * the config option `handlers.timeoutMs`), with the `HandlerTimeoutError` as its reason.
    * Pass it to `fetch` and other I/O so a run that timed out stops.
    */
   readonly signal: AbortSignal;

@@ -8,11 +8,23 @@ import type { HaltedLane, OrderingStore } from './ordering-store.js';
  * list the keys halted by a handler that gave up, and resume them.
  */
 export class OrderedKeys {
-  constructor(private readonly store: OrderingStore) {}
+  /**
+   * @param store - the lanes.
+   * @param failure - what an error of the store becomes for the caller (the transport's
+   *   outage named with its server, as `bus.status()` does); by default the error as it is.
+   */
+  constructor(
+    private readonly store: OrderingStore,
+    private readonly failure: (action: string, error: unknown) => unknown = (_, error) => error,
+  ) {}
 
   /** The halted keys, oldest halt first; one entry per halted lane (sync, or one async handler). */
   async halted(): Promise<HaltedKey[]> {
-    return (await this.store.halted()).map(toHaltedKey);
+    try {
+      return (await this.store.halted()).map(toHaltedKey);
+    } catch (error) {
+      throw this.failure('list the halted order keys', error);
+    }
   }
 
   /**
@@ -21,7 +33,11 @@ export class OrderedKeys {
    * Resolves to how many lanes resumed (0 if the key was not halted).
    */
   async redrive(key: string): Promise<number> {
-    return this.store.resume('redrive', await this.lanesOf(key));
+    try {
+      return await this.store.resume('redrive', await this.lanesOf(key));
+    } catch (error) {
+      throw this.failure(`re-drive the order key ${key}`, error);
+    }
   }
 
   /**
@@ -30,7 +46,11 @@ export class OrderedKeys {
    * events. Resolves to how many lanes resumed.
    */
   async skip(key: string): Promise<number> {
-    return this.store.resume('skip', await this.lanesOf(key));
+    try {
+      return await this.store.resume('skip', await this.lanesOf(key));
+    } catch (error) {
+      throw this.failure(`skip the order key ${key}`, error);
+    }
   }
 
   /** Ordered events waiting in lanes (halted ones included). */

@@ -1,4 +1,9 @@
+import { envNameOf } from '../../config/option-env.js';
+import { OPTION_PATHS } from '../../config/option-paths.js';
 import { CommitbusError } from '../../support/commitbus-error.js';
+
+/** The config option of every handler's timeout, by its grouped name (`handlers.timeoutMs`). */
+const TIMEOUT_OPTION = OPTION_PATHS.handlerTimeoutMs;
 
 /**
  * A handler run did not settle within its timeout. It counts as a failed
@@ -14,7 +19,7 @@ export class HandlerTimeoutError extends CommitbusError {
     readonly timeoutMs: number,
   ) {
     super(
-      `handler ${JSON.stringify(handlerName)} did not finish within ${timeoutMs} ms for event ${eventId}; the run counts as a failed attempt and its ctx.signal was aborted. Make the handler stop its I/O when ctx.signal aborts, or give it more time with the entry option timeoutMs (or config handlerTimeoutMs; 0 = no limit)`,
+      `handler ${JSON.stringify(handlerName)} did not finish within ${timeoutMs} ms for event ${eventId}; the run counts as a failed attempt and its ctx.signal was aborted. Make the handler stop its I/O when ctx.signal aborts, or give it more time with the handler's option timeoutMs, or config ${TIMEOUT_OPTION} (env ${envNameOf(TIMEOUT_OPTION)}); 0 = no limit`,
     );
   }
 }

@@ -8,16 +8,19 @@ export class TransportUnavailableError extends CommitbusError {
   /**
    * @param action - what could not be done ("publish 3 event(s)").
    * @param where - the server, without a password.
-   * @param options - `cause`, and `setting`: what to check (default `REDIS_URL`).
+   * @param options - `cause` (kept, without secrets); `reason`, the cause as the message
+   *   names it first (by default `cause`'s message); `fix`, what to do, a sentence (by
+   *   default `Is the server running, and is <setting> right?`, `setting` by default `REDIS_URL`).
    */
-  constructor(action: string, where: string, options: ErrorOptions & { cause: unknown; setting?: string }) {
-    const reason = (options.cause instanceof Error ? options.cause.message : String(options.cause)).replace(
-      /\.+$/,
-      '',
-    );
-    super(
-      `could not ${action} on ${where}: ${reason}. Is the server running, and is ${options.setting ?? 'REDIS_URL'} right?`,
-      { cause: options.cause },
-    );
+  constructor(
+    action: string,
+    where: string,
+    options: ErrorOptions & { cause: unknown; setting?: string; reason?: string; fix?: string },
+  ) {
+    const reason =
+      options.reason ??
+      (options.cause instanceof Error ? options.cause.message : String(options.cause)).replace(/\.+$/, '');
+    const fix = options.fix ?? `Is the server running, and is ${options.setting ?? 'REDIS_URL'} right?`;
+    super(`could not ${action} on ${where}: ${reason}. ${fix}`, { cause: options.cause });
   }
 }

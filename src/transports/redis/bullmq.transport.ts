@@ -9,7 +9,7 @@ import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
-import { sanitizeError } from '../../support/sanitize-error.js';
+import { redactSecrets, sanitizeError } from '../../support/sanitize-error.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
@@ -19,6 +19,7 @@ import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import type { RedisClient } from './redis-client.js';
 import { RedisConnections } from './redis-connections.js';
+import { describeRedisFailure } from './redis-failure.js';
 import { isRedisOutage } from './redis-outage.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
@@ -110,16 +111,34 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     };
   }
 
+  /**
+   * Resolves once the bus's connection answers a `PING`; while Redis cannot be
+   * reached it rejects soon with a {@link TransportUnavailableError} naming the
+   * server. Call it before BullMQ's own calls on {@link bullmqQueues}, which
+   * wait for Redis without end.
+   */
+  async reachable(action: string): Promise<void> {
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      throw this.unavailable(action, error);
+    }
+  }
+
   /** An outage's error as a {@link TransportUnavailableError} naming the server; others as they are. */
   failure(action: string, error: unknown): unknown {
     return isRedisOutage(error) ? this.unavailable(action, error) : error;
   }
 
   private unavailable(action: string, error: unknown): TransportUnavailableError {
-    return new TransportUnavailableError(action, this.connections.describe(), {
+    const { connections } = this;
+    // The cause first (ECONNREFUSED, WRONGPASS), not ioredis's "Reached the max retries per request limit".
+    const failure = describeRedisFailure(error, connections.lastError(this.redis), connections);
+    return new TransportUnavailableError(action, connections.describe(), {
       // A copy without what ioredis keeps on its errors (a failed AUTH's password among them).
-      cause: sanitizeError(error, this.connections.secrets),
-      setting: this.connections.setting,
+      cause: sanitizeError(failure.root, connections.secrets),
+      reason: redactSecrets(failure.reason, connections.secrets),
+      fix: failure.fix,
     });
   }
 

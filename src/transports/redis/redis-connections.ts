@@ -17,6 +17,11 @@ export class RedisConnections {
   readonly setting: string;
   /** The passwords in the settings (as written and percent-decoded), to mask in errors and logs. */
   readonly secrets: readonly string[];
+  /** A URL's user name or password holds a bare `@`, `#` or `?`, which it must percent-encode. */
+  readonly bareCredentialCharacters: boolean;
+  /** Its connections are to a Redis Cluster. */
+  readonly cluster: boolean;
+  private readonly lastErrors = new WeakMap<RedisClient, Error>();
   private readonly openOne: (maxRetriesPerRequest: number | null) => RedisClient;
   private readonly where: () => string;
 
@@ -30,6 +35,11 @@ export class RedisConnections {
   ) {
     const cluster = config.redisCluster;
     this.secrets = secretsOf(config);
+    this.cluster = cluster !== undefined;
+    const urls = cluster === undefined ? [config.redisUrl] : Array.isArray(cluster) ? cluster : [];
+    this.bareCredentialCharacters = urls.some(
+      (url) => typeof url === 'string' && hasBareCredentialCharacters(url),
+    );
     if (cluster === undefined) {
       const url = config.redisUrl;
       // A configuration built by hand skips resolveConfig's check, and ioredis would throw
@@ -90,8 +100,18 @@ export class RedisConnections {
     client.on('error', scrub);
     if (client instanceof Cluster) client.on('node error', scrub);
     client.on('error', this.onError);
+    // What a command that gave up ("max retries", "Cluster isn't ready") failed of: see lastError.
+    const remember = (error: Error) => this.lastErrors.set(client, error);
+    // A cluster's own error says only that every node failed; its nodes' errors say why.
+    client.on(client instanceof Cluster ? 'node error' : 'error', remember);
+    client.on('ready', () => this.lastErrors.delete(client));
     if (client instanceof Cluster && maxRetriesPerRequest !== null) failFast(client);
     return client;
+  }
+
+  /** The last connection error of `client` (one {@link open} made) since it was last ready. */
+  lastError(client: RedisClient): Error | undefined {
+    return this.lastErrors.get(client);
   }
 
   /** `Redis at redis://…` or `Redis Cluster at host:port, …`, for logs and errors: never a password. */
@@ -100,18 +120,33 @@ export class RedisConnections {
   }
 }
 
+/** Whether the user name or password of `url` (before its last `@`) holds a bare `@`, `#` or `?`. */
+function hasBareCredentialCharacters(url: string): boolean {
+  const credentials = /^[a-z][a-z0-9+.-]*:\/\/([\s\S]*)@/i.exec(url)?.[1];
+  return credentials !== undefined && /[@#?]/.test(credentials);
+}
+
 /**
  * A cluster connection's commands queue up without limit while no node is
  * reachable (`maxRetriesPerRequest` bounds only each node's own queue). Once
- * the first connection attempt has settled, one way or the other, they fail
- * at once instead, as they do on a single Redis after `maxRetriesPerRequest`.
+ * the first connection attempt has settled they fail at once instead, as they
+ * do on a single Redis after `maxRetriesPerRequest`: when it failed, the
+ * commands sent before (queued while it ran) fail with its error, and later
+ * ones with ioredis's "Cluster isn't ready" until the cluster is back.
  */
 function failFast(cluster: Cluster): void {
-  const stopQueueing = () => {
+  const settled = (error?: Error) => {
     cluster.options.enableOfflineQueue = false;
-    cluster.off('ready', stopQueueing);
-    cluster.off('error', stopQueueing);
+    cluster.off('ready', settled);
+    cluster.off('error', settled);
+    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`.
+    if (error !== undefined) (cluster as unknown as OfflineQueue).flushQueue?.(error);
   };
-  cluster.on('ready', stopQueueing);
-  cluster.on('error', stopQueueing);
+  cluster.on('ready', settled);
+  cluster.on('error', settled);
+}
+
+/** The part of an ioredis `Cluster` (private in its types) that rejects every queued command. */
+interface OfflineQueue {
+  flushQueue?(error: Error): void;
 }

@@ -14,7 +14,7 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const CONNECTION_MESSAGES =
-  /Connection is closed|Stream isn't writeable|Command timed out|None of startup nodes/;
+  /Connection is closed|Stream isn't writeable|Command timed out|None of startup nodes|Cluster isn't ready|Failed to refresh slots cache/;
 
 /**
  * Whether an error from ioredis (or BullMQ on it) means Redis cannot be

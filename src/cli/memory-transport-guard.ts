@@ -1,0 +1,23 @@
+import type { EventBus } from '../bus/event-bus.js';
+import { CliError } from './errors/cli.error.js';
+
+/** The variable that asks for the in-process transport on purpose. */
+const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
+
+/**
+ * Refuses a command that would show or work another process's bus on the
+ * in-process (`memory`) transport, which it only gets when no Redis is
+ * configured (`REDIS_URL` unset, `loadConfigFromEnv()`'s default): a worker
+ * that handles nothing the services publish, a status of zeros. Allowed when
+ * the environment asks for that transport (`COMMITBUS_TRANSPORT=memory`).
+ *
+ * @param what - the command, as the message names it (`commitbus worker`).
+ * @throws CliError saying what to set.
+ */
+export function refuseUnaskedMemoryTransport(bus: EventBus, what: string): void {
+  if (bus.config.transport !== 'memory') return;
+  if (process.env[TRANSPORT_VARIABLE]?.trim() === 'memory') return;
+  throw new CliError(
+    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (no Redis is configured: REDIS_URL, COMMITBUS_REDIS_URL and REDIS_CLUSTER_NODES are unset, or the module's config says transport: 'memory'). Set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
+  );
+}
