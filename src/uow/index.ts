@@ -2,6 +2,7 @@ export { NestedTransactionError } from './errors/nested-transaction.error.js';
 export { NoBusError } from './errors/no-bus.error.js';
 export { NoDataSourceError } from './errors/no-data-source.error.js';
 export { PublishAfterCommitError } from './errors/publish-after-commit.error.js';
+export { TransactionAbortedError } from './errors/transaction-aborted.error.js';
 export { UnitOfWorkClosedError } from './errors/unit-of-work-closed.error.js';
 export { UnitOfWorkDecoratorError } from './errors/unit-of-work-decorator.error.js';
 export { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';

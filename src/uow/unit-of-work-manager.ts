@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { AbortWatch } from './abort-watch.js';
 import { NoDataSourceError } from './errors/no-data-source.error.js';
 import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import { NO_BUS } from './no-bus.js';
@@ -78,13 +79,19 @@ export class UnitOfWorkManager {
   private async transaction<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<Outcome<T>> {
     const runner = this.dataSource.createQueryRunner();
     let uow: UnitOfWork | undefined;
+    let watch: AbortWatch | undefined;
     try {
       await runner.connect();
+      watch = await AbortWatch.on(runner);
       await runner.startTransaction(this.options.isolation);
       const current = new UnitOfWork(runner.manager, this.bus);
       uow = current;
       const result = await runInUnitOfWork(current, () => fn(current));
+      // A failed statement whose error was caught left the transaction aborted:
+      // COMMIT would answer ROLLBACK, and the unit of work must not act committed.
+      watch?.throwIfAborted();
       await current.beforeCommit();
+      watch?.throwIfAborted();
       await runner.commitTransaction();
       return { ok: true, uow: current, result };
     } catch (error) {
@@ -93,7 +100,7 @@ export class UnitOfWorkManager {
           // The connection is broken; the database rolls back on its own.
         });
       }
-      return { ok: false, uow, error };
+      return { ok: false, uow, error: watch === undefined ? error : watch.explain(error) };
     } finally {
       await release(runner);
     }
