@@ -4,7 +4,9 @@ import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import type { Operation } from './operation.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from './unit-of-work-bus.js';
 
-type Phase = 'open' | 'committed' | 'rolledBack';
+type Phase = 'open' | 'rollbackRequested' | 'committed' | 'rolledBack';
+
+const REGISTERED: Promise<void> = Promise.resolve();
 
 /**
  * One database transaction plus the operations to run around its outcome.
@@ -14,6 +16,8 @@ export class UnitOfWork {
   /** Events registered with `SendEventOp`, published after commit. */
   readonly events: UnitOfWorkEvents;
   private readonly operations: Operation[] = [];
+  // The async onRegister hooks started, awaited before the unit of work ends.
+  private readonly registering: Promise<void>[] = [];
   private phase: Phase = 'open';
 
   /**
@@ -27,13 +31,62 @@ export class UnitOfWork {
     this.events = bus.openEvents();
   }
 
-  /** Registers an operation and runs its `onRegister` at once. */
-  register(operation: Operation): void {
+  /**
+   * Registers an operation and runs its `onRegister` at once. An async
+   * `onRegister` (one that does I/O, such as writing its record) is awaited
+   * before the unit of work commits, and its failure fails the unit of work;
+   * the promise returned settles with it, so a service may await it to see
+   * the outcome at once. Throws {@link UnitOfWorkClosedError} once the unit
+   * of work is committing, committed or rolled back.
+   */
+  register(operation: Operation): Promise<void> {
     if (this.phase !== 'open') {
-      throw new UnitOfWorkClosedError(this.phase === 'rolledBack' ? 'rolled back' : this.phase);
+      throw new UnitOfWorkClosedError(this.phase === 'committed' ? 'committed' : 'rolled back');
     }
-    operation.onRegister?.(this);
+    const registering = operation.onRegister?.(this);
     this.operations.push(operation);
+    if (registering === undefined) return REGISTERED;
+    const settled = Promise.resolve(registering);
+    // Not an unhandled rejection: the unit of work fails with it before commit.
+    settled.catch(() => {});
+    this.registering.push(settled);
+    return settled;
+  }
+
+  /**
+   * Ends this unit of work as a rollback without throwing (Invenio's
+   * `uow.rollback()`): when its callback returns, the transaction is rolled
+   * back, the operations' `onRollback` and `onPostRollback` run (not
+   * `onException`), no event is sent, and the callback's value is returned.
+   * From now on registering throws {@link UnitOfWorkClosedError}; a unit of
+   * work started inside this one still joins it, and fails so.
+   */
+  rollback(): void {
+    if (this.phase === 'open') this.phase = 'rollbackRequested';
+  }
+
+  /** @internal Whether {@link rollback} was called and the transaction is to be rolled back. */
+  get rollbackRequested(): boolean {
+    return this.phase === 'rollbackRequested';
+  }
+
+  /** @internal Whether its transaction has not ended yet: units of work started inside it join it. */
+  get inTransaction(): boolean {
+    return this.phase === 'open' || this.phase === 'rollbackRequested';
+  }
+
+  /**
+   * @internal Waits for every async `onRegister` (those they register too);
+   * throws the first failure, in registration order, once all have settled.
+   */
+  async registered(): Promise<void> {
+    let waited = 0;
+    while (waited < this.registering.length) {
+      const batch = this.registering.slice(waited);
+      waited = this.registering.length;
+      await Promise.allSettled(batch);
+    }
+    for (const registering of this.registering) await registering;
   }
 
   /** Whether the transaction is still open. */
@@ -64,6 +117,12 @@ export class UnitOfWork {
       (op) => op.onRollback?.(this),
       (op) => op.onPostRollback?.(this),
     ]);
+  }
+
+  /** @internal After {@link rollback}: runs `onRollback`, `onPostRollback` (no `onException`); rethrows the first failure. */
+  async afterRequestedRollback(): Promise<void> {
+    this.phase = 'rolledBack';
+    await this.runHooks([(op) => op.onRollback?.(this), (op) => op.onPostRollback?.(this)]);
   }
 
   // Every hook runs even if an earlier one threw: one failing operation must
