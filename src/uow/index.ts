@@ -1,4 +1,5 @@
 export { NestedTransactionError } from './errors/nested-transaction.error.js';
+export { NestedUnitOfWorkFailedError } from './errors/nested-unit-of-work-failed.error.js';
 export { NoBusError } from './errors/no-bus.error.js';
 export { NoDataSourceError } from './errors/no-data-source.error.js';
 export { PublishAfterCommitError } from './errors/publish-after-commit.error.js';

@@ -58,7 +58,7 @@ export class UnitOfWorkManager {
   async run<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     const active = currentUnitOfWork();
     if (active !== undefined && active.manager.connection === this.dataSource) {
-      return fn(active);
+      return active.join(fn);
     }
     // The gate covers the transaction only: hooks run after it, so a hook
     // may start a unit of work of its own.
@@ -95,10 +95,13 @@ export class UnitOfWorkManager {
       uow = current;
       const result = await runInUnitOfWork(current, () => fn(current));
       await current.registered();
+      // Rolled back on purpose: nothing commits, whatever failed inside.
       if (current.rollbackRequested) {
         await runner.rollbackTransaction();
         return { kind: 'rolledBack', uow: current, result };
       }
+      // A unit of work joined to this one threw and the error was caught: its work must not commit.
+      current.throwIfNestedFailed();
       // A failed statement whose error was caught left the transaction aborted:
       // COMMIT would answer ROLLBACK, and the unit of work must not act committed.
       watch?.throwIfAborted();

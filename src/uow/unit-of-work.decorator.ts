@@ -51,7 +51,7 @@ export function unitOfWork(options: UnitOfWorkDecoratorOptions = {}) {
         return runInUnitOfWork(uow, () => original.apply(this, withUow as A));
       };
       const given = args[index];
-      if (given instanceof UnitOfWork && given.inTransaction) return call(given);
+      if (given instanceof UnitOfWork && given.inTransaction) return given.join(call);
       // run() joins the unit of work active on the same DataSource, or starts one.
       return this.unitOfWorks.run(call);
     };

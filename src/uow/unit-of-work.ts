@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { NestedUnitOfWorkFailedError } from './errors/nested-unit-of-work-failed.error.js';
 import { UnitOfWorkClosedError } from './errors/unit-of-work-closed.error.js';
 import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import type { Operation } from './operation.js';
@@ -19,6 +20,8 @@ export class UnitOfWork {
   // The async onRegister hooks started, awaited before the unit of work ends.
   private readonly registering: Promise<void>[] = [];
   private phase: Phase = 'open';
+  // What a unit of work joined to this one threw, kept even if the caller caught it.
+  private nestedFailure: { readonly error: unknown } | undefined;
 
   /**
    * @param manager - the transaction's EntityManager: do all writes through it.
@@ -73,6 +76,25 @@ export class UnitOfWork {
   /** @internal Whether its transaction has not ended yet: units of work started inside it join it. */
   get inTransaction(): boolean {
     return this.phase === 'open' || this.phase === 'rollbackRequested';
+  }
+
+  /**
+   * @internal Runs `fn` as a unit of work joined to this one (started inside
+   * it): a throw poisons this unit of work, which then rolls back with
+   * {@link NestedUnitOfWorkFailedError} even if the caller catches the error.
+   */
+  async join<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this);
+    } catch (error) {
+      this.nestedFailure ??= { error };
+      throw error;
+    }
+  }
+
+  /** @internal Throws {@link NestedUnitOfWorkFailedError} if a unit of work joined to this one threw. */
+  throwIfNestedFailed(): void {
+    if (this.nestedFailure !== undefined) throw new NestedUnitOfWorkFailedError(this.nestedFailure.error);
   }
 
   /**
