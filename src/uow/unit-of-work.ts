@@ -128,6 +128,7 @@ export class UnitOfWork {
   /** @internal Runs `onCommit` then `onPostCommit` of every operation; rethrows the first failure. */
   async afterCommit(): Promise<void> {
     this.phase = 'committed';
+    this.events.committed?.();
     await this.runHooks([(op) => op.onCommit?.(this), (op) => op.onPostCommit?.(this)]);
   }
 
