@@ -12,6 +12,7 @@ export { SendEventOp } from './send-event.op.js';
 export {
   type HasUnitOfWorks,
   type UnitOfWorkDecoratorOptions,
+  type UnitOfWorkMethodDecorator,
   unitOfWork,
 } from './unit-of-work.decorator.js';
 export { UnitOfWork } from './unit-of-work.js';
