@@ -36,8 +36,12 @@ describe.each([
     const publishes = tapPublishes(transport);
     const times = { beforeCommit: 0, afterCommit: 0 };
     const clock: Operation = {
-      onBeforeCommit: () => void (times.beforeCommit = Date.now()),
-      onCommit: () => void (times.afterCommit = Date.now()),
+      onBeforeCommit: () => {
+        times.beforeCommit = Date.now();
+      },
+      onCommit: () => {
+        times.afterCommit = Date.now();
+      },
     };
     const event = RecordCreated.create({ recid: 'later' });
     await uows.run(async (uow) => {
