@@ -92,6 +92,26 @@ describe.each([
     expect(await committedRecids(pg)).toEqual(['taken']);
   });
 
+  it('a failure caught in an onBeforeCommit hook rolls the unit of work back too', async () => {
+    const { transport, uows } = recordingBus(buses, pg, 0, config);
+    await uows.run((uow) => createRecord(uow, 'taken'));
+    const error = await uows
+      .run(async (uow) => {
+        uow.register({
+          onBeforeCommit: (u) =>
+            u.manager.insert(RecordRow, { recid: 'taken' }).then(
+              () => undefined,
+              () => undefined,
+            ),
+        });
+        await uow.manager.insert(RecordRow, { recid: 'a' });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionAbortedError);
+    expect(transport.sent()).toEqual(['RECORD.CREATE:taken']);
+    expect(await committedRecids(pg)).toEqual(['taken']);
+  });
+
   it('a failure undone by a savepoint (uow.manager.transaction) does not abort the unit of work', async () => {
     const { transport, uows } = recordingBus(buses, pg, 0, config);
     await uows.run((uow) => createRecord(uow, 'taken'));

@@ -42,16 +42,22 @@ export class AbortWatch {
         if (watch.connection.getTransactionStatus() !== 'E') watch.failure = undefined;
         return result;
       } catch (error) {
-        watch.failure ??= { statement: sql, error };
+        // Only the server's errors abort the transaction (not, say, a value pg could not serialize).
+        if (isServerError(error)) watch.failure ??= { statement: sql, error };
         throw error;
       }
     }) as QueryRunner['query'];
     return watch;
   }
 
-  /** Whether the transaction is aborted: COMMIT would roll it back. */
+  /**
+   * Whether the transaction is aborted: COMMIT would roll it back. A failed
+   * statement's error reaches the caller before the server's next
+   * ReadyForQuery (which carries the state), so a failure not undone since
+   * (by a savepoint rolled back to) counts as well.
+   */
   aborted(): boolean {
-    return this.connection.getTransactionStatus() === 'E';
+    return this.failure !== undefined || this.connection.getTransactionStatus() === 'E';
   }
 
   /** Throws {@link TransactionAbortedError} naming the first failed statement if the transaction is aborted. */
@@ -73,6 +79,12 @@ export class AbortWatch {
     const { statement, error } = this.failure ?? { statement: '(unknown)', error: undefined };
     return new TransactionAbortedError(statement, describeError(error).message, { cause: error });
   }
+}
+
+/** Whether the server refused the statement: a SQLSTATE `code` on the driver's error. */
+function isServerError(error: unknown): boolean {
+  const { driverError } = error as { driverError?: { code?: unknown } };
+  return typeof driverError?.code === 'string' && /^[0-9A-Z]{5}$/.test(driverError.code);
 }
 
 function isPgConnection(value: unknown): value is PgConnection {
