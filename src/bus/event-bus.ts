@@ -247,9 +247,14 @@ export class EventBus implements UnitOfWorkBus {
     });
   }
 
-  /** Starts consuming in this process: drains, async handler jobs, retries, ordered lanes. */
+  /**
+   * Starts consuming in this process: drains, async handler jobs, retries,
+   * ordered lanes. With the outbox on, it first checks the outbox table and
+   * refuses to start without it (`OutboxNotConfiguredError`).
+   */
   async startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
     if (this.closed) throw new BusClosedError('start a worker');
+    await this.outboxOf?.check();
     const worker = await startBusWorker(
       {
         config: this.config,

@@ -175,6 +175,7 @@ export class Publishing implements PostCommitPublisher {
     await withTransactionGate(dataSource, () =>
       dataSource.transaction((manager) => batch.beforeCommit(manager)),
     );
+    batch.committed();
     await batch.flush();
   }
 

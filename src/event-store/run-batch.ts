@@ -137,6 +137,7 @@ async function attempt(
           });
         const status = out.known ? 'handled' : 'ignored';
         const record = finishedEvent(event.v, status, out);
+        await uow?.registered();
         await uow?.beforeCommit();
         finished.push(record);
         history.push({ ...event, data: out.data, status, result: out.result, events: out.events });

@@ -1,6 +1,7 @@
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';
 import type { Outbox } from './outbox.js';
 
 /** What the relay needs from the bus configuration. */
@@ -15,25 +16,42 @@ export interface OutboxRelaySettings {
  * Republishes what publishers left in the outbox: every `outboxRelayEveryMs`,
  * batch after batch of rows older than the grace period (see
  * {@link Outbox.relayOnce}) until a batch comes back short. Runs in every
- * process whose bus has a DataSource.
+ * process whose bus has a DataSource. Its first run checks the outbox table
+ * and logs {@link OutboxNotConfiguredError} (once) when it is missing.
  */
 export class OutboxRelay {
   private readonly task: PeriodicTask;
+  private ready = false;
+  private reported = false;
 
   constructor(
-    outbox: Outbox,
+    private readonly outbox: Outbox,
     publish: (events: readonly OutgoingEvent[]) => Promise<unknown>,
     settings: OutboxRelaySettings,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     this.task = new PeriodicTask(
       'outbox relay',
       settings.outboxRelayEveryMs,
       async () => {
+        if (!this.ready && !(await this.checkSetup())) return;
         while ((await outbox.relayOnce(publish)) >= settings.outboxRelayBatchSize);
       },
       logger,
     );
+  }
+
+  // The first run checks the outbox's table, so a process without it says so as
+  // it starts (once), not at its first commit; later runs check until it is there.
+  private async checkSetup(): Promise<boolean> {
+    try {
+      this.ready = await this.outbox.check();
+    } catch (error) {
+      if (!(error instanceof OutboxNotConfiguredError)) throw error;
+      if (!this.reported) this.logger.error({ code: error.code }, error.message);
+      this.reported = true;
+    }
+    return this.ready;
   }
 
   /** Starts relaying (a first look at once). */

@@ -54,6 +54,29 @@ export class Outbox {
     this.positions = new OrderPositions(dataSource);
   }
 
+  /**
+   * Checks that units of work can write to the outbox: the DataSource knows
+   * the `commitbus_outbox` entity and its table exists. Resolves `true` when
+   * they can, `false` when the DataSource is not initialized yet (nothing to
+   * ask); throws {@link OutboxNotConfiguredError} naming what is missing.
+   */
+  async check(): Promise<boolean> {
+    if (!this.dataSource.isInitialized) return false;
+    if (!this.dataSource.hasMetadata(OutboxRecordEntity)) {
+      throw new OutboxNotConfiguredError('the DataSource does not know the commitbus_outbox entity');
+    }
+    try {
+      await this.dataSource.query(`SELECT 1 FROM ${this.tableName()} WHERE 1 = 0`);
+    } catch (error) {
+      if (isMissingTable(error)) {
+        const { tablePath } = this.dataSource.getMetadata(OutboxRecordEntity);
+        throw new OutboxNotConfiguredError(`the table ${tablePath} does not exist`, { cause: error });
+      }
+      throw error;
+    }
+    return true;
+  }
+
   /** Writes `entries` in the transaction of `manager`, in one INSERT. */
   async write(manager: EntityManager, entries: readonly OutboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
@@ -97,10 +120,7 @@ export class Outbox {
     if (this.insertSqlOf === undefined) {
       const metadata = this.dataSource.getMetadata(OutboxRecordEntity);
       const { driver } = this.dataSource;
-      const table = metadata.tablePath
-        .split('.')
-        .map((part) => driver.escape(part))
-        .join('.');
+      const table = this.tableName();
       const columns = [
         'eventId',
         'createdAt',
@@ -116,6 +136,16 @@ export class Outbox {
       this.insertSqlOf = `INSERT INTO ${table} (${columns.join(', ')})`;
     }
     return this.insertSqlOf;
+  }
+
+  /** The outbox table's name, escaped for SQL (with its schema, if it has one). */
+  private tableName(): string {
+    const { driver } = this.dataSource;
+    return this.dataSource
+      .getMetadata(OutboxRecordEntity)
+      .tablePath.split('.')
+      .map((part) => driver.escape(part))
+      .join('.');
   }
 
   /**

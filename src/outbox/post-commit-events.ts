@@ -23,6 +23,12 @@ export interface PostCommitPublisher {
   readonly config: { readonly publishAttempts: number; readonly publishBackoffMs: number };
 }
 
+/** An event kept in the transaction, with how long after the commit it is due. */
+interface Kept {
+  readonly entry: OutboxEntry;
+  readonly delivery: DeliveryOptions | undefined;
+}
+
 interface Registered {
   readonly event: Event;
   readonly payload: string;
@@ -39,7 +45,8 @@ interface Registered {
 export class PostCommitEvents implements UnitOfWorkEvents {
   private readonly registered: Registered[] = [];
   private readonly ids = new Set<string>();
-  private outgoing: OutgoingEvent[] | undefined;
+  private kept: Kept[] | undefined;
+  private committedAt: number | undefined;
   private flushing: Promise<void> | undefined;
 
   /**
@@ -57,7 +64,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
    * event whose id is already registered is ignored.
    */
   add(event: Event, delivery?: DeliveryOptions): void {
-    if (this.outgoing !== undefined) {
+    if (this.kept !== undefined) {
       throw new UnitOfWorkClosedError('committed');
     }
     deliverAtOf(delivery);
@@ -74,21 +81,44 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   }
 
   /**
-   * @internal Fixes delivery times, gives ordered events their positions (with
-   * an outbox) and writes the events to the outbox, in `manager`'s transaction.
+   * @internal Gives ordered events their positions (with an outbox) and
+   * writes the events to the outbox, in `manager`'s transaction. A delayed
+   * row is due `delay` after now: only a relay, republishing what a dead
+   * publisher left, goes by it; the publish after commit counts from the
+   * commit (see {@link PostCommitEvents.committed}).
    */
   async beforeCommit(manager: EntityManager): Promise<void> {
     const now = Date.now();
     const next = await this.reservePositions(manager);
-    const entries: OutboxEntry[] = this.registered.map(({ event, payload, delivery, orderKey }) => {
+    const kept = this.registered.map(({ event, payload, delivery, orderKey }): Kept => {
       const entry = { id: event.id, handlingKey: event.handlingKey, payload };
-      if (orderKey === undefined) return { ...entry, deliverAt: deliverAtOf(delivery, now) };
+      if (orderKey === undefined)
+        return { entry: { ...entry, deliverAt: deliverAtOf(delivery, now) }, delivery };
       const orderPosition = next?.get(orderKey);
       if (orderPosition !== undefined) next?.set(orderKey, orderPosition + 1);
-      return { ...entry, orderKey, orderPosition };
+      return { entry: { ...entry, orderKey, orderPosition }, delivery };
     });
-    this.outgoing = entries.map((entry) => toOutgoing(entry.id, entry.payload, entry));
-    if (this.outbox !== undefined) await this.outbox.write(manager, entries);
+    this.kept = kept;
+    if (this.outbox !== undefined)
+      await this.outbox.write(
+        manager,
+        kept.map((k) => k.entry),
+      );
+  }
+
+  /** @internal The transaction committed: a delay counts from now, as `SendEventOp` promises. */
+  committed(): void {
+    this.committedAt ??= Date.now();
+  }
+
+  /** What the transport takes, delivery times counted from the commit. */
+  private outgoing(): OutgoingEvent[] {
+    const committedAt = this.committedAt ?? Date.now();
+    return (this.kept ?? []).map(({ entry, delivery }) => {
+      const routing =
+        entry.orderKey === undefined ? { ...entry, deliverAt: deliverAtOf(delivery, committedAt) } : entry;
+      return toOutgoing(entry.id, entry.payload, routing);
+    });
   }
 
   /**
@@ -122,7 +152,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   }
 
   private async publishFromOutbox(outbox: Outbox): Promise<void> {
-    const outgoing = this.outgoing ?? [];
+    const outgoing = this.outgoing();
     if (outgoing.length === 0) return;
     try {
       await this.bus.publishEncoded(outgoing, this.events());
@@ -137,7 +167,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   }
 
   private async publishWithRetry(): Promise<void> {
-    const outgoing = this.outgoing ?? [];
+    const outgoing = this.outgoing();
     if (outgoing.length === 0) return;
     const { publishAttempts, publishBackoffMs } = this.bus.config;
     let lastError: unknown;

@@ -7,10 +7,15 @@ import type { UnitOfWork } from './unit-of-work.js';
  * On success: every `onBeforeCommit` (in the transaction), DB commit, then
  * every `onCommit`, then every `onPostCommit`.
  * On failure: DB rollback, then every `onException`, `onRollback`, `onPostRollback`.
+ * Rolled back on purpose (`uow.rollback()`): the same without `onException`.
  */
 export interface Operation {
-  /** Runs at once when the operation is registered. */
-  onRegister?(uow: UnitOfWork): void;
+  /**
+   * Runs at once when the operation is registered. It may be async (write
+   * its record, say): the unit of work awaits it before it commits, and a
+   * failure fails the unit of work (rolled back, the error rethrown).
+   */
+  onRegister?(uow: UnitOfWork): void | Promise<void>;
   /**
    * Runs inside the transaction just before commit, after the work of the
    * unit of work and before its events are written to the outbox; a throw

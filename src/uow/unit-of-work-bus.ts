@@ -16,6 +16,8 @@ export interface UnitOfWorkEvents {
   list(): readonly Event[];
   /** @internal Runs in the transaction, just before commit. */
   beforeCommit(manager: EntityManager): Promise<void>;
+  /** @internal Runs as soon as the transaction committed, before any hook: delays count from now. */
+  committed?(): void;
   /** Publishes every event once; later calls share the first call's outcome. */
   flush(): Promise<void>;
 }

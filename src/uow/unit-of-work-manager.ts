@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { AbortWatch } from './abort-watch.js';
 import { NoDataSourceError } from './errors/no-data-source.error.js';
 import { UnitOfWorkHooksError } from './errors/unit-of-work-hooks.error.js';
 import { NO_BUS } from './no-bus.js';
@@ -50,50 +51,73 @@ export class UnitOfWorkManager {
 
   /**
    * Runs `fn` in a unit of work: commits when it resolves, rolls back when it
-   * throws (and rethrows). After commit, runs the operations' commit hooks.
+   * throws (and rethrows) or when it called `uow.rollback()` (and resolves).
+   * After commit, runs the operations' commit hooks; after a rollback, their
+   * rollback hooks.
    */
   async run<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     const active = currentUnitOfWork();
     if (active !== undefined && active.manager.connection === this.dataSource) {
-      return fn(active);
+      return active.join(fn);
     }
     // The gate covers the transaction only: hooks run after it, so a hook
     // may start a unit of work of its own.
     const outcome = await withTransactionGate(this.dataSource, () => this.transaction(fn));
-    if (!outcome.ok) {
-      try {
-        await outcome.uow?.afterRollback(outcome.error);
-      } catch (hookError) {
-        throw new UnitOfWorkHooksError('the unit of work failed, and so did its rollback hooks', [
-          outcome.error,
-          hookError,
-        ]);
-      }
-      throw outcome.error;
+    switch (outcome.kind) {
+      case 'committed':
+        await outcome.uow.afterCommit();
+        return outcome.result;
+      case 'rolledBack':
+        await outcome.uow.afterRequestedRollback();
+        return outcome.result;
+      case 'failed':
+        try {
+          await outcome.uow?.afterRollback(outcome.error);
+        } catch (hookError) {
+          throw new UnitOfWorkHooksError('the unit of work failed, and so did its rollback hooks', [
+            outcome.error,
+            hookError,
+          ]);
+        }
+        throw outcome.error;
     }
-    await outcome.uow.afterCommit();
-    return outcome.result;
   }
 
   private async transaction<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<Outcome<T>> {
     const runner = this.dataSource.createQueryRunner();
     let uow: UnitOfWork | undefined;
+    let watch: AbortWatch | undefined;
     try {
       await runner.connect();
+      watch = await AbortWatch.on(runner);
       await runner.startTransaction(this.options.isolation);
       const current = new UnitOfWork(runner.manager, this.bus);
       uow = current;
       const result = await runInUnitOfWork(current, () => fn(current));
+      await current.registered();
+      // Rolled back on purpose: nothing commits, whatever failed inside.
+      if (current.rollbackRequested) {
+        await runner.rollbackTransaction();
+        return { kind: 'rolledBack', uow: current, result };
+      }
+      // A unit of work joined to this one threw and the error was caught: its work must not commit.
+      current.throwIfNestedFailed();
+      // A failed statement whose error was caught left the transaction aborted:
+      // COMMIT would answer ROLLBACK, and the unit of work must not act committed.
+      watch?.throwIfAborted();
       await current.beforeCommit();
+      watch?.throwIfAborted();
       await runner.commitTransaction();
-      return { ok: true, uow: current, result };
+      return { kind: 'committed', uow: current, result };
     } catch (error) {
+      // An async onRegister still running uses the connection: let it finish first.
+      await uow?.registered().catch(() => {});
       if (runner.isTransactionActive) {
         await runner.rollbackTransaction().catch(() => {
           // The connection is broken; the database rolls back on its own.
         });
       }
-      return { ok: false, uow, error };
+      return { kind: 'failed', uow, error: watch === undefined ? error : watch.explain(error) };
     } finally {
       await release(runner);
     }
@@ -101,8 +125,8 @@ export class UnitOfWorkManager {
 }
 
 type Outcome<T> =
-  | { readonly ok: true; readonly uow: UnitOfWork; readonly result: T }
-  | { readonly ok: false; readonly uow: UnitOfWork | undefined; readonly error: unknown };
+  | { readonly kind: 'committed' | 'rolledBack'; readonly uow: UnitOfWork; readonly result: T }
+  | { readonly kind: 'failed'; readonly uow: UnitOfWork | undefined; readonly error: unknown };
 
 // Releasing only returns the connection to the pool; a failure there must not
 // turn a committed unit of work into a failed one.
