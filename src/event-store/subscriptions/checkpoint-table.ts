@@ -3,7 +3,7 @@ import { withTransactionGate } from '../../uow/transaction-gate.js';
 import { EventStoreNotConfiguredError } from '../errors/event-store-not-configured.error.js';
 import { EventStoreUsageError } from '../errors/event-store-usage.error.js';
 import { SubscriptionRowEntity } from '../schema/subscription-row.entity.js';
-import type { StoreTables } from '../store-tables.js';
+import { type StoreTables, WRITER_ROW } from '../store-tables.js';
 import type { SubscriptionFailure, SubscriptionStatus } from './subscription-status.js';
 
 /** A checkpoint row as read, its JSON parsed. */
@@ -16,6 +16,14 @@ export interface Checkpoint {
   readonly owner: string | null;
   readonly leaseUntil: number | null;
   readonly updatedAt: number;
+}
+
+/** What a consumer reads each turn. */
+export interface Turn {
+  readonly handled: number;
+  readonly position: number;
+  readonly owner: string | null;
+  readonly status: string;
 }
 
 interface RawCheckpoint {
@@ -72,6 +80,29 @@ export class CheckpointTable {
     return row === undefined ? undefined : toCheckpoint(row);
   }
 
+  /**
+   * The store's handled version and the row's position, owner and status, in
+   * one query (a consumer's turn); undefined when the row is gone.
+   */
+  async turn(name: string): Promise<Turn | undefined> {
+    const [row] = await this.run<{
+      handled: string | number;
+      position: string | number;
+      owner: string | null;
+      status: string;
+    }>(
+      `SELECT s.handled, c.position, c.owner, c.status FROM ${this.table} c, ${this.tables.state} s WHERE c.name = ${this.p(1)} AND s.id = ${this.p(2)}`,
+      [name, WRITER_ROW],
+    );
+    if (row === undefined) return undefined;
+    return {
+      handled: Number(row.handled),
+      position: Number(row.position),
+      owner: row.owner,
+      status: row.status,
+    };
+  }
+
   /** Every row, by name. */
   async all(): Promise<Checkpoint[]> {
     return (await this.run<RawCheckpoint>(`SELECT * FROM ${this.table} ORDER BY name`)).map(toCheckpoint);
@@ -81,8 +112,8 @@ export class CheckpointTable {
   async acquire(name: string, owner: string, leaseMs: number): Promise<Checkpoint | undefined> {
     const now = Date.now();
     const [row] = await this.run<RawCheckpoint>(
-      `UPDATE ${this.table} SET owner = ${this.p(1)}, lease_until = ${this.p(2)} WHERE name = ${this.p(3)} AND status = 'active' AND (owner IS NULL OR owner = ${this.p(1)} OR lease_until < ${this.p(4)}) RETURNING *`,
-      [owner, now + leaseMs, name, now],
+      `UPDATE ${this.table} SET owner = ${this.p(1)}, lease_until = ${this.p(2)} WHERE name = ${this.p(3)} AND status = 'active' AND (owner IS NULL OR owner = ${this.p(4)} OR lease_until < ${this.p(5)}) RETURNING *`,
+      [owner, now + leaseMs, name, owner, now],
     );
     return row === undefined ? undefined : toCheckpoint(row);
   }
@@ -133,11 +164,11 @@ export class CheckpointTable {
 
   /** Makes the row active again, with `position` when given and no failures; false when there is no row. */
   async restart(name: string, position?: number): Promise<boolean> {
-    const params: unknown[] = [Date.now(), name];
-    const set = position === undefined ? '' : `, position = ${this.p(3)}`;
-    if (position !== undefined) params.push(position);
+    // Parameters in the order they appear (SQLite's are positional).
+    const params: unknown[] = position === undefined ? [Date.now(), name] : [Date.now(), position, name];
+    const set = position === undefined ? '' : `, position = ${this.p(2)}`;
     const rows = await this.run(
-      `UPDATE ${this.table} SET status = 'active', attempts = 0, error = NULL, updated_at = ${this.p(1)}${set} WHERE name = ${this.p(2)} RETURNING name`,
+      `UPDATE ${this.table} SET status = 'active', attempts = 0, error = NULL, updated_at = ${this.p(1)}${set} WHERE name = ${this.p(params.length)} RETURNING name`,
       params,
     );
     return rows.length === 1;

@@ -152,7 +152,13 @@ export class Subscription {
 
   // One page after the checkpoint; the pause before the next turn.
   private async consumePage(): Promise<number> {
-    const { handled } = await this.read((manager) => this.parts.queue.versions(manager));
+    const turn = await this.parts.table.turn(this.name);
+    // An operator reset or halted it, or another process took it: read it again from its row.
+    if (turn?.owner !== this.parts.owner || turn.status !== 'active' || turn.position !== this.position) {
+      this.lost();
+      return 0;
+    }
+    const { handled } = turn;
     if (handled <= this.position) return this.options.pollMs;
     const from = this.position;
     const to = Math.min(handled, from + this.options.batchSize);
