@@ -289,13 +289,18 @@ export class Subscription {
 // The first missing version of a page whose rows stop short of the handled version: pruned history.
 function gapFailure(v: number, events: readonly HistoryEvent[]): SubscriptionFailure {
   const next = events.find((event) => event.v > v);
-  const missing = next === undefined ? `v${v} and after` : `v${v}..v${next.v - 1}`;
+  const missing =
+    next === undefined
+      ? `rows from v${v} on are`
+      : next.v === v + 1
+        ? `row v${v} is`
+        : `rows v${v}..v${next.v - 1} are`;
   return {
     reason: 'gap',
     v,
     type: '',
     name: 'SubscriptionHistoryGap',
-    message: `history rows ${missing} are missing (pruned before the subscription consumed them)`,
+    message: `history ${missing} missing (pruned before the subscription consumed them)`,
     at: Date.now(),
     attempts: 1,
   };
