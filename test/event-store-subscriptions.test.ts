@@ -18,6 +18,7 @@ import {
 import type { EventStore, HistoryEvent } from '../src/index.js';
 import { items, pairs } from './fixtures/es-items.js';
 import { describeOnBothDatabases } from './helpers/event-store-bed.js';
+import { waitFor } from './helpers/wait-for.js';
 
 // Short waits: a consumer looks every 10 ms, retries after 10 ms (at most 40).
 const FAST = { pollMs: 10, takeoverMs: 20, leaseMs: 5_000, retryDelayMs: 10, maxRetryDelayMs: 40 } as const;
@@ -88,6 +89,18 @@ describeOnBothDatabases('event store subscriptions', (bed) => {
     await add(store, 'f');
     expect(await again.subscription.caughtUp({ pollMs: 10 })).toBe(6);
     expect(again.versions()).toEqual([6]);
+  });
+
+  it('started before anything was ever dispatched (no state rows yet), it waits quietly, then consumes', async () => {
+    const reader = bed.create({ models: [items] }); // never started: its tables are untouched
+    const { subscription, versions } = await subscribe(reader, { name: 'early' });
+    await waitFor('it to hold the lease', () => subscription.isConsuming, { intervalMs: 10 });
+    const writer = await bed.start({ models: [items] });
+    await add(writer, 'a');
+    expect(await subscription.caughtUp({ pollMs: 10 })).toBe(1);
+    expect(versions()).toEqual([1]);
+    expect(bed.logs.filter((l) => l.message.includes('"early" consumes here'))).toHaveLength(1);
+    expect(bed.logs.filter((l) => l.level !== 'info')).toEqual([]);
   });
 
   it('types and statuses choose what the handler gets; the checkpoint passes the rest', async () => {

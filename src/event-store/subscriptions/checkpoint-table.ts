@@ -86,17 +86,18 @@ export class CheckpointTable {
    */
   async turn(name: string): Promise<Turn | undefined> {
     const [row] = await this.run<{
-      handled: string | number;
+      handled: string | number | null;
       position: string | number;
       owner: string | null;
       status: string;
     }>(
-      `SELECT s.handled, c.position, c.owner, c.status FROM ${this.table} c, ${this.tables.state} s WHERE c.name = ${this.p(1)} AND s.id = ${this.p(2)}`,
-      [name, WRITER_ROW],
+      // The state row is missing until the store's first dispatch or start: handled 0 then.
+      `SELECT s.handled, c.position, c.owner, c.status FROM ${this.table} c LEFT JOIN ${this.tables.state} s ON s.id = ${this.p(1)} WHERE c.name = ${this.p(2)}`,
+      [WRITER_ROW, name],
     );
     if (row === undefined) return undefined;
     return {
-      handled: Number(row.handled),
+      handled: Number(row.handled ?? 0),
       position: Number(row.position),
       owner: row.owner,
       status: row.status,

@@ -46,6 +46,7 @@ export class Subscription {
   private heartbeat: NodeJS.Timeout | undefined;
   private controller = new AbortController();
 
+  /** @internal Made by `store.subscriptions.start`. */
   constructor(
     private readonly options: ResolvedSubscriptionOptions,
     private readonly parts: SubscriptionParts,

@@ -11,7 +11,8 @@ export class WakeTimer {
   sleep(ms: number): Promise<void> {
     if (this.woken || ms <= 0) {
       this.woken = false;
-      return Promise.resolve();
+      // Still a turn of the event loop: SQLite's queries are synchronous, and a loop of them must not starve timers and I/O.
+      return new Promise((resolve) => setImmediate(resolve));
     }
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
