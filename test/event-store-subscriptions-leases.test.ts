@@ -37,7 +37,11 @@ function gate() {
   const opened = new Promise<void>((resolve) => {
     open = resolve;
   });
-  return { reached, open, pass: () => (entered(), opened) };
+  const pass = () => {
+    entered();
+    return opened;
+  };
+  return { reached, open, pass };
 }
 
 describeOnBothDatabases('event store subscription leases', (bed) => {

@@ -11,6 +11,7 @@ import {
   EventStoreUsageError,
   type SubscriptionContext,
   SubscriptionHaltedError,
+  SubscriptionHandlerTimeoutError,
   type SubscriptionOptions,
   SubscriptionRowEntity,
   SubscriptionTimeoutError,
@@ -144,6 +145,32 @@ describeOnBothDatabases('event store subscriptions', (bed) => {
     const retried = bed.logs.filter((l) => l.message.includes('subscription "flaky" failed v2; retrying'));
     expect(retried).toHaveLength(2);
     expect(await store.subscriptions.status('flaky')).toMatchObject({ position: 3, attempts: 0 });
+  });
+
+  it('a handler that has not settled after handlerTimeoutMs fails that try, its signal aborted, and is tried again', async () => {
+    const store = await bed.start({ models: [items] });
+    await add(store, 'a');
+    const signals: AbortSignal[] = [];
+    const { subscription, tries, versions } = await subscribe(store, {
+      name: 'hung',
+      handlerTimeoutMs: 50,
+      handle: (_event, ctx) => {
+        signals.push(ctx.signal);
+        if (ctx.attempt === 1) return new Promise(() => {}); // never settles
+      },
+    });
+    expect(await subscription.caughtUp({ pollMs: 10 })).toBe(1);
+    expect(tries).toEqual([
+      { v: 1, attempt: 1 },
+      { v: 1, attempt: 2 },
+    ]);
+    expect(versions()).toEqual([1]);
+    expect(signals[0]?.reason).toBeInstanceOf(SubscriptionHandlerTimeoutError);
+    expect(signals[1]?.aborted).toBe(false);
+    const retried = bed.logs.find((l) => l.message.includes('subscription "hung" failed v1; retrying'));
+    expect(retried?.fields).toMatchObject({
+      error: expect.stringContaining('had not settled on v1 after 50 ms'),
+    });
   });
 
   it('halts after maxAttempts, saying why; nothing after it is consumed until resumed or reset', async () => {

@@ -15,6 +15,7 @@ export { EventStoreUsageError } from './errors/event-store-usage.error.js';
 export { InvalidStoreEventError } from './errors/invalid-store-event.error.js';
 export { MalformedResultError } from './errors/malformed-result.error.js';
 export { SubscriptionHaltedError } from './errors/subscription-halted.error.js';
+export { SubscriptionHandlerTimeoutError } from './errors/subscription-handler-timeout.error.js';
 export { SubscriptionTimeoutError } from './errors/subscription-timeout.error.js';
 export { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 export type {

@@ -7,7 +7,7 @@ export interface SubscriptionContext {
   readonly name: string;
   /** 1 on the first try of this event, then 2, 3, ... (counted across processes). */
   readonly attempt: number;
-  /** Aborted when the subscription stops past `stopTimeoutMs` or loses its lease: stop I/O then. */
+  /** Aborted when the call passes `handlerTimeoutMs`, the subscription stops past `stopTimeoutMs` or loses its lease: stop I/O then. */
   readonly signal: AbortSignal;
 }
 
@@ -62,6 +62,8 @@ export interface SubscriptionOptions {
   readonly maxRetryDelayMs?: number;
   /** Tries of one event before the subscription halts at it. @defaultValue 10 */
   readonly maxAttempts?: number;
+  /** How long one call of the handler may take, in ms; past it the try fails (`SubscriptionHandlerTimeoutError`) and is retried. @defaultValue 60000 */
+  readonly handlerTimeoutMs?: number;
   /** How long `stop()` waits for the handler running, in ms, before it aborts `ctx.signal` and lets go. @defaultValue 30000 */
   readonly stopTimeoutMs?: number;
 }
@@ -77,6 +79,7 @@ export const SUBSCRIPTION_DEFAULTS = {
   retryDelayMs: 1_000,
   maxRetryDelayMs: 60_000,
   maxAttempts: 10,
+  handlerTimeoutMs: 60_000,
   stopTimeoutMs: 30_000,
 } as const satisfies Partial<SubscriptionOptions>;
 
@@ -92,6 +95,7 @@ const NUMBERS = [
   'retryDelayMs',
   'maxRetryDelayMs',
   'maxAttempts',
+  'handlerTimeoutMs',
   'stopTimeoutMs',
 ] as const;
 const STATUSES: readonly DeliveredStatus[] = ['handled', 'ignored', 'skipped'];

@@ -4,7 +4,8 @@ import { withTransactionGate } from '../../uow/transaction-gate.js';
 import type { EventQueue } from '../event-queue.js';
 import type { HistoryEvent } from '../store-event.js';
 import type { CheckpointTable } from './checkpoint-table.js';
-import type { ResolvedSubscriptionOptions, SubscriptionContext } from './subscription-options.js';
+import { runHandler } from './run-handler.js';
+import type { ResolvedSubscriptionOptions } from './subscription-options.js';
 import type { SubscriptionFailure } from './subscription-status.js';
 import { WakeTimer } from './wake-timer.js';
 
@@ -188,33 +189,32 @@ export class Subscription {
   }
 
   private async deliver(event: HistoryEvent): Promise<Delivery> {
-    const ctx: SubscriptionContext = {
+    const outcome = await runHandler(this.options.handle, event, {
       name: this.name,
       attempt: this.attempts + 1,
-      signal: this.controller.signal,
-    };
-    try {
-      await this.options.handle(event, ctx);
+      lease: this.controller.signal,
+      timeoutMs: this.options.handlerTimeoutMs,
+    });
+    if (outcome.ok) {
       this.attempts = 0;
       return { ok: true };
-    } catch (error) {
-      // A handler cut short by a stop or a lost lease did not fail: its event simply comes again.
-      if (this.stopping || !this.leased) return { ok: false };
-      const e = error instanceof Error ? error : undefined;
-      return {
-        ok: false,
-        failure: {
-          reason: 'handler',
-          v: event.v,
-          type: event.type,
-          name: e?.name ?? 'NonError',
-          message: e?.message ?? String(error),
-          ...(e?.stack === undefined ? {} : { stack: e.stack }),
-          at: Date.now(),
-          attempts: this.attempts + 1,
-        },
-      };
     }
+    // A handler cut short by a stop or a lost lease did not fail: its event simply comes again.
+    if (this.stopping || !this.leased) return { ok: false };
+    const e = outcome.error instanceof Error ? outcome.error : undefined;
+    return {
+      ok: false,
+      failure: {
+        reason: 'handler',
+        v: event.v,
+        type: event.type,
+        name: e?.name ?? 'NonError',
+        message: e?.message ?? String(outcome.error),
+        ...(e?.stack === undefined ? {} : { stack: e.stack }),
+        at: Date.now(),
+        attempts: this.attempts + 1,
+      },
+    };
   }
 
   // Moves the checkpoint; false (and the lease dropped) when another process or an operator moved it.
