@@ -138,6 +138,11 @@ export class Subscription {
   private async tryAcquire(): Promise<number> {
     const row = await this.parts.table.acquire(this.name, this.parts.owner, this.options.leaseMs);
     if (row === undefined) return this.options.takeoverMs;
+    if (this.stopping) {
+      // Stopped while it asked (a stop that gave up waiting has already let go): give it back.
+      await this.parts.table.release(this.name, this.parts.owner);
+      return 0;
+    }
     this.leased = true;
     this.position = row.position;
     this.attempts = row.attempts;
