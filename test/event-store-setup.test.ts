@@ -103,10 +103,14 @@ describe.each([
     for (const ds of opened.splice(0)) await db.close(ds);
   });
 
-  it('COMMITBUS_MIGRATIONS create both tables as the entities describe them; a store runs on them; down drops them', async () => {
+  it('COMMITBUS_MIGRATIONS create the three tables as the entities describe them; a store runs on them; down drops them', async () => {
     const ds = await db.migrated();
     opened.push(ds);
-    expect(await db.tables(ds)).toEqual(['commitbus_es_events', 'commitbus_es_state']);
+    expect(await db.tables(ds)).toEqual([
+      'commitbus_es_events',
+      'commitbus_es_state',
+      'commitbus_es_subscriptions',
+    ]);
     const { upQueries } = await ds.driver.createSchemaBuilder().log();
     expect(upQueries.map((q) => q.query).filter((q) => q.includes('commitbus_es_'))).toEqual([]);
     await ds.synchronize(); // the model's own table

@@ -65,6 +65,7 @@ const ROOT_VALUES = [
   'PublishAfterCommitError',
   'RuleTargetError',
   'SendEventOp',
+  'SubscriptionHaltedError',
   'ThrownValueError',
   'TransactionAbortedError',
   'TransportUnavailableError',
@@ -175,6 +176,11 @@ const ROOT_TYPES = [
   'StartRouterDeps',
   'StartWorkerOptions',
   'StoreEvent',
+  'Subscription',
+  'SubscriptionContext',
+  'SubscriptionHandler',
+  'SubscriptionOptions',
+  'SubscriptionStatus',
   'TopicMessage',
   'TopicRouteOptions',
   'TransportKind',
@@ -212,7 +218,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(165);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(171);
   });
 
   it('lists every one of its names in the README API section', () => {

@@ -1,7 +1,9 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { CreateCommitbusEventStore1764100000000 } from '../event-store/schema/create-event-store-tables.migration.js';
+import { CreateCommitbusEsSubscriptions1764200000000 } from '../event-store/schema/create-subscriptions-table.migration.js';
 import { StoreEventRowEntity } from '../event-store/schema/store-event-row.entity.js';
 import { StoreStateRowEntity } from '../event-store/schema/store-state-row.entity.js';
+import { SubscriptionRowEntity } from '../event-store/schema/subscription-row.entity.js';
 import { CreateCommitbusHandled1763700000001 } from '../idempotency/create-handled-table.migration.js';
 import { HandledEventEntity } from '../idempotency/handled-event.entity.js';
 import { CreateCommitbusOrderKeys1763900000000 } from '../ordering/create-order-keys-table.migration.js';
@@ -21,6 +23,7 @@ export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
   OrderKeyRecordEntity,
   StoreEventRowEntity,
   StoreStateRowEntity,
+  SubscriptionRowEntity,
 ]);
 
 /**
@@ -33,4 +36,5 @@ export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = O
   CreateCommitbusOrderKeys1763900000000,
   AddCommitbusOutboxOrder1764000000000,
   CreateCommitbusEventStore1764100000000,
+  CreateCommitbusEsSubscriptions1764200000000,
 ]);

@@ -4,6 +4,7 @@ import type { HistoryEvent } from '../event-store/store-event.js';
 import type { BusModule } from './bus-module.js';
 import { countOf } from './dead-letter-filter.js';
 import { CliError } from './errors/cli.error.js';
+import { addSubscriptionCommands } from './event-store-subscriptions-command.js';
 import { printJson, printLine, printTable, truncate } from './output.js';
 import { startProgress } from './progress.js';
 import { withBus } from './with-bus.js';
@@ -15,7 +16,7 @@ interface NoteFlags {
   readonly models?: string;
 }
 
-/** Adds `commitbus event-store status|halted|retry|skip <v>|replay`, for a module that exports `eventStore`. */
+/** Adds `commitbus event-store status|halted|retry|skip <v>|replay` and the subscriptions' commands, for a module that exports `eventStore`. */
 export function addEventStoreCommand(program: Command): Command {
   const group = program
     .command('event-store')
@@ -98,6 +99,7 @@ export function addEventStoreCommand(program: Command): Command {
         }
       }),
     );
+  addSubscriptionCommands(group);
   return group;
 }
 

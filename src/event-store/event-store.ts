@@ -25,6 +25,7 @@ import { resolveModels } from './resolved-model.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
 import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
+import { Subscriptions } from './subscriptions/subscriptions.js';
 import { VersionWatch, waitTimeout } from './version-watch.js';
 
 /** How to dispatch one event. */
@@ -59,6 +60,8 @@ export class EventStore implements DispatchTarget {
   private readonly listenerQueue: ListenerQueue;
   private readonly limits: DispatchLimits;
   private readonly logger: Logger;
+  /** Durable subscriptions to the history, with stored checkpoints, in any process (see {@link Subscriptions}). */
+  readonly subscriptions: Subscriptions;
   private ready: Promise<void> | undefined;
   private closed = false;
 
@@ -91,6 +94,7 @@ export class EventStore implements DispatchTarget {
     this.listeners = [...(o.listeners ?? [])];
     this.logger = o.logger ?? consoleLogger;
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
+    this.subscriptions = new Subscriptions(this, this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
     this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
@@ -303,10 +307,11 @@ export class EventStore implements DispatchTarget {
     });
   }
 
-  /** Stops the writer (after its current batch: up to `stepTimeoutMs` when a step hangs) and rejects pending waits. Idempotent. */
+  /** Stops the subscriptions started here and the writer (after its current batch: up to `stepTimeoutMs` when a step hangs) and rejects pending waits. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.subscriptions.close();
     await this.processor.stop();
     this.watch.close();
     if (!(await this.listenerQueue.idle(5_000))) {

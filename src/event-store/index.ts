@@ -14,6 +14,9 @@ export { EventStoreTimeoutError } from './errors/event-store-timeout.error.js';
 export { EventStoreUsageError } from './errors/event-store-usage.error.js';
 export { InvalidStoreEventError } from './errors/invalid-store-event.error.js';
 export { MalformedResultError } from './errors/malformed-result.error.js';
+export { SubscriptionHaltedError } from './errors/subscription-halted.error.js';
+export { SubscriptionHandlerTimeoutError } from './errors/subscription-handler-timeout.error.js';
+export { SubscriptionTimeoutError } from './errors/subscription-timeout.error.js';
 export { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 export type {
   ApplyResult,
@@ -37,8 +40,10 @@ export type { PruneOptions } from './prune.js';
 export type { ReducerResult, RowKey } from './reducer-result.js';
 export type { ReplayOptions, ReplayProgress, ReplayReport } from './replay.js';
 export { CreateCommitbusEventStore1764100000000 } from './schema/create-event-store-tables.migration.js';
+export { CreateCommitbusEsSubscriptions1764200000000 } from './schema/create-subscriptions-table.migration.js';
 export { type StoreEventRow, StoreEventRowEntity } from './schema/store-event-row.entity.js';
 export { type StoreStateRow, StoreStateRowEntity } from './schema/store-state-row.entity.js';
+export { type SubscriptionRow, SubscriptionRowEntity } from './schema/subscription-row.entity.js';
 export type {
   AuditEntry,
   HistoryEvent,
@@ -49,3 +54,14 @@ export type {
   StoreEventStatus,
   SubEventRecord,
 } from './store-event.js';
+export { Subscription } from './subscriptions/subscription.js';
+export {
+  type DeliveredStatus,
+  SUBSCRIPTION_DEFAULTS,
+  type SubscriptionContext,
+  type SubscriptionHandler,
+  type SubscriptionOptions,
+  type SubscriptionStart,
+} from './subscriptions/subscription-options.js';
+export type { SubscriptionFailure, SubscriptionStatus } from './subscriptions/subscription-status.js';
+export { type CaughtUpOptions, type SubscriptionHost, Subscriptions } from './subscriptions/subscriptions.js';

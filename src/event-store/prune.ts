@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { EventQueue } from './event-queue.js';
+import { subscriptionFloor } from './subscriptions/prune-floor.js';
 
 /** Which history rows to delete. Rows still queued are never deleted. */
 export interface PruneOptions {
@@ -14,6 +15,7 @@ export interface PruneOptions {
 /**
  * Deletes handled, skipped and ignored history rows matching `options`;
  * returns how many. A pruned history can no longer be replayed from v1.
+ * Rows a durable subscription has not consumed yet are kept.
  */
 export async function pruneHistory(
   queue: EventQueue,
@@ -22,7 +24,8 @@ export async function pruneHistory(
 ): Promise<number> {
   const { tables } = queue;
   const { handled } = await queue.versions(manager);
-  const params: unknown[] = [handled - Math.max(0, options.keepLast ?? 0)];
+  const floor = await subscriptionFloor(tables, manager);
+  const params: unknown[] = [Math.min(handled - Math.max(0, options.keepLast ?? 0), floor)];
   const where = [`v <= ${tables.p(1)}`, `status <> 'queued'`];
   if (options.olderThanMs !== undefined) {
     params.push(Date.now() - options.olderThanMs);
