@@ -1,0 +1,70 @@
+/**
+ * Routemaster's own client against the router API, over HTTPS on 127.0.0.1,
+ * on each adapter of the store ports: what routemaster-client does (list
+ * then delete tokens, subscribe without a uuid, resubscribe without timeout
+ * or max) and what Routemaster's server accepts (unknown token keys, JSON
+ * in text/plain or form bodies, the root key on DELETE /subscriber, the
+ * health and scaling probes).
+ */
+import { describe, expect, it } from 'vitest';
+import { listedTokenKeys } from '../src/router/listed-token-key.js';
+import { RubyClientError } from './helpers/routemaster-client.js';
+import { describeRouterApi, expectError } from './helpers/router-api-bed.js';
+
+describeRouterApi('router-api-compat', 'routemaster-client against the router API on $name stores', (bed) => {
+  it('lists every token under its own ASCII key, and token_del deletes each listed key', async () => {
+    // Two tokens with the same hint (`dup…`), and two generated ones of one client.
+    expect(await bed.root.tokenAdd('dupes', 'dup-token-1')).toBe('dup-token-1');
+    expect(await bed.root.tokenAdd('dupes', 'dup-token-2')).toBe('dup-token-2');
+    const generated = [await bed.root.tokenAdd('twins'), await bed.root.tokenAdd('twins')];
+    const tokens = ['dup-token-1', 'dup-token-2', ...generated];
+    for (const token of tokens) expect((await bed.root.as(token).get('/topics')).status).toBe(200);
+
+    const mine = (listed: Map<string, string>) =>
+      [...listed].filter(([, name]) => name === 'dupes' || name === 'twins');
+    const listed = mine(await bed.root.tokenList());
+    expect(listed).toHaveLength(4);
+    for (const [key] of listed) {
+      expect(key).toMatch(/^[\x21-\x7e]+$/);
+      for (const token of tokens) expect(key).not.toContain(token.slice(-8));
+    }
+    expect(listed.filter(([, name]) => name === 'dupes').map(([key]) => key.slice(0, 6))).toEqual([
+      'dup...',
+      'dup...',
+    ]);
+
+    for (const [key] of listed) await bed.root.tokenDel(key);
+    expect(mine(await bed.root.tokenList())).toEqual([]);
+    for (const token of tokens) expectError(await bed.root.as(token).get('/topics'), 401, 'unauthorized');
+  });
+
+  it('answers 404 for a listed key that designates no token, 409 for a bare hint of several', async () => {
+    await bed.root.tokenAdd('stale', 'stale-token-1');
+    await bed.root.tokenAdd('stale', 'stale-token-2');
+    const [key] = [...(await bed.root.tokenList())].find(([, name]) => name === 'stale') ?? [''];
+    expectError(await bed.root.delete(`/api_tokens/${key.slice(0, -1)}0`), 404, 'no_token');
+    expectError(await bed.root.delete(`/api_tokens/${key}zz`), 404, 'no_token');
+    // The hints listings used to show still work when they designate one token.
+    expectError(await bed.root.delete(`/api_tokens/${encodeURIComponent('stal…')}`), 409, 'ambiguous_hint');
+    await bed.root.tokenDel(key);
+    await expect(bed.root.tokenDel(key)).rejects.toThrow(RubyClientError);
+    expect((await bed.root.delete(`/api_tokens/${encodeURIComponent('stal…')}`)).status).toBe(204);
+    expect([...(await bed.root.tokenList()).values()]).not.toContain('stale');
+  });
+});
+
+describe('listed token keys', () => {
+  it('show more hash digits where two tokens share the first twelve', () => {
+    const token = (hash: string) => ({ name: 'n', hint: 'abc…', hash, createdAt: 0 });
+    const keys = listedTokenKeys([
+      token(`${'a'.repeat(14)}0${'f'.repeat(49)}`),
+      token(`${'a'.repeat(14)}1${'f'.repeat(49)}`),
+      token(`b${'0'.repeat(63)}`),
+    ]);
+    expect(keys).toEqual([
+      `abc...${'a'.repeat(14)}0`,
+      `abc...${'a'.repeat(14)}1`,
+      `abc...b${'0'.repeat(11)}`,
+    ]);
+  });
+});
