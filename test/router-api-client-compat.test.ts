@@ -51,6 +51,23 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     expect((await bed.root.delete(`/api_tokens/${encodeURIComponent('stal…')}`)).status).toBe(204);
     expect([...(await bed.root.tokenList()).values()]).not.toContain('stale');
   });
+
+  it('subscribes without a uuid, as routemaster-client may: no credentials, until a uuid is given', async () => {
+    const sub = await bed.newClient('no-uuid');
+    const body = { topics: ['anonymous'], callback: 'https://no-uuid.example.com/events' };
+    expect((await sub.subscribe(body)).status).toBe(204);
+    expect(await bed.stores.subscribers.getSubscriber('no-uuid')).toMatchObject({ ...body, uuid: null });
+    const shown = async () =>
+      ((await sub.get('/subscriptions')).json as { subscriber: string; uuid: unknown }[]).find(
+        (entry) => entry.subscriber === 'no-uuid',
+      );
+    expect(await shown()).toMatchObject({ uuid: null, callback: body.callback });
+    expect((await sub.subscribe({ ...body, uuid: 'now-with-uuid' })).status).toBe(204);
+    expect(await shown()).toMatchObject({ uuid: 'now-with-uuid' });
+    // As in Routemaster, a resubscription without uuid sends no credentials from then on.
+    expect((await sub.subscribe({ ...body, uuid: null })).status).toBe(204);
+    expect(await shown()).toMatchObject({ uuid: null });
+  });
 });
 
 describe('listed token keys', () => {

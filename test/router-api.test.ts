@@ -219,7 +219,7 @@ describeRouterApi('router-api', 'router API on $name stores', (bed) => {
       [{ ...body, callback: 'http://a.example.com/' }, 'bad_callback'],
       [{ ...body, callback: 'https://user:pass@a.example.com/events' }, 'bad_callback'],
       [{ ...body, callback: 'https://token@a.example.com/events' }, 'bad_callback'],
-      [{ topics: ['alpha'], callback: body.callback }, 'bad_uuid'],
+      [{ ...body, uuid: 'has:colon' }, 'bad_uuid'],
       [{ ...body, timeout: 3_600_001 }, 'bad_timeout'],
       [{ ...body, timeout: -1 }, 'bad_timeout'],
       [{ ...body, max: 0 }, 'bad_max'],

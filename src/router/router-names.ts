@@ -66,5 +66,5 @@ const USERINFO_HINTS: Record<UrlRole, string> = {
  */
 export function uuidProblem(uuid: unknown): string | undefined {
   if (typeof uuid === 'string' && /^[\x21-\x39\x3b-\x7e]{1,256}$/.test(uuid)) return undefined;
-  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery)";
+  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery), or left out to send none";
 }

@@ -21,8 +21,8 @@ export interface SubscriptionRequest {
   readonly topics: string[];
   /** Where batches go. */
   readonly callback: string;
-  /** The Basic username sent with deliveries. */
-  readonly uuid: string;
+  /** The Basic username sent with deliveries; `null` (left out) for none. */
+  readonly uuid: string | null;
   /** ms a batch waits for more events. */
   readonly timeoutMs: number;
   /** Events in a full batch. */
@@ -36,7 +36,7 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   if (!isPlainObject(body)) {
     throw badRequest(
       'bad_subscription',
-      'send a JSON object {topics, callback, uuid, timeout?, max?} as the body',
+      'send a JSON object {topics, callback, uuid?, timeout?, max?} as the body',
     );
   }
   const unknown = Object.keys(body).filter((key) => !SUBSCRIPTION_KEYS.has(key));
@@ -60,7 +60,8 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   }
   const badCallback = urlProblem(callback, 'callback', allowHttpUrls, 'callback');
   if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
-  const badUuid = uuidProblem(uuid);
+  // Routemaster takes a subscription without uuid (its client's own spec sends none).
+  const badUuid = uuid === undefined || uuid === null ? undefined : uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
   const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
   if (!isIntegerIn(timeoutMs, 0, SUBSCRIPTION_LIMITS.maxTimeoutMs)) {
@@ -82,7 +83,7 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   return {
     topics: [...new Set(topics as string[])],
     callback: callback as string,
-    uuid: uuid as string,
+    uuid: typeof uuid === 'string' ? uuid : null,
     timeoutMs,
     maxEvents,
     ...(ordered === undefined ? {} : { ordered }),

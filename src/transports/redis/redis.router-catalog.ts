@@ -95,7 +95,7 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
     return {
       name,
       callback,
-      uuid,
+      uuid: uuid ?? null,
       maxEvents,
       timeoutMs,
       topics: topics.sort(),
