@@ -68,6 +68,27 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     expect((await sub.subscribe({ ...body, uuid: null })).status).toBe(204);
     expect(await shown()).toMatchObject({ uuid: null });
   });
+
+  it('keeps timeout and max on a resubscription that leaves them out, as Routemaster does', async () => {
+    const sub = await bed.newClient('keeps-batching');
+    const body = { topics: ['kept'], callback: 'https://keeps.example.com/events', uuid: 'keeps' };
+    const settings = async () => {
+      const record = await bed.stores.subscribers.getSubscriber('keeps-batching');
+      return { timeoutMs: record?.timeoutMs, maxEvents: record?.maxEvents, topics: record?.topics };
+    };
+    expect((await sub.subscribe(body)).status).toBe(204);
+    expect(await settings()).toEqual({ timeoutMs: 500, maxEvents: 100, topics: ['kept'] });
+    expect((await sub.subscribe({ ...body, timeout: 60_000, max: 7 })).status).toBe(204);
+    expect((await sub.subscribe({ ...body, topics: ['kept', 'added'] })).status).toBe(204);
+    expect(await settings()).toEqual({ timeoutMs: 60_000, maxEvents: 7, topics: ['added', 'kept'] });
+    expect((await sub.subscribe({ ...body, timeout: null, max: 9 })).status).toBe(204);
+    expect(await settings()).toEqual({ timeoutMs: 60_000, maxEvents: 9, topics: ['kept'] });
+    // The batches follow: ten events make one full batch of 9, ready, and one waiting its minute.
+    const pub = await bed.newClient('keeps-pub');
+    for (let i = 0; i < 10; i += 1) await pub.publish('kept', 'noop', `https://keeps.example.com/${i}`);
+    const batches = (await bed.takeAll()).filter((batch) => batch.subscriber === 'keeps-batching');
+    expect(batches.map((batch) => batch.events.length)).toEqual([9]);
+  });
 });
 
 describe('listed token keys', () => {

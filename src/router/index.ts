@@ -41,6 +41,7 @@ export type { RouterStores } from './router-stores.js';
 export type { SubscriberQueueStats, SubscriberRecord } from './subscriber.js';
 export {
   SIGNING_SECRETS_KEPT,
+  SUBSCRIBER_DEFAULTS,
   type SigningSecretsToRemove,
   type SubscriberSettings,
   type SubscriberStore,

@@ -27,16 +27,9 @@ export function registerSubscriptionRoutes({ app, deps, settings, auth }: RouteC
       const wanted = parseSubscriptionBody(request.body, settings.allowHttpUrls);
       await deps.topics.ensureTopics(wanted.topics);
       // One write of the settings: paused and the signing secrets are left as they are, and
-      // ordered too when the body leaves it out, so an overlapping pause or rotation stays.
-      await deps.subscribers.saveSubscriber({
-        name: clientOf(request),
-        callback: wanted.callback,
-        uuid: wanted.uuid,
-        maxEvents: wanted.maxEvents,
-        timeoutMs: wanted.timeoutMs,
-        topics: wanted.topics,
-        ordered: wanted.ordered,
-      });
+      // ordered, max and timeout too when the body leaves them out (as Routemaster keeps the last
+      // timeout and max), so an overlapping pause or rotation stays.
+      await deps.subscribers.saveSubscriber({ name: clientOf(request), ...wanted });
       reply.code(204).send();
     });
   }
