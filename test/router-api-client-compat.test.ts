@@ -89,6 +89,18 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     const batches = (await bed.takeAll()).filter((batch) => batch.subscriber === 'keeps-batching');
     expect(batches.map((batch) => batch.events.length)).toEqual([9]);
   });
+
+  it('makes a token from a body with keys it does not know, ignoring them as Routemaster does', async () => {
+    const answer = await bed.root.post(
+      '/api_tokens',
+      JSON.stringify({ name: 'extra', colour: 'red', ttl: 3 }),
+    );
+    expect(answer.status).toBe(201);
+    const { token } = answer.json as { token: string };
+    expect(answer.json).toEqual({ name: 'extra', token: expect.stringMatching(/^extra--[0-9a-f]{32}$/) });
+    expect((await bed.root.as(token).get('/topics')).status).toBe(200);
+    expectError(await bed.root.post('/api_tokens', JSON.stringify({ colour: 'red' })), 400, 'bad_name');
+  });
 });
 
 describe('listed token keys', () => {

@@ -2,7 +2,7 @@ import { generateToken, hashToken, storedToken } from '../../api-tokens.js';
 import { ApiError, badRequest, notFound } from '../../errors/api.error.js';
 import { type ListedTokenKey, listedTokenKeys, parseListedKey, tokensOfKey } from '../../listed-token-key.js';
 import { clientNameProblem } from '../../router-names.js';
-import { isPlainObject, list } from '../publish-body.js';
+import { isPlainObject } from '../publish-body.js';
 import type { RouteContext } from '../route-context.js';
 
 /**
@@ -29,9 +29,7 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
   app.post('/api_tokens', root, async (request, reply) => {
     const body = request.body;
     if (!isPlainObject(body)) throw badRequest('bad_token', 'send a JSON object {name, token?} as the body');
-    const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'token');
-    if (unknown.length > 0)
-      throw badRequest('bad_token', `unknown keys ${list(unknown)}: send {name, token?}`);
+    // Other keys are ignored, as Routemaster does.
     const badName = clientNameProblem(body.name, 'name');
     if (badName !== undefined) throw badRequest('bad_name', badName);
     const name = body.name as string;
