@@ -101,6 +101,18 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     expect((await bed.root.as(token).get('/topics')).status).toBe(200);
     expectError(await bed.root.post('/api_tokens', JSON.stringify({ colour: 'red' })), 400, 'bad_name');
   });
+
+  it('answers the root key on DELETE /subscriber as Routemaster does: 404, the root is no subscriber', async () => {
+    const sub = await bed.newClient('rooted');
+    await sub.subscribe({ topics: ['rooted'], callback: 'https://rooted.example.com/events' });
+    for (const path of ['/subscriber', '/subscriber/topics/rooted']) {
+      const answer = await bed.root.delete(path);
+      expectError(answer, 404, 'no_subscriber');
+      expect((answer.json as { message: string }).message).toContain('root key');
+    }
+    expect((await bed.stores.subscribers.getSubscriber('rooted'))?.topics).toEqual(['rooted']);
+    expect((await sub.delete('/subscriber')).status).toBe(204);
+  });
 });
 
 describe('listed token keys', () => {
