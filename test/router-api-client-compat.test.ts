@@ -113,6 +113,38 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     expect((await bed.stores.subscribers.getSubscriber('rooted'))?.topics).toEqual(['rooted']);
     expect((await sub.delete('/subscriber')).status).toBe(204);
   });
+
+  it('answers GET /health/ping with pong, without credentials, as Routemaster does', async () => {
+    for (const path of ['/health/ping', '/health/ping.json']) {
+      const answer = await bed.anonymous.get(path);
+      expect(answer.status).toBe(200);
+      expect(answer.json).toEqual({ pong: expect.any(String) });
+      expect(Date.parse((answer.json as { pong: string }).pong)).not.toBeNaN();
+    }
+  });
+
+  it('answers GET /pulse/scaling with the batches due and, from 100 on, after a second', async () => {
+    const sub = await bed.newClient('scaled-sub');
+    const pub = await bed.newClient('scaled-pub');
+    await sub.subscribe({ topics: ['scaled'], callback: 'https://scaled.example.com/', max: 1 });
+    expectError(await bed.anonymous.get('/pulse/scaling'), 401, 'unauthorized');
+    const probe = async () => {
+      const started = performance.now();
+      const answer = await pub.get('/pulse/scaling');
+      expect(answer.status).toBe(200);
+      return { ...(answer.json as { due: number; scale_up: boolean }), ms: performance.now() - started };
+    };
+    const before = await probe();
+    expect(before).toMatchObject({ threshold: 100, deadline_ms: 1_000, scale_up: before.due >= 100 });
+    const events = 100 - before.due;
+    for (let i = 0; i < events; i += 1)
+      await pub.publish('scaled', 'noop', `https://scaled.example.com/${i}`);
+    const busy = await probe();
+    expect(busy).toMatchObject({ due: 100, scale_up: true });
+    expect(busy.ms).toBeGreaterThanOrEqual(990); // a timer may fire a millisecond early by this clock
+    await bed.takeAll();
+    expect(await probe()).toMatchObject({ due: 0, scale_up: false });
+  });
 });
 
 describe('listed token keys', () => {
