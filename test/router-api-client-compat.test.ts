@@ -145,6 +145,33 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     await bed.takeAll();
     expect(await probe()).toMatchObject({ due: 0, scale_up: false });
   });
+
+  it('parses JSON sent as text/plain, form-encoded or with no content type, as Routemaster does', async () => {
+    const pub = await bed.newClient('curl-user');
+    const event = JSON.stringify({ type: 'create', url: 'https://curl.example.com/1', timestamp: null });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8']) {
+      expect((await pub.post('/topics/curled', event, type)).status).toBe(200);
+    }
+    expect((await pub.send('POST', '/topics/curled', event, false)).status).toBe(200);
+    const topics = (await pub.get('/topics')).json as { name: string; events: number }[];
+    expect(topics.find((topic) => topic.name === 'curled')?.events).toBe(4);
+    // `curl -d` with the root key: a form-encoded body holding JSON.
+    const made = await bed.root.post('/api_tokens', '{"name":"curled"}', 'application/x-www-form-urlencoded');
+    expect({ status: made.status, name: (made.json as { name: string }).name }).toEqual({
+      status: 201,
+      name: 'curled',
+    });
+    expectError(
+      await pub.post('/topics/curled', 'type=create', 'application/x-www-form-urlencoded'),
+      400,
+      'bad_json',
+    );
+    expectError(
+      await pub.post('/topics/curled', '<event/>', 'application/xml'),
+      415,
+      'unsupported_media_type',
+    );
+  });
 });
 
 describe('listed token keys', () => {

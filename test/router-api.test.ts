@@ -156,7 +156,7 @@ describeRouterApi('router-api', 'router API on $name stores', (bed) => {
     expect(cases.at(-1)?.[0].text).not.toContain('secret');
     expectError(await publish('x'.repeat(250_000)), 413, 'body_too_large');
     expectError(
-      await client.post('/topics/checked', 'type=create', 'application/x-www-form-urlencoded'),
+      await client.post('/topics/checked', 'type: create', 'application/yaml'),
       415,
       'unsupported_media_type',
     );
