@@ -27,7 +27,7 @@ export interface ApiSettings {
   readonly maxDataBytes?: number;
   /**
    * How `data` is measured against {@link ApiSettings.maxDataBytes}: as JSON text, or as
-   * MessagePack (Routemaster's way).
+   * MessagePack packed as Ruby's msgpack packs it, smallest headers first (Routemaster's way).
    * @defaultValue 'json'
    */
   readonly dataLimitEncoding?: 'json' | 'msgpack';

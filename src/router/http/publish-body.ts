@@ -1,8 +1,8 @@
-import { pack } from 'msgpackr';
 import { badRequest } from '../errors/api.error.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from '../router-event.js';
 import { urlProblem } from '../router-names.js';
 import type { ResolvedApiSettings } from './api-settings.js';
+import { msgpackSize } from './msgpack-size.js';
 
 const PUBLISH_KEYS = new Set(['type', 'url', 'timestamp', 'data']);
 
@@ -67,9 +67,9 @@ export function parsePublishBody(
   return { ...event, data };
 }
 
-/** The size of `data` in bytes, as JSON text or as MessagePack. */
+/** The size of `data` in bytes, as JSON text or as MessagePack (counted as Ruby's msgpack packs it). */
 export function dataSize(data: object, encoding: 'json' | 'msgpack'): number {
-  return encoding === 'json' ? Buffer.byteLength(JSON.stringify(data), 'utf8') : pack(data).length;
+  return encoding === 'json' ? Buffer.byteLength(JSON.stringify(data), 'utf8') : msgpackSize(data);
 }
 
 /** Whether `value` is a JSON object (not an array, not null). */
