@@ -172,6 +172,26 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
       'unsupported_media_type',
     );
   });
+
+  it('caps entity and callback URLs at 2,048 bytes: url_too_long, without echoing the URL', async () => {
+    const client = await bed.newClient('long-urls');
+    const url = (bytes: number) =>
+      `https://long.example.com/${'a'.repeat(bytes - 'https://long.example.com/'.length)}`;
+    expect(Buffer.byteLength(url(2_048))).toBe(2_048);
+    const subscription = { topics: ['long_urls'], uuid: 'long' };
+    expect((await client.subscribe({ ...subscription, callback: url(2_048) })).status).toBe(204);
+    expect((await client.publish('long_urls', 'create', url(2_048))).status).toBe(200);
+    for (const answer of [
+      await client.subscribe({ ...subscription, callback: url(2_049) }),
+      await client.publish('long_urls', 'create', url(2_049)),
+      await client.publish('long_urls', 'create', `https://long.example.com/${'é'.repeat(1_020)}`),
+    ]) {
+      expectError(answer, 400, 'url_too_long');
+      expect((answer.json as { message: string }).message).toMatch(/at most 2,048 bytes/);
+      expect(answer.text).not.toContain('aaaaaaaa');
+    }
+    expect((await bed.stores.subscribers.getSubscriber('long-urls'))?.callback).toBe(url(2_048));
+  });
 });
 
 describe('listed token keys', () => {

@@ -1,6 +1,6 @@
 import { badRequest } from '../errors/api.error.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from '../router-event.js';
-import { urlProblem } from '../router-names.js';
+import { urlLengthProblem, urlProblem } from '../router-names.js';
 import type { ResolvedApiSettings } from './api-settings.js';
 import { msgpackSize } from './msgpack-size.js';
 
@@ -32,6 +32,8 @@ export function parsePublishBody(
   if (typeof type !== 'string' || !(ROUTER_EVENT_TYPES as readonly string[]).includes(type)) {
     throw badRequest('bad_type', `type must be one of ${ROUTER_EVENT_TYPES.join(', ')}`);
   }
+  const longUrl = urlLengthProblem(url, 'url');
+  if (longUrl !== undefined) throw badRequest('url_too_long', longUrl);
   const badUrl = urlProblem(url, 'url', settings.allowHttpUrls);
   if (badUrl !== undefined) throw badRequest('bad_url', badUrl);
   if (timestamp !== undefined && timestamp !== null && !isTimestamp(timestamp)) {

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors/api.error.js';
-import { topicNameProblem, urlProblem, uuidProblem } from '../router-names.js';
+import { topicNameProblem, urlLengthProblem, urlProblem, uuidProblem } from '../router-names.js';
 import { SUBSCRIBER_DEFAULTS } from '../subscriber-store.js';
 import { isPlainObject, list } from './publish-body.js';
 
@@ -62,6 +62,8 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
     const problem = topicNameProblem(topic);
     if (problem !== undefined) throw badRequest('bad_topics', `topics: ${problem}`);
   }
+  const longCallback = urlLengthProblem(callback, 'callback');
+  if (longCallback !== undefined) throw badRequest('url_too_long', longCallback);
   const badCallback = urlProblem(callback, 'callback', allowHttpUrls, 'callback');
   if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
   // Routemaster takes a subscription without uuid (its client's own spec sends none).
