@@ -36,7 +36,10 @@ export function registerJsonBody(app: FastifyInstance): void {
 }
 
 function parseJson(text: string, done: (error: Error | null, body?: unknown) => void): void {
-  if (text.trim() === '') return done(null, undefined);
+  if (text.trim() === '') {
+    done(null, undefined);
+    return;
+  }
   try {
     // The reviver costs a call per key: only texts that could hold the key (spelled out, or with
     // escapes such as "\u005f_proto__") pay it.

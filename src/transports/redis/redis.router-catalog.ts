@@ -2,8 +2,8 @@ import type { SubscriberRecord } from '../../router/subscriber.js';
 import {
   keptSecrets,
   SIGNING_SECRETS_KEPT,
-  SUBSCRIBER_DEFAULTS,
   type SigningSecretsToRemove,
+  SUBSCRIBER_DEFAULTS,
   type SubscriberSettings,
   type SubscriberStore,
 } from '../../router/subscriber-store.js';
