@@ -38,6 +38,9 @@ export function rubyRequestPath(path: string): string {
 }
 
 /**
+ * Not the gem (rubygems cannot be reached here): its requests and, for the
+ * token calls (`tokenAdd`, `tokenList`, `tokenDel`), its behaviour, read from
+ * routemaster-client 3.2.3 (`routemaster/client.rb`, `client/connection.rb`).
  * Sends requests to a router the way routemaster-client (Ruby, Faraday) does:
  * HTTP Basic `<token>:x`, `Content-Type: application/json` on POST and on
  * GET /topics (with no body), DELETE with no body, publish bodies
