@@ -6,7 +6,9 @@
  * in text/plain or form bodies, the root key on DELETE /subscriber, the
  * health and scaling probes).
  */
-import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, vi } from 'vitest';
+import { SCALING_COUNT_REUSE_MS } from '../src/router/http/routes/health.routes.js';
 import { listedTokenKeys } from '../src/router/listed-token-key.js';
 import { RubyClientError } from './helpers/routemaster-client.js';
 import { describeRouterApi, expectError } from './helpers/router-api-bed.js';
@@ -140,11 +142,49 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     const events = 100 - before.due;
     for (let i = 0; i < events; i += 1)
       await pub.publish('scaled', 'noop', `https://scaled.example.com/${i}`);
+    await sleep(SCALING_COUNT_REUSE_MS); // past the count the first probe made
     const busy = await probe();
     expect(busy).toMatchObject({ due: 100, scale_up: true });
     expect(busy.ms).toBeGreaterThanOrEqual(990); // a timer may fire a millisecond early by this clock
     await bed.takeAll();
     expect(await probe()).toMatchObject({ due: 0, scale_up: false });
+  });
+
+  it('counts once for a flood of GET /pulse/scaling: probes share the count under way and a second-old one', async () => {
+    const sub = await bed.newClient('flood-sub');
+    const pub = await bed.newClient('flood-pub');
+    await sub.subscribe({ topics: ['flood'], callback: 'https://flood.example.com/', max: 1 });
+    const batches = bed.stores.batches;
+    const real = batches.countDue.bind(batches);
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const counts = vi.spyOn(batches, 'countDue').mockImplementation(async (by) => {
+      await gate;
+      return real(by);
+    });
+    try {
+      await sleep(SCALING_COUNT_REUSE_MS); // past any count an earlier test made
+      const flood = Promise.all(Array.from({ length: 20 }, () => pub.get('/pulse/scaling')));
+      await vi.waitFor(() => expect(counts).toHaveBeenCalled(), { timeout: 10_000 });
+      await sleep(300);
+      release();
+      const answers = await flood;
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      const [due = -1, ...others] = new Set(answers.map((answer) => (answer.json as { due: number }).due));
+      expect(others).toEqual([]);
+      expect(counts).toHaveBeenCalledTimes(1);
+      // Past the second, counted again.
+      await sleep(SCALING_COUNT_REUSE_MS);
+      for (let i = 0; i < 3; i += 1) await pub.publish('flood', 'noop', `https://flood.example.com/${i}`);
+      const after = (await pub.get('/pulse/scaling')).json as { due: number };
+      expect(after.due).toBe(due + 3);
+      expect(counts).toHaveBeenCalledTimes(2);
+    } finally {
+      counts.mockRestore();
+      await bed.takeAll();
+    }
   });
 
   it('parses JSON sent as text/plain, form-encoded or with no content type, as Routemaster does', async () => {

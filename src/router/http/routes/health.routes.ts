@@ -6,6 +6,14 @@ import type { RouteContext } from '../route-context.js';
 export const SCALE_UP_DELAY_MS = 1_000;
 
 /**
+ * How long `GET /pulse/scaling` reuses a count of the due batches: probes
+ * arriving while one is under way, or within this many ms of it, share it,
+ * so a flood of probes costs the store one count a second (on Redis, a
+ * script walking every subscriber) instead of one each.
+ */
+export const SCALING_COUNT_REUSE_MS = 1_000;
+
+/**
  * `GET /pulse` (204 when the stores answer, else 500), `GET /pulse/scaling`
  * (Routemaster's worker-scaling probe), `GET /health`, `GET /health/ping`
  * and `GET /metrics`.
@@ -13,6 +21,20 @@ export const SCALE_UP_DELAY_MS = 1_000;
 export function registerHealthRoutes({ app, deps, settings, auth, now }: RouteContext): void {
   const ping = deps.ping ?? (() => deps.batches.memoryUsed());
   const tokenHolders = { onRequest: auth.guard(['root', 'client']) };
+  let lastCount: { readonly at: number; readonly due: Promise<number> } | undefined;
+  const countDue = (): Promise<number> => {
+    const at = now();
+    if (lastCount === undefined || at - lastCount.at >= SCALING_COUNT_REUSE_MS) {
+      const due = deps.batches.countDue(at + settings.scalingDeadlineMs);
+      const count = { at, due };
+      lastCount = count;
+      // A failed count is not reused: the next probe asks the store again.
+      due.catch(() => {
+        if (lastCount === count) lastCount = undefined;
+      });
+    }
+    return lastCount.due;
+  };
 
   app.get('/pulse', tokenHolders, async (_request, reply) => {
     try {
@@ -25,9 +47,9 @@ export function registerHealthRoutes({ app, deps, settings, auth, now }: RouteCo
   });
 
   // Routemaster's probe: an autoscaler reads its response time (a second when workers lag behind),
-  // or the body's `scale_up`.
+  // or the body's `scale_up`. Counted at most once a second, however many probes come.
   app.get('/pulse/scaling', tokenHolders, async () => {
-    const due = await deps.batches.countDue(now() + settings.scalingDeadlineMs);
+    const due = await countDue();
     const scaleUp = due >= settings.scalingThreshold;
     if (scaleUp) await sleep(SCALE_UP_DELAY_MS);
     return {
