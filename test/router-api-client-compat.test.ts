@@ -70,6 +70,13 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     // As in Routemaster, a resubscription without uuid sends no credentials from then on.
     expect((await sub.subscribe({ ...body, uuid: null })).status).toBe(204);
     expect(await shown()).toMatchObject({ uuid: null });
+    // An empty uuid, which Routemaster takes (it sends an empty username, as without one): none either.
+    expect((await sub.subscribe({ ...body, uuid: 'again' })).status).toBe(204);
+    expect((await sub.subscribe({ ...body, uuid: '' })).status).toBe(204);
+    expect(await shown()).toMatchObject({ uuid: null });
+    for (const uuid of [0, 1, {}, [], true, ' ', 'has space']) {
+      expectError(await sub.subscribe({ ...body, uuid }), 400, 'bad_uuid');
+    }
   });
 
   it('keeps timeout and max on a resubscription that leaves them out, as Routemaster does', async () => {

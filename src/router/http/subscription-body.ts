@@ -22,7 +22,7 @@ export interface SubscriptionRequest {
   readonly topics: string[];
   /** Where batches go. */
   readonly callback: string;
-  /** The Basic username sent with deliveries; `null` (left out) for none. */
+  /** The Basic username sent with deliveries; `null` (left out, null or empty) for none. */
   readonly uuid: string | null;
   /** ms a batch waits for more events; left out, the subscriber's own (or the default) stays. */
   readonly timeoutMs?: number;
@@ -66,8 +66,10 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   if (longCallback !== undefined) throw badRequest('url_too_long', longCallback);
   const badCallback = urlProblem(callback, 'callback', allowHttpUrls, 'callback');
   if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
-  // Routemaster takes a subscription without uuid (its client's own spec sends none).
-  const badUuid = uuid === undefined || uuid === null ? undefined : uuidProblem(uuid);
+  // Routemaster takes a subscription without uuid (its client's own spec sends none), and an empty
+  // one, delivered as it delivers none (an empty Basic username): no credentials here for both.
+  const noUuid = uuid === undefined || uuid === null || uuid === '';
+  const badUuid = noUuid ? undefined : uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
   if (timeout !== undefined && !isIntegerIn(timeout, 0, SUBSCRIPTION_LIMITS.maxTimeoutMs)) {
     throw badRequest(
@@ -87,7 +89,7 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   return {
     topics: [...new Set(topics as string[])],
     callback: callback as string,
-    uuid: typeof uuid === 'string' ? uuid : null,
+    uuid: noUuid ? null : (uuid as string),
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
     ...(max === undefined ? {} : { maxEvents: max }),
     ...(ordered === undefined ? {} : { ordered }),
