@@ -157,7 +157,7 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
     expect(await probe()).toMatchObject({ due: 0, scale_up: false });
   });
 
-  it('counts once for a flood of GET /pulse/scaling: probes share the count under way and a second-old one', async () => {
+  it('counts once for a flood of GET /pulse/scaling: probes share the count under way and a recent one', async () => {
     const sub = await bed.newClient('flood-sub');
     const pub = await bed.newClient('flood-pub');
     await sub.subscribe({ topics: ['flood'], callback: 'https://flood.example.com/', max: 1 });
@@ -182,7 +182,7 @@ describeRouterApi('router-api-compat', 'routemaster-client against the router AP
       const [due = -1, ...others] = new Set(answers.map((answer) => (answer.json as { due: number }).due));
       expect(others).toEqual([]);
       expect(counts).toHaveBeenCalledTimes(1);
-      // Past the second, counted again.
+      // Past the reuse window, counted again.
       await sleep(SCALING_COUNT_REUSE_MS);
       for (let i = 0; i < 3; i += 1) await pub.publish('flood', 'noop', `https://flood.example.com/${i}`);
       const after = (await pub.get('/pulse/scaling')).json as { due: number };
