@@ -4,11 +4,13 @@
  * limit on `data`, the token cache and its TTL, a clock given as a dependency,
  * and settings refused with a clear error.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../src/router/api-tokens.js';
 import { msgpackSize } from '../src/router/http/msgpack-size.js';
 import { createRouterApi, type RouterApi } from '../src/router/http/router-api.js';
+import { SCALING_COUNT_REUSE_MS } from '../src/router/http/routes/health.routes.js';
 import { silentLogger } from '../src/support/logger.js';
 import { RoutemasterClient } from './helpers/routemaster-client.js';
 import { describeOnEachStores, type RouterStores } from './helpers/router-stores.js';
@@ -91,6 +93,21 @@ describeOnEachStores('router-api-settings', 'router API settings on $name stores
     expect((await client.get('/topics')).status).toBe(200);
     clock += 2_000;
     expect((await client.get('/topics')).status).toBe(401);
+  });
+
+  it('counts the due batches afresh past the reuse window though the router clock stands still', async () => {
+    expect((await root.addToken('still', 'still-token')).status).toBe(201);
+    expect((await root.addToken('still-sub', 'still-sub-token')).status).toBe(201);
+    const client = root.as('still-token');
+    const body = { topics: ['still'], callback: 'http://127.0.0.1:1/cb', max: 1 };
+    expect((await root.as('still-sub-token').subscribe(body)).status).toBe(204);
+    const due = async () => ((await client.get('/pulse/scaling')).json as { due: number }).due;
+    await sleep(SCALING_COUNT_REUSE_MS);
+    const before = await due();
+    expect((await client.publish('still', 'noop', 'http://example.com/still')).status).toBe(200);
+    // The router's clock has not moved: the reuse window runs on the monotonic clock.
+    await sleep(SCALING_COUNT_REUSE_MS);
+    expect(await due()).toBe(before + 1);
   });
 
   it('refuses bad settings with an error naming the setting, never quoting the root key', () => {

@@ -25,9 +25,11 @@ export function registerHealthRoutes({ app, deps, settings, auth, now }: RouteCo
   const tokenHolders = { onRequest: auth.guard(['root', 'client']) };
   let lastCount: { readonly at: number; readonly due: Promise<number> } | undefined;
   const countDue = (): Promise<number> => {
-    const at = now();
+    // The window on the monotonic clock: a wall clock set back (or a frozen test clock) must not
+    // keep an old count for good.
+    const at = performance.now();
     if (lastCount === undefined || at - lastCount.at >= SCALING_COUNT_REUSE_MS) {
-      const due = deps.batches.countDue(at + settings.scalingDeadlineMs);
+      const due = deps.batches.countDue(now() + settings.scalingDeadlineMs);
       const count = { at, due };
       lastCount = count;
       // A failed count is not reused: the next probe asks the store again.
