@@ -334,7 +334,13 @@ describe('commitbus router subscribers and tokens', () => {
       expect.objectContaining({ name: 'shop', topics: ['orders'], paused: false, signed: true }),
     ]);
     expect(json(tokens)).toEqual([
-      { name: 'shop', hint: 'shop--5b0e', createdAt: '2023-11-14T22:13:20.000Z' },
+      // The key GET /api_tokens lists, which DELETE /api_tokens/:token takes.
+      {
+        name: 'shop',
+        key: 'shop--5b0e...hash-of-shop',
+        hint: 'shop--5b0e',
+        createdAt: '2023-11-14T22:13:20.000Z',
+      },
     ]);
     expect(subscribers.stdout + tokens.stdout).not.toMatch(/whsec_|hash-of-shop-token/);
   });

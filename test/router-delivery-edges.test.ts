@@ -181,6 +181,30 @@ describe('WebhookSender', () => {
   });
 });
 
+describe('a subscriber that gave no uuid', () => {
+  it.each([
+    ['memory', async () => memoryRig()],
+    ['redis', redisRigHere],
+  ])('gets its deliveries without credentials (%s)', async (_kind, makeRig) => {
+    const rig = await makeRig();
+    const sub = await startReceiver();
+    let router: Awaited<ReturnType<typeof startTestRouter>> | undefined;
+    try {
+      await subscribe(rig, subscriberRecord('anonymous', sub.url, { uuid: null, maxEvents: 2 }));
+      expect((await rig.subscribers.getSubscriber('anonymous'))?.uuid).toBeNull();
+      router = await startTestRouter(rig);
+      await publish(rig, 'orders', 1, 2);
+      await waitFor('the delivery', () => sub.deliveries.length === 1);
+      expect(numbers(JSON.parse(sub.deliveries[0]?.body ?? '[]'))).toEqual([1, 2]);
+      expect(sub.deliveries[0]?.headers.authorization).toBeUndefined();
+    } finally {
+      await router?.close();
+      await sub.close();
+      await rig.close();
+    }
+  });
+});
+
 describe('a batch whose deliveries kill their workers', () => {
   it.each([
     ['memory', async () => memoryRig()],

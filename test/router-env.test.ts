@@ -35,3 +35,22 @@ describe('loadRouterOptionsFromEnv booleans', () => {
     );
   });
 });
+
+describe('loadRouterOptionsFromEnv scaling probe', () => {
+  it("reads GET /pulse/scaling's threshold and deadline, under Routemaster's names too", () => {
+    const api = (env: Record<string, string>) => loadRouterOptionsFromEnv(env).api;
+    expect(api({ ROUTEMASTER_SCALING_THRESHOLD: '10', ROUTEMASTER_SCALING_DEADLINE: '2500' })).toMatchObject({
+      scalingThreshold: 10,
+      scalingDeadlineMs: 2_500,
+    });
+    expect(
+      api({
+        ROUTER_SCALING_THRESHOLD: '7',
+        ROUTEMASTER_SCALING_THRESHOLD: '10',
+        ROUTER_SCALING_DEADLINE_MS: '0',
+      }),
+    ).toMatchObject({ scalingThreshold: 7, scalingDeadlineMs: 0 });
+    expect(api({})).not.toHaveProperty('scalingThreshold');
+    expect(() => loadRouterOptionsFromEnv({ ROUTEMASTER_SCALING_DEADLINE: 'soon' })).toThrow(ConfigError);
+  });
+});

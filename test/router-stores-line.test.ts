@@ -74,4 +74,25 @@ describeOnEachStores('router-stores-line', 'router stores in line ($name)', (ope
     expect([b1, b2, b3, b5, b6].map((b) => b?.events)).toEqual([evs(1), evs(2), evs(3), evs(5), evs(6)]);
     await expectKeys(s, catalogKeys({ a: ['t'] }));
   });
+
+  it('counts the batches due by a time: ready ones by due time, early ones by deadline, none paused or out', async () => {
+    const s = open();
+    await s.subscribers.saveSubscriber(subscriber('full', ['t'], { maxEvents: 1 }));
+    await s.subscribers.saveSubscriber(subscriber('waits', ['t'], { maxEvents: 10, timeoutMs: 1_000 }));
+    await s.subscribers.saveSubscriber(subscriber('paused', ['t'], { maxEvents: 1 }));
+    await s.subscribers.setPaused('paused', true);
+    await s.batches.ingest('pub', 't', evs(1, 2, 3), T);
+    // full: three ready batches; waits: one early batch due at T + 1000; paused: not counted.
+    expect(await s.batches.countDue(T)).toBe(3);
+    expect(await s.batches.countDue(T + 999)).toBe(3);
+    expect(await s.batches.countDue(T + 1_000)).toBe(4);
+    const [out] = await s.batches.take({ ...W, limit: 1, now: T });
+    expect(out?.subscriber).toBe('full');
+    expect(await s.batches.countDue(T + 1_000)).toBe(3);
+    expect(await s.batches.nack('w1', out?.id ?? '', T + 60_000, 'HTTP 503')).toBe(true);
+    expect(await s.batches.countDue(T + 1_000)).toBe(3);
+    expect(await s.batches.countDue(T + 60_000)).toBe(4);
+    await s.subscribers.setPaused('paused', false);
+    expect(await s.batches.countDue(T + 60_000)).toBe(7);
+  });
 });

@@ -125,6 +125,29 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
     expect(letters[0]?.error).toContain('owned by client someone-else');
   });
 
+  it('dead-letters a routed event at once when its url passes 2,048 bytes', async () => {
+    const busConfig = config('memory', { name: 'long-url' });
+    let store: BatchStore | undefined;
+    const longUrls = topicRoute<RecordCreated>({
+      name: 'records.long-urls',
+      topic: 'records',
+      publisher: 'records-service',
+      store: () => store as BatchStore,
+      toMessage: (event) => ({ type: 'create', url: `https://records.test/${event.recid.repeat(2_100)}` }),
+    });
+    const handlers: EventHandlersConfig = { 'RECORD.CREATE': [longUrls] };
+    const { bus } = await buses.start({ events: [RecordCreated], handlers, config: busConfig });
+    store = bus.router.batches;
+    await bus.publish(RecordCreated.create({ recid: 'x' }));
+    await bus.whenIdle(5_000);
+    const letters = await bus.deadLetters.list();
+    expect(letters.map((l) => ({ handler: l.handler, reason: l.reason }))).toEqual([
+      { handler: 'records.long-urls', reason: 'non-retryable' },
+    ]);
+    expect(letters[0]?.error).toContain('at most 2,048 bytes');
+    expect((await bus.router.topics.listTopics()).find((t) => t.name === 'records')).toBeUndefined();
+  });
+
   it('refuses a route with a bad topic or publisher when it is defined', () => {
     const base = { name: 'x', store: () => ({}) as BatchStore, toMessage: () => undefined };
     expect(() => topicRoute({ ...base, topic: 'Records!', publisher: 'svc' })).toThrow(/topic name/);

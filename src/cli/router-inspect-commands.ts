@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
+import { listedTokenKeys } from '../router/listed-token-key.js';
 import { formatAge, printJson, printTable } from './output.js';
 import { withBus } from './with-bus.js';
 
 /**
  * Adds `commitbus router subscribers` and `commitbus router tokens`: what the
  * router on the bus module's Redis knows (`bus.router`), never a secret
- * (signing secrets and tokens are left out; a token shows its hint).
+ * (signing secrets and tokens are left out; a token shows its hint and the
+ * key `GET /api_tokens` lists, which `DELETE /api_tokens/:token` takes).
  */
 export function addRouterInspectCommands(router: Command): void {
   router
@@ -47,20 +49,23 @@ export function addRouterInspectCommands(router: Command): void {
     );
   router
     .command('tokens')
-    .description("the router's API tokens: names and hints, never the tokens (needs --module)")
+    .description("the router's API tokens: names, keys and hints, never the tokens (needs --module)")
     .option('--json', 'print the tokens as one JSON array')
     .action(async (_flags: unknown, command: Command) =>
       withBus(command, async ({ loaded, json }) => {
-        const tokens = (await loaded.bus.router.tokens.listTokens()).map(({ name, hint, createdAt }) => ({
+        const stored = await loaded.bus.router.tokens.listTokens();
+        const keys = listedTokenKeys(stored);
+        const tokens = stored.map(({ name, hint, createdAt }, i) => ({
           name,
+          key: keys[i],
           hint,
           createdAt: new Date(createdAt).toISOString(),
         }));
         if (json) printJson(tokens);
         else
           printTable(
-            ['name', 'hint', 'created at'],
-            tokens.map((t) => [t.name, t.hint, t.createdAt]),
+            ['name', 'key', 'created at'],
+            tokens.map((t) => [t.name, t.key, t.createdAt]),
           );
       }),
     );

@@ -76,4 +76,11 @@ export interface BatchStore {
   memoryUsed(): Promise<number>;
   /** Queue figures per subscriber. */
   stats(): Promise<Record<string, SubscriberQueueStats>>;
+  /**
+   * Batches the workers will have to deliver by `by` (epoch ms): of each
+   * subscriber not paused, its ready batches due by then and its early batch
+   * when its deadline falls by then; not those being delivered. What
+   * `GET /pulse/scaling` advises on, as Routemaster counts its due jobs.
+   */
+  countDue(by: number): Promise<number>;
 }

@@ -41,12 +41,14 @@ export {
 export { loadRouterOptionsFromEnv, parseRoles, ROUTER_ENV_VARS } from './load-router-options-from-env.js';
 export { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from './router-event.js';
 export { RouterMetrics } from './router-metrics.js';
+export { MAX_URL_BYTES } from './router-names.js';
 export { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 export type { RouterStores } from './router-stores.js';
 export type { SubscriberQueueStats, SubscriberRecord } from './subscriber.js';
 export {
   SIGNING_SECRETS_KEPT,
   type SigningSecretsToRemove,
+  SUBSCRIBER_DEFAULTS,
   type SubscriberSettings,
   type SubscriberStore,
 } from './subscriber-store.js';

@@ -22,6 +22,8 @@ export const ROUTER_ENV_VARS = {
   maxDataBytes: 'ROUTER_MAX_DATA_BYTES',
   dataLimitEncoding: 'ROUTER_DATA_LIMIT_ENCODING',
   tokenCacheMs: 'ROUTER_TOKEN_CACHE_MS',
+  scalingThreshold: 'ROUTER_SCALING_THRESHOLD',
+  scalingDeadlineMs: 'ROUTER_SCALING_DEADLINE_MS',
   verifyTls: 'ROUTER_SSL_VERIFY',
   caFile: 'ROUTER_CA_FILE',
   connectTimeoutMs: 'ROUTER_CONNECT_TIMEOUT_MS',
@@ -42,6 +44,8 @@ const ROUTEMASTER_ALIASES: Partial<Record<keyof typeof ROUTER_ENV_VARS, string>>
   rootKey: 'ROUTEMASTER_ROOT_KEY',
   verifyTls: 'ROUTEMASTER_SSL_VERIFY',
   clients: 'ROUTEMASTER_CLIENTS',
+  scalingThreshold: 'ROUTEMASTER_SCALING_THRESHOLD',
+  scalingDeadlineMs: 'ROUTEMASTER_SCALING_DEADLINE',
 };
 
 /** How Routemaster reads a boolean (`ROUTEMASTER_SSL_VERIFY`): these are true, anything else false. */
@@ -128,6 +132,8 @@ export function loadRouterOptionsFromEnv(
         maxDataBytes: int('maxDataBytes'),
         dataLimitEncoding: encoding?.raw as 'json' | 'msgpack' | undefined,
         tokenCacheMs: int('tokenCacheMs'),
+        scalingThreshold: int('scalingThreshold'),
+        scalingDeadlineMs: int('scalingDeadlineMs'),
         tls: key !== undefined && cert !== undefined ? { key, cert } : undefined,
       }),
     },

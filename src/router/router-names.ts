@@ -16,13 +16,28 @@ export function clientNameProblem(name: unknown, what: string): string | undefin
   return `${what} must be 1 to 64 of a-z, 0-9, ':', '_' or '-' ([a-z0-9:_-]{1,64})`;
 }
 
+/**
+ * The longest entity or callback URL the router takes, in UTF-8 bytes: every
+ * event carries its URL to every subscriber, and a callback is read on every
+ * delivery.
+ */
+export const MAX_URL_BYTES = 2_048;
+
+/** Why `url` is too long to take (past {@link MAX_URL_BYTES}), or `undefined`; `what` names it in the message. */
+export function urlLengthProblem(url: unknown, what: string): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  const bytes = Buffer.byteLength(url, 'utf8');
+  if (bytes <= MAX_URL_BYTES) return undefined;
+  return `${what} is ${bytes} bytes long; the router takes URLs of at most ${MAX_URL_BYTES.toLocaleString('en-US')} bytes: shorten it (an id in the path, not the entity's state)`;
+}
+
 /** What a URL is to the router: an event's entity URL, or a subscriber's callback. */
 export type UrlRole = 'entity' | 'callback';
 
 /**
  * Why `url` is not an acceptable entity or callback URL, or `undefined` when
- * it is: an absolute https URL (http too when `allowHttp`) with no query
- * string, as Routemaster requires, and no credentials (`user:pass@`): others
+ * it is: an absolute https URL (http too when `allowHttp`) of at most
+ * {@link MAX_URL_BYTES} bytes with no query string, as Routemaster requires, and no credentials (`user:pass@`): others
  * would see them. `what` names it in the message, `role` says what it is.
  */
 export function urlProblem(
@@ -33,6 +48,8 @@ export function urlProblem(
 ): string | undefined {
   const schemes = allowHttp ? 'https (or http)' : 'https';
   if (typeof url !== 'string' || url === '') return `${what} must be a string: an absolute ${schemes} URL`;
+  const tooLong = urlLengthProblem(url, what);
+  if (tooLong !== undefined) return tooLong;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -66,5 +83,5 @@ const USERINFO_HINTS: Record<UrlRole, string> = {
  */
 export function uuidProblem(uuid: unknown): string | undefined {
   if (typeof uuid === 'string' && /^[\x21-\x39\x3b-\x7e]{1,256}$/.test(uuid)) return undefined;
-  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery)";
+  return "uuid must be a string of 1 to 256 printable ASCII characters without spaces or ':' (it is the username of the Basic credentials sent with each delivery), or left out to send none";
 }

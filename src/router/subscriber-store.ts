@@ -1,15 +1,28 @@
 import { RouterUsageError } from './errors/router-usage.error.js';
 import type { SubscriberRecord } from './subscriber.js';
 
+/** A new subscriber's batch settings when its subscription leaves them out, as Routemaster has them. */
+export const SUBSCRIBER_DEFAULTS = { maxEvents: 100, timeoutMs: 500 } as const;
+
 /**
  * What `POST /subscription` sets of a subscriber. `paused` and
  * `signingSecrets` are left out: they change only through their own atomic
  * operations, so a resubscription overlapping a pause or a secret rotation
  * cannot undo it.
  */
-export type SubscriberSettings = Omit<SubscriberRecord, 'paused' | 'signingSecrets' | 'ordered'> & {
+export type SubscriberSettings = Omit<
+  SubscriberRecord,
+  'paused' | 'signingSecrets' | 'ordered' | 'maxEvents' | 'timeoutMs'
+> & {
   /** In-order delivery; left out, an existing subscriber keeps its own (a new one: `false`). */
   readonly ordered?: boolean;
+  /**
+   * Events in a full batch; left out, an existing subscriber keeps its own
+   * (a new one: {@link SUBSCRIBER_DEFAULTS}), as in Routemaster.
+   */
+  readonly maxEvents?: number;
+  /** ms a batch waits for more events; left out, kept as `maxEvents` is. */
+  readonly timeoutMs?: number;
 };
 
 /** Which signing secrets {@link SubscriberStore.removeSigningSecrets} removes: all but the newest, or all. */
@@ -32,9 +45,10 @@ export function keptSecrets(keep: number): number {
 export interface SubscriberStore {
   /**
    * Creates or updates a subscriber: its settings and its topics (it stops
-   * receiving topics left out). Its queued events stay, and so do its
-   * `paused` state and signing secrets; a new subscriber starts not paused,
-   * with no secrets.
+   * receiving topics left out), in one atomic step. Its queued events stay,
+   * and so do its `paused` state and signing secrets, and its `ordered`,
+   * `maxEvents` and `timeoutMs` when left out; a new subscriber starts not
+   * paused, with no secrets and {@link SUBSCRIBER_DEFAULTS}.
    */
   saveSubscriber(subscriber: SubscriberSettings): Promise<void>;
   /** One subscriber, or `undefined`. */

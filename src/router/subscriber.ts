@@ -4,8 +4,12 @@ export interface SubscriberRecord {
   readonly name: string;
   /** The URL batches are POSTed to. */
   readonly callback: string;
-  /** The username of the HTTP Basic credentials sent with each delivery (password `x`). */
-  readonly uuid: string;
+  /**
+   * The username of the HTTP Basic credentials sent with each delivery
+   * (password `x`); `null` when the subscription gave none: deliveries then
+   * carry no credentials.
+   */
+  readonly uuid: string | null;
   /** A batch is ready when it holds this many events. */
   readonly maxEvents: number;
   /** ... or this long after its first event, ms. */

@@ -35,7 +35,7 @@ export interface WebhookSenderOptions {
 
 /**
  * POSTs batches to subscribers with undici: a JSON array of the batch's
- * events, HTTP Basic `<uuid>:x`, keep-alive connections pooled per origin,
+ * events, HTTP Basic `<uuid>:x` (none without a uuid), keep-alive connections pooled per origin,
  * Standard Webhooks signatures when the target has secrets. Any 2xx is a
  * success; anything else, a timeout or a connection error is a failure
  * described in a few words (never the credentials).
@@ -64,10 +64,11 @@ export class WebhookSender {
   /** Delivers `events` (each a JSON object as a string) to `target` as the batch `batchId`. */
   async send(target: WebhookTarget, batchId: string, events: readonly string[]): Promise<DeliveryOutcome> {
     const body = `[${events.join(',')}]`;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      authorization: `Basic ${Buffer.from(`${target.uuid}:x`).toString('base64')}`,
-    };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    // A subscriber that gave no uuid gets no credentials (Routemaster would send an empty username).
+    if (target.uuid !== null) {
+      headers.authorization = `Basic ${Buffer.from(`${target.uuid}:x`).toString('base64')}`;
+    }
     const signal = AbortSignal.timeout(this.requestTimeoutMs);
     try {
       if (target.signingSecrets.length > 0) {

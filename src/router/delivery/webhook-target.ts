@@ -2,8 +2,8 @@
 export interface WebhookTarget {
   /** The https URL batches are POSTed to. */
   readonly callback: string;
-  /** The HTTP Basic username (password `x`); never in logs or errors. */
-  readonly uuid: string;
+  /** The HTTP Basic username (password `x`), `null` to send no credentials; never in logs or errors. */
+  readonly uuid: string | null;
   /** Standard Webhooks secrets (`whsec_…`); none for unsigned deliveries. */
   readonly signingSecrets: readonly string[];
 }

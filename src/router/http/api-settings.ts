@@ -27,7 +27,7 @@ export interface ApiSettings {
   readonly maxDataBytes?: number;
   /**
    * How `data` is measured against {@link ApiSettings.maxDataBytes}: as JSON text, or as
-   * MessagePack (Routemaster's way).
+   * MessagePack packed as Ruby's msgpack packs it, smallest headers first (Routemaster's way).
    * @defaultValue 'json'
    */
   readonly dataLimitEncoding?: 'json' | 'msgpack';
@@ -55,6 +55,19 @@ export interface ApiSettings {
    */
   readonly metricsNeedRootKey?: boolean;
   /**
+   * `GET /pulse/scaling` counts the batches due within this many ms
+   * (Routemaster's `ROUTEMASTER_SCALING_DEADLINE`).
+   * @defaultValue 1_000
+   */
+  readonly scalingDeadlineMs?: number;
+  /**
+   * `GET /pulse/scaling` advises scaling up (answers after a second, with
+   * `scale_up: true`) from this many due batches on (Routemaster's
+   * `ROUTEMASTER_SCALING_THRESHOLD`).
+   * @defaultValue 100
+   */
+  readonly scalingThreshold?: number;
+  /**
    * The realm named in `WWW-Authenticate` on a 401.
    * @defaultValue 'commitbus'
    */
@@ -72,6 +85,8 @@ export const API_DEFAULTS = {
   bodyLimit: 1_048_576,
   tokenCacheMs: 5_000,
   metricsNeedRootKey: false,
+  scalingDeadlineMs: 1_000,
+  scalingThreshold: 100,
   realm: 'commitbus',
 } as const satisfies Omit<ResolvedApiSettings, 'rootKey' | 'tls'>;
 
@@ -87,6 +102,12 @@ export function resolveApiSettings(settings: ApiSettings): ResolvedApiSettings {
   };
   positiveInteger('maxDataBytes', resolved.maxDataBytes);
   positiveInteger('bodyLimit', resolved.bodyLimit);
+  positiveInteger('scalingThreshold', resolved.scalingThreshold, 'batches');
+  if (!Number.isSafeInteger(resolved.scalingDeadlineMs) || resolved.scalingDeadlineMs < 0) {
+    throw new ConfigError(
+      `ApiSettings.scalingDeadlineMs must be an integer >= 0 (ms), got ${resolved.scalingDeadlineMs}`,
+    );
+  }
   if (!Number.isInteger(resolved.tokenCacheMs) || resolved.tokenCacheMs < 0) {
     throw new ConfigError(
       `ApiSettings.tokenCacheMs must be an integer >= 0 (ms), got ${resolved.tokenCacheMs}`,
@@ -100,9 +121,9 @@ export function resolveApiSettings(settings: ApiSettings): ResolvedApiSettings {
   return resolved;
 }
 
-function positiveInteger(name: string, value: number): void {
+function positiveInteger(name: string, value: number, unit = 'bytes'): void {
   if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigError(`ApiSettings.${name} must be a positive integer (bytes), got ${value}`);
+    throw new ConfigError(`ApiSettings.${name} must be a positive integer (${unit}), got ${value}`);
   }
 }
 

@@ -1,8 +1,8 @@
-import { pack } from 'msgpackr';
 import { badRequest } from '../errors/api.error.js';
 import { ROUTER_EVENT_TYPES, type RouterEvent, type RouterEventType } from '../router-event.js';
-import { urlProblem } from '../router-names.js';
+import { urlLengthProblem, urlProblem } from '../router-names.js';
 import type { ResolvedApiSettings } from './api-settings.js';
+import { msgpackSize } from './msgpack-size.js';
 
 const PUBLISH_KEYS = new Set(['type', 'url', 'timestamp', 'data']);
 
@@ -32,6 +32,8 @@ export function parsePublishBody(
   if (typeof type !== 'string' || !(ROUTER_EVENT_TYPES as readonly string[]).includes(type)) {
     throw badRequest('bad_type', `type must be one of ${ROUTER_EVENT_TYPES.join(', ')}`);
   }
+  const longUrl = urlLengthProblem(url, 'url');
+  if (longUrl !== undefined) throw badRequest('url_too_long', longUrl);
   const badUrl = urlProblem(url, 'url', settings.allowHttpUrls);
   if (badUrl !== undefined) throw badRequest('bad_url', badUrl);
   if (timestamp !== undefined && timestamp !== null && !isTimestamp(timestamp)) {
@@ -67,9 +69,9 @@ export function parsePublishBody(
   return { ...event, data };
 }
 
-/** The size of `data` in bytes, as JSON text or as MessagePack. */
+/** The size of `data` in bytes, as JSON text or as MessagePack (counted as Ruby's msgpack packs it). */
 export function dataSize(data: object, encoding: 'json' | 'msgpack'): number {
-  return encoding === 'json' ? Buffer.byteLength(JSON.stringify(data), 'utf8') : pack(data).length;
+  return encoding === 'json' ? Buffer.byteLength(JSON.stringify(data), 'utf8') : msgpackSize(data);
 }
 
 /** Whether `value` is a JSON object (not an array, not null). */

@@ -1,12 +1,13 @@
 import { badRequest } from '../errors/api.error.js';
-import { topicNameProblem, urlProblem, uuidProblem } from '../router-names.js';
+import { topicNameProblem, urlLengthProblem, urlProblem, uuidProblem } from '../router-names.js';
+import { SUBSCRIBER_DEFAULTS } from '../subscriber-store.js';
 import { isPlainObject, list } from './publish-body.js';
 
 /** Timeout bounds and defaults, as Routemaster has them. */
 export const SUBSCRIPTION_LIMITS = {
   maxTimeoutMs: 3_600_000,
-  timeoutMs: 500,
-  maxEvents: 100,
+  timeoutMs: SUBSCRIBER_DEFAULTS.timeoutMs,
+  maxEvents: SUBSCRIBER_DEFAULTS.maxEvents,
   // routemaster-client's own bound; a batch is held whole in a worker's memory.
   maxMaxEvents: 10_000,
   // One subscription writes a key per topic: a cap keeps one request from stalling the store.
@@ -21,12 +22,12 @@ export interface SubscriptionRequest {
   readonly topics: string[];
   /** Where batches go. */
   readonly callback: string;
-  /** The Basic username sent with deliveries. */
-  readonly uuid: string;
-  /** ms a batch waits for more events. */
-  readonly timeoutMs: number;
-  /** Events in a full batch. */
-  readonly maxEvents: number;
+  /** The Basic username sent with deliveries; `null` (left out, null or empty) for none. */
+  readonly uuid: string | null;
+  /** ms a batch waits for more events; left out, the subscriber's own (or the default) stays. */
+  readonly timeoutMs?: number;
+  /** Events in a full batch; left out, as `timeoutMs`. */
+  readonly maxEvents?: number;
   /** In-order delivery, when the body says (an extension of Routemaster's API). */
   readonly ordered?: boolean;
 }
@@ -36,7 +37,7 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   if (!isPlainObject(body)) {
     throw badRequest(
       'bad_subscription',
-      'send a JSON object {topics, callback, uuid, timeout?, max?} as the body',
+      'send a JSON object {topics, callback, uuid?, timeout?, max?} as the body',
     );
   }
   const unknown = Object.keys(body).filter((key) => !SUBSCRIPTION_KEYS.has(key));
@@ -46,7 +47,10 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
       `unknown keys ${list(unknown)}: a subscription has topics, callback, uuid, timeout, max and ordered`,
     );
   }
-  const { topics, callback, uuid, timeout, max, ordered } = body;
+  const { topics, callback, uuid, ordered } = body;
+  // Left out or null: the subscriber keeps its own (Routemaster sets them only when given).
+  const timeout = body.timeout ?? undefined;
+  const max = body.max ?? undefined;
   if (!Array.isArray(topics)) throw badRequest('bad_topics', 'topics must be an array of topic names');
   if (topics.length > SUBSCRIPTION_LIMITS.maxTopics) {
     throw badRequest(
@@ -58,19 +62,22 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
     const problem = topicNameProblem(topic);
     if (problem !== undefined) throw badRequest('bad_topics', `topics: ${problem}`);
   }
+  const longCallback = urlLengthProblem(callback, 'callback');
+  if (longCallback !== undefined) throw badRequest('url_too_long', longCallback);
   const badCallback = urlProblem(callback, 'callback', allowHttpUrls, 'callback');
   if (badCallback !== undefined) throw badRequest('bad_callback', badCallback);
-  const badUuid = uuidProblem(uuid);
+  // Routemaster takes a subscription without uuid (its client's own spec sends none), and an empty
+  // one, delivered as it delivers none (an empty Basic username): no credentials here for both.
+  const noUuid = uuid === undefined || uuid === null || uuid === '';
+  const badUuid = noUuid ? undefined : uuidProblem(uuid);
   if (badUuid !== undefined) throw badRequest('bad_uuid', badUuid);
-  const timeoutMs = timeout ?? SUBSCRIPTION_LIMITS.timeoutMs;
-  if (!isIntegerIn(timeoutMs, 0, SUBSCRIPTION_LIMITS.maxTimeoutMs)) {
+  if (timeout !== undefined && !isIntegerIn(timeout, 0, SUBSCRIPTION_LIMITS.maxTimeoutMs)) {
     throw badRequest(
       'bad_timeout',
       'timeout must be an integer number of ms from 0 to 3,600,000 (default 500)',
     );
   }
-  const maxEvents = max ?? SUBSCRIPTION_LIMITS.maxEvents;
-  if (!isIntegerIn(maxEvents, 1, SUBSCRIPTION_LIMITS.maxMaxEvents)) {
+  if (max !== undefined && !isIntegerIn(max, 1, SUBSCRIPTION_LIMITS.maxMaxEvents)) {
     throw badRequest(
       'bad_max',
       'max must be an integer from 1 to 10,000 (events in a full batch, default 100)',
@@ -82,9 +89,9 @@ export function parseSubscriptionBody(body: unknown, allowHttpUrls: boolean): Su
   return {
     topics: [...new Set(topics as string[])],
     callback: callback as string,
-    uuid: uuid as string,
-    timeoutMs,
-    maxEvents,
+    uuid: noUuid ? null : (uuid as string),
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    ...(max === undefined ? {} : { maxEvents: max }),
     ...(ordered === undefined ? {} : { ordered }),
   };
 }

@@ -208,6 +208,15 @@ export class MemoryBatchStore implements BatchStore {
     return stats;
   }
 
+  async countDue(by: number): Promise<number> {
+    let count = 0;
+    for (const batch of this.state.batches.values()) {
+      if (batch.state === 'pending' || batch.at > by) continue;
+      if (this.state.subscribers.get(batch.subscriber)?.record.paused !== true) count += 1;
+    }
+    return count;
+  }
+
   /** The pending batch `worker` holds, if it still does. */
   private held(worker: string, batchId: string): MemoryBatch | undefined {
     const batch = this.state.batches.get(batchId);

@@ -3,6 +3,7 @@ import {
   keptSecrets,
   SIGNING_SECRETS_KEPT,
   type SigningSecretsToRemove,
+  SUBSCRIBER_DEFAULTS,
   type SubscriberSettings,
   type SubscriberStore,
 } from '../../router/subscriber-store.js';
@@ -40,19 +41,32 @@ export class MemoryRouterCatalog implements TopicStore, SubscriberStore {
   async saveSubscriber(subscriber: SubscriberSettings): Promise<void> {
     // Picked one by one: a whole SubscriberRecord may be given, its paused and secrets to be ignored.
     const { name, callback, uuid, maxEvents, timeoutMs, topics, ordered } = subscriber;
-    const settings = { name, callback, uuid, maxEvents, timeoutMs };
+    const settings = { name, callback, uuid };
     await this.ensureTopics(topics);
     const known = this.state.subscribers.get(name);
     if (known === undefined) {
       this.state.addSubscriber(
         name,
-        { ...settings, ordered: ordered ?? false, paused: false, signingSecrets: [] },
+        {
+          ...settings,
+          maxEvents: maxEvents ?? SUBSCRIBER_DEFAULTS.maxEvents,
+          timeoutMs: timeoutMs ?? SUBSCRIBER_DEFAULTS.timeoutMs,
+          ordered: ordered ?? false,
+          paused: false,
+          signingSecrets: [],
+        },
         topics,
       );
       return;
     }
-    // Paused and the secrets stay: they change only through their own operations.
-    known.record = { ...known.record, ...settings, ordered: ordered ?? known.record.ordered };
+    // Paused and the secrets stay: they change only through their own operations; what is left out stays.
+    known.record = {
+      ...known.record,
+      ...settings,
+      maxEvents: maxEvents ?? known.record.maxEvents,
+      timeoutMs: timeoutMs ?? known.record.timeoutMs,
+      ordered: ordered ?? known.record.ordered,
+    };
     known.topics.clear();
     for (const topic of topics) known.topics.add(topic);
     // `paused` or `ordered` may have changed what it may send.

@@ -205,6 +205,11 @@ export class RedisBatchStore implements BatchStore {
     return stats;
   }
 
+  countDue(by: number): Promise<number> {
+    const k = this.keys;
+    return routerScripts(this.client).routerCountDue(k.subscribers, k.early, k.prefix, by);
+  }
+
   /** Ends the connection `waitForWork` opened, if any (not `client`, which stays the caller's). */
   async close(): Promise<void> {
     const blocking = this.blocking;

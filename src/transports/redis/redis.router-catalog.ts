@@ -3,6 +3,7 @@ import {
   keptSecrets,
   SIGNING_SECRETS_KEPT,
   type SigningSecretsToRemove,
+  SUBSCRIBER_DEFAULTS,
   type SubscriberSettings,
   type SubscriberStore,
 } from '../../router/subscriber-store.js';
@@ -76,28 +77,39 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
       k.due,
       k.prefix,
       name,
-      JSON.stringify({ name, callback, uuid, maxEvents, timeoutMs } satisfies StoredSettings),
-      maxEvents,
-      timeoutMs,
+      JSON.stringify({ name, callback, uuid } satisfies StoredSettings),
+      maxEvents ?? '',
+      timeoutMs ?? '',
       ordered === undefined ? '' : ordered ? 1 : 0,
+      SUBSCRIBER_DEFAULTS.maxEvents,
+      SUBSCRIBER_DEFAULTS.timeoutMs,
       ...new Set(topics),
     );
   }
 
   async getSubscriber(name: string): Promise<SubscriberRecord | undefined> {
     const [fields, topics] = await Promise.all([
-      this.client.hmget(this.keys.subscriber(name), 'record', 'paused', 'ordered', 'secrets'),
+      this.client.hmget(
+        this.keys.subscriber(name),
+        'record',
+        'paused',
+        'ordered',
+        'secrets',
+        'max',
+        'timeout',
+      ),
       this.client.smembers(this.keys.subscriberTopics(name)),
     ]);
-    const [json, paused, ordered, secrets] = fields;
+    const [json, paused, ordered, secrets, max, timeout] = fields;
     if (json === null || json === undefined) return undefined;
-    const { callback, uuid, maxEvents, timeoutMs } = JSON.parse(json) as StoredSettings;
+    const { callback, uuid } = JSON.parse(json) as StoredSettings;
     return {
       name,
       callback,
-      uuid,
-      maxEvents,
-      timeoutMs,
+      uuid: uuid ?? null,
+      // Their own fields (the ingest script reads them); records written before kept copies in the JSON.
+      maxEvents: Number(max),
+      timeoutMs: Number(timeout),
       topics: topics.sort(),
       paused: paused === '1',
       ordered: ordered === '1',
@@ -172,4 +184,4 @@ export class RedisRouterCatalog implements TopicStore, SubscriberStore {
 }
 
 /** The settings kept as a subscriber's `record` JSON: those with no field of their own. */
-type StoredSettings = Pick<SubscriberRecord, 'name' | 'callback' | 'uuid' | 'maxEvents' | 'timeoutMs'>;
+type StoredSettings = Pick<SubscriberRecord, 'name' | 'callback' | 'uuid'>;

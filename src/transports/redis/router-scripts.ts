@@ -20,6 +20,8 @@ export interface RouterScripts {
   routerDropOldest(...args: Arg[]): Promise<string[]>;
   /** Per subscriber: name, sent, queued, health, batches, oldest createdAt or '', lastError or '', its time or ''. */
   routerStats(...args: Arg[]): Promise<[string, string, string, string, number, string, string, string][]>;
+  /** Batches due by a time. */
+  routerCountDue(...args: Arg[]): Promise<number>;
   /** 1. */
   routerSaveSubscriber(...args: Arg[]): Promise<number>;
   /** 1, or 0 when there was no such subscriber. */
@@ -49,6 +51,7 @@ export const routerScripts = luaScripts<RouterScripts>({
   routerRecover: { file: 'router-recover', keys: 4, includes: LINE_UP },
   routerDropOldest: { file: 'router-drop-oldest', keys: 4, includes: LINE_UP },
   routerStats: { file: 'router-stats', keys: 1 },
+  routerCountDue: { file: 'router-count-due', keys: 2 },
   routerSaveSubscriber: { file: 'router-save-subscriber', keys: 5, includes: LINE_UP },
   routerRemoveSubscriber: { file: 'router-remove-subscriber', keys: 10 },
   routerUnsubscribe: { file: 'router-unsubscribe', keys: 3 },

@@ -1,32 +1,35 @@
-import { generateToken, HINT_MARK, hashToken, storedToken } from '../../api-tokens.js';
+import { generateToken, hashToken, storedToken } from '../../api-tokens.js';
 import { ApiError, badRequest, notFound } from '../../errors/api.error.js';
+import { type ListedTokenKey, listedTokenKeys, parseListedKey, tokensOfKey } from '../../listed-token-key.js';
 import { clientNameProblem } from '../../router-names.js';
-import { isPlainObject, list } from '../publish-body.js';
+import { isPlainObject } from '../publish-body.js';
 import type { RouteContext } from '../route-context.js';
 
 /**
- * `/api_tokens`, root key only. Tokens are stored hashed, so `GET` lists each
- * token's hint (`billing--3f2a…`) where Routemaster lists the token itself,
- * and answers `[]` with 200 when there is none (Routemaster's 204 makes its
- * own Ruby client fail to parse the empty body). `DELETE` takes the token, or
- * a hint as listed (it holds `…`, which no token does) when exactly one token
- * has it: 404 when none has, 409 when several have (then the full token is
- * needed), so a script revoking by hint never believes it revoked nothing.
+ * `/api_tokens`, root key only. Tokens are stored hashed, so `GET` lists a
+ * key per token (its hint and hash digits, `billing--3f2a...5e8c01d2f4a9`:
+ * unique and ASCII) where Routemaster lists the token itself, and answers
+ * `[]` with 200 when there is none (Routemaster's 204 makes its own Ruby
+ * client fail to parse the empty body). `DELETE` takes the token or a listed
+ * key (it holds `...`, which no token does), so routemaster-client's
+ * `token_list` then `token_del` works; a key that designates no token is a
+ * 404 and one that designates several (a bare hint, `billing--3f2a…`, as
+ * listings showed them before) a 409, so a script revoking by key never
+ * believes it revoked nothing.
  */
 export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: RouteContext): void {
   const root = { onRequest: auth.guard(['root']) };
 
   app.get('/api_tokens', root, async () => {
     const tokens = await deps.tokens.listTokens();
-    return tokens.map((token) => ({ name: token.name, token: token.hint }));
+    const keys = listedTokenKeys(tokens);
+    return tokens.map((token, i) => ({ name: token.name, token: keys[i] }));
   });
 
   app.post('/api_tokens', root, async (request, reply) => {
     const body = request.body;
     if (!isPlainObject(body)) throw badRequest('bad_token', 'send a JSON object {name, token?} as the body');
-    const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'token');
-    if (unknown.length > 0)
-      throw badRequest('bad_token', `unknown keys ${list(unknown)}: send {name, token?}`);
+    // Other keys are ignored, as Routemaster does.
     const badName = clientNameProblem(body.name, 'name');
     if (badName !== undefined) throw badRequest('bad_name', badName);
     const name = body.name as string;
@@ -52,7 +55,8 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
 
   app.delete<{ Params: { token: string } }>('/api_tokens/:token', root, async (request, reply) => {
     const given = request.params.token;
-    const hash = given.includes(HINT_MARK) ? await hashOfHint(given) : hashToken(given);
+    const listed = parseListedKey(given);
+    const hash = listed === undefined ? hashToken(given) : await hashOfKey(listed);
     tokenCache.delete(hash);
     const removed = await deps.tokens.removeToken(hash);
     if (removed !== undefined) {
@@ -66,21 +70,21 @@ export function registerApiTokenRoutes({ app, deps, auth, tokenCache, now }: Rou
     reply.code(204).send();
   });
 
-  /** The hash of the one token listed with `hint`; a 404 when none is, a 409 when several are. */
-  async function hashOfHint(hint: string): Promise<string> {
-    const matches = (await deps.tokens.listTokens()).filter((token) => token.hint === hint);
+  /** The hash of the one token `key` designates; a 404 when none is, a 409 when several are. */
+  async function hashOfKey(key: ListedTokenKey): Promise<string> {
+    const matches = tokensOfKey(key, await deps.tokens.listTokens());
     const [match, ...others] = matches;
     if (match === undefined) {
       throw notFound(
         'no_token',
-        'no token is listed with this hint: pass the full token, or a hint as GET /api_tokens lists it',
+        'no token is listed with this key: pass the full token, or a key as GET /api_tokens lists it',
       );
     }
     if (others.length > 0) {
       throw new ApiError(
         409,
         'ambiguous_hint',
-        `${matches.length} tokens are listed with this hint: pass the full token to delete one`,
+        `${matches.length} tokens match this key: pass the full token, or a key as GET /api_tokens lists it now`,
       );
     }
     return match.hash;

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors/api.error.js';
 import { topicNameProblem } from '../../router-names.js';
 import type { SubscriberQueueStats, SubscriberRecord } from '../../subscriber.js';
@@ -27,36 +28,37 @@ export function registerSubscriptionRoutes({ app, deps, settings, auth }: RouteC
       const wanted = parseSubscriptionBody(request.body, settings.allowHttpUrls);
       await deps.topics.ensureTopics(wanted.topics);
       // One write of the settings: paused and the signing secrets are left as they are, and
-      // ordered too when the body leaves it out, so an overlapping pause or rotation stays.
-      await deps.subscribers.saveSubscriber({
-        name: clientOf(request),
-        callback: wanted.callback,
-        uuid: wanted.uuid,
-        maxEvents: wanted.maxEvents,
-        timeoutMs: wanted.timeoutMs,
-        topics: wanted.topics,
-        ordered: wanted.ordered,
-      });
+      // ordered, max and timeout too when the body leaves them out (as Routemaster keeps the last
+      // timeout and max), so an overlapping pause or rotation stays.
+      await deps.subscribers.saveSubscriber({ name: clientOf(request), ...wanted });
       reply.code(204).send();
     });
   }
 
-  app.delete('/subscriber', client, async (request, reply) => {
-    const name = clientOf(request);
+  // The root key may call these, as in Routemaster, and gets its answer: no subscriber is the root's.
+  const rootOrClient = { onRequest: auth.guard(['root', 'client']) };
+
+  app.delete('/subscriber', rootOrClient, async (request, reply) => {
+    const name = subscriberOf(request);
     if (!(await deps.subscribers.removeSubscriber(name))) throw noSubscriber();
     reply.code(204).send();
   });
 
-  app.delete<{ Params: { name: string } }>('/subscriber/topics/:name', client, async (request, reply) => {
-    const topic = request.params.name;
-    const problem = topicNameProblem(topic);
-    if (problem !== undefined) throw badRequest('bad_topic', problem);
-    const outcome = await deps.subscribers.unsubscribe(clientOf(request), topic);
-    if (outcome === 'no-subscriber') throw noSubscriber();
-    if (outcome === 'not-subscribed')
-      throw notFound('not_subscribed', `this client is not subscribed to "${topic}"`);
-    reply.code(204).send();
-  });
+  app.delete<{ Params: { name: string } }>(
+    '/subscriber/topics/:name',
+    rootOrClient,
+    async (request, reply) => {
+      const name = subscriberOf(request);
+      const topic = request.params.name;
+      const problem = topicNameProblem(topic);
+      if (problem !== undefined) throw badRequest('bad_topic', problem);
+      const outcome = await deps.subscribers.unsubscribe(name, topic);
+      if (outcome === 'no-subscriber') throw noSubscriber();
+      if (outcome === 'not-subscribed')
+        throw notFound('not_subscribed', `this client is not subscribed to "${topic}"`);
+      reply.code(204).send();
+    },
+  );
 
   for (const path of ['/subscriptions', '/subscribers']) {
     app.get(path, { onRequest: auth.guard(['root', 'client']) }, async (request) => {
@@ -99,6 +101,18 @@ function describe(subscriber: SubscriberRecord, stats: SubscriberQueueStats, may
     ordered: subscriber.ordered,
     signed: subscriber.signingSecrets.length > 0,
   };
+}
+
+/** The calling client's subscriber name; a 404 for the root key, which has none (Routemaster's answer). */
+function subscriberOf(request: FastifyRequest): string {
+  const caller = callerOf(request);
+  if (caller.kind === 'root') {
+    throw notFound(
+      'no_subscriber',
+      'the root key has no subscription: call with the token of the client whose subscription it is',
+    );
+  }
+  return caller.name;
 }
 
 function noSubscriber() {

@@ -14,34 +14,42 @@
   ARGV[1]  P, the router prefix: each topic's P ts:<topic>, and the
            subscriber's P sb:<name> and P sr:<name>, are built from it
   ARGV[2]  name
-  ARGV[3]  the record's JSON, without topics, paused, ordered and secrets
-  ARGV[4]  maxEvents
-  ARGV[5]  timeoutMs
+  ARGV[3]  the record's JSON: name, callback and uuid
+  ARGV[4]  maxEvents, or '' to keep the subscriber's own (ARGV[7] when new)
+  ARGV[5]  timeoutMs, or '' to keep the subscriber's own (ARGV[8] when new)
   ARGV[6]  ordered (1 or 0), or '' to keep the subscriber's own (0 when new)
-  ARGV[7..] topics
+  ARGV[7]  the default maxEvents
+  ARGV[8]  the default timeoutMs
+  ARGV[9..] topics
 
   Returns  1. Keeps: a topic's P ts:<topic> holds exactly the subscribers
            whose P st:<name> holds the topic.
 ]]
 local P, name = ARGV[1], ARGV[2]
 redis.call('SADD', KEYS[1], name)
-redis.call('HSET', KEYS[3], 'record', ARGV[3], 'max', ARGV[4], 'timeout', ARGV[5])
-if ARGV[6] == '' then
-  redis.call('HSETNX', KEYS[3], 'ordered', 0)
-else
-  redis.call('HSET', KEYS[3], 'ordered', ARGV[6])
+redis.call('HSET', KEYS[3], 'record', ARGV[3])
+-- A setting left out ('') keeps the subscriber's own, or takes its default when new.
+local function setOrKeep(field, value, default)
+  if value == '' then
+    redis.call('HSETNX', KEYS[3], field, default)
+  else
+    redis.call('HSET', KEYS[3], field, value)
+  end
 end
+setOrKeep('max', ARGV[4], ARGV[7])
+setOrKeep('timeout', ARGV[5], ARGV[8])
+setOrKeep('ordered', ARGV[6], 0)
 redis.call('HSETNX', KEYS[3], 'paused', 0)
 redis.call('HSETNX', KEYS[3], 'health', 100)
 local wanted = {}
-for i = 7, #ARGV do wanted[ARGV[i]] = true end
+for i = 9, #ARGV do wanted[ARGV[i]] = true end
 for _, topic in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   if not wanted[topic] then
     redis.call('SREM', KEYS[4], topic)
     redis.call('SREM', P .. 'ts:' .. topic, name)
   end
 end
-for i = 7, #ARGV do
+for i = 9, #ARGV do
   redis.call('SADD', KEYS[4], ARGV[i])
   redis.call('SADD', P .. 'ts:' .. ARGV[i], name)
   redis.call('HSETNX', KEYS[2], ARGV[i], '')
