@@ -8,9 +8,10 @@ import { CycleFailure, step } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
-import type { CycleContext, ReduceContext, SubEventRecordView } from './event-model.js';
+import type { CycleContext, ReduceContext } from './event-model.js';
 import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
+import { TransactDispatches } from './transact-dispatches.js';
 import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
 
 /** How deep sub-events may nest. */
@@ -259,21 +260,35 @@ async function handle(
   for (const model of setting.models) {
     const transact = model.model.transact;
     if (transact === undefined) continue;
+    const dispatches = new TransactDispatches(
+      model.name,
+      setting.known,
+      (sub) => writesRefused.run(false, () => runSub(sub)),
+      (error) => (error instanceof CycleFailure ? error.cause : error),
+    );
     // A transact callback reads and dispatches; its writes would be lost to a replay, so they are refused.
     await step(
       'transact',
       path,
       model.name,
-      () =>
-        writesRefused.run(true, () =>
-          transact(
-            Object.assign(context(model), {
-              event,
-              dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
-                writesRefused.run(false, () => runSub({ type, data: data ?? null })),
-            }),
-          ),
-        ),
+      async () => {
+        let thrown: { error: unknown } | undefined;
+        await writesRefused
+          .run(true, () =>
+            transact(
+              Object.assign(context(model), {
+                event,
+                dispatch: (type: string, data?: unknown) => dispatches.dispatch(type, data),
+              }),
+            ),
+          )
+          .catch((error: unknown) => {
+            thrown = { error };
+          });
+        // Every sub-event it dispatched runs before the step ends; the first failure among them wins.
+        await dispatches.settle();
+        if (thrown !== undefined) throw thrown.error;
+      },
       timeout,
     );
   }
