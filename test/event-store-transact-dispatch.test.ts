@@ -2,9 +2,10 @@ import { expect, it } from 'vitest';
 import {
   EventStoreUsageError,
   InvalidStoreEventError,
+  type TransactContext,
   UnknownStoreEventTypeError,
 } from '../src/event-store/index.js';
-import { defineModel, EventStoreHaltedError, type TransactContext } from '../src/index.js';
+import { defineModel, EventStoreHaltedError } from '../src/index.js';
 import { type Item, ItemEntity, items, type Trace, TraceEntity } from './fixtures/es-items.js';
 import { describeOnBothDatabases } from './helpers/event-store-bed.js';
 
@@ -77,7 +78,9 @@ describeOnBothDatabases('event store transact dispatch', (bed) => {
     const caught: unknown[] = [];
     const fan = fanOut(async (dispatch) => {
       await dispatch('ITEM.RESULT', ins('a'));
-      await dispatch('ITEM.RESULT', { upd: [{ id: 'missing', qty: 1 }] }).catch((e) => caught.push(e));
+      await dispatch('ITEM.RESULT', { upd: [{ id: 'missing', qty: 1 }] }).catch((e: unknown) =>
+        caught.push(e),
+      );
     });
     const store = await bed.start({ models: [items, fan], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
     await expect(store.dispatch('FAN.OUT', {})).rejects.toBeInstanceOf(EventStoreHaltedError);
@@ -90,9 +93,9 @@ describeOnBothDatabases('event store transact dispatch', (bed) => {
   it('an invalid ctx.dispatch rejects with a coded error and fails the event', async () => {
     const caught: unknown[] = [];
     const fan = fanOut(async (dispatch) => {
-      await dispatch('NO.SUCH.TYPE', {}).catch((e) => caught.push(e));
-      await dispatch('ITEM.RESULT', { n: Number.NaN }).catch((e) => caught.push(e));
-      await dispatch('', {}).catch((e) => caught.push(e));
+      await dispatch('NO.SUCH.TYPE', {}).catch((e: unknown) => caught.push(e));
+      await dispatch('ITEM.RESULT', { n: Number.NaN }).catch((e: unknown) => caught.push(e));
+      await dispatch('', {}).catch((e: unknown) => caught.push(e));
     });
     const store = await bed.start({ models: [items, fan], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
     await expect(store.dispatch('FAN.OUT', {})).rejects.toBeInstanceOf(EventStoreHaltedError);

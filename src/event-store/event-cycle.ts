@@ -9,10 +9,11 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 import type { CycleContext, ReduceContext } from './event-model.js';
+import { frozenCopy, frozenEvent } from './frozen-data.js';
 import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
-import { TransactDispatches } from './transact-dispatches.js';
 import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
+import { TransactDispatches } from './transact-dispatches.js';
 
 /** How deep sub-events may nest. */
 export const MAX_SUB_EVENT_DEPTH = 100;
@@ -113,11 +114,23 @@ async function handle(
     });
   };
 
-  let event: StoreEvent = input;
+  let event: StoreEvent = frozenEvent(input);
   for (const model of setting.models) {
     const pre = model.model.preprocess;
     if (pre === undefined || replaying) continue;
-    const out = await step('preprocess', path, model.name, () => pre(event, context(model)), timeout);
+    const out = await step(
+      'preprocess',
+      path,
+      model.name,
+      async () => {
+        const made = await pre(event, context(model));
+        // Copied as history will keep it, inside the step: data JSON cannot carry fails the preprocessor.
+        return made === undefined || made === null
+          ? undefined
+          : { type: made.type, data: frozenCopy(made.data) };
+      },
+      timeout,
+    );
     if (out === undefined || out === null) continue;
     if (out.type !== event.type) {
       throw new CycleFailure(
@@ -129,7 +142,7 @@ async function handle(
         model.name,
       );
     }
-    event = { ...event, data: out.data };
+    event = frozenEvent({ ...event, data: out.data });
   }
 
   const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
@@ -235,7 +248,7 @@ async function handle(
         ),
       );
     }
-    const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: sub.data ?? null };
+    const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: frozenCopy(sub.data) };
     const children = fromHistory ? ((sub as SubEventRecord).events ?? []) : [];
     const out = await handle(
       setting,
@@ -273,18 +286,18 @@ async function handle(
       model.name,
       async () => {
         let thrown: { error: unknown } | undefined;
-        await writesRefused
-          .run(true, () =>
+        try {
+          await writesRefused.run(true, () =>
             transact(
               Object.assign(context(model), {
                 event,
                 dispatch: (type: string, data?: unknown) => dispatches.dispatch(type, data),
               }),
             ),
-          )
-          .catch((error: unknown) => {
-            thrown = { error };
-          });
+          );
+        } catch (error) {
+          thrown = { error };
+        }
         // Every sub-event it dispatched runs before the step ends; the first failure among them wins.
         await dispatches.settle();
         if (thrown !== undefined) throw thrown.error;
