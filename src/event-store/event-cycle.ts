@@ -5,11 +5,13 @@ import { applyResult } from './apply-result.js';
 import { type BatchState, writesRefused } from './batch-state.js';
 import { cycleAttempt } from './cycle-attempt.js';
 import { CycleFailure, step } from './cycle-failure.js';
+import { EventRejectedError } from './errors/event-rejected.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 import type { CycleContext, ReduceContext } from './event-model.js';
 import { frozenCopy, frozenEvent } from './frozen-data.js';
+import { preprocess } from './preprocess-step.js';
 import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
 import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
@@ -46,6 +48,8 @@ export interface CycleSetting {
 
 /** What handling one event (and its sub-events) produced. */
 export interface CycleOutcome {
+  /** The event's type after preprocessing (its canonical form). */
+  readonly type: string;
   /** The event's data after preprocessing. */
   readonly data: unknown;
   /** Each model's result. */
@@ -90,7 +94,8 @@ async function handle(
   const timeout = setting.stepTimeoutMs;
   const fromHistory = setting.replaying === 'some';
   if (!setting.known.has(input.type)) {
-    if (setting.unknownTypes === 'record') return { data: input.data, result: {}, events: [], known: false };
+    if (setting.unknownTypes === 'record')
+      return { type: input.type, data: input.data, result: {}, events: [], known: false };
     throw new CycleFailure('type', path, new UnknownStoreEventTypeError(input.type, [...setting.known]));
   }
   const added = new Map<ResolvedModel, StoreEventInput[]>();
@@ -114,36 +119,8 @@ async function handle(
     });
   };
 
-  let event: StoreEvent = frozenEvent(input);
-  for (const model of setting.models) {
-    const pre = model.model.preprocess;
-    if (pre === undefined || replaying) continue;
-    const out = await step(
-      'preprocess',
-      path,
-      model.name,
-      async () => {
-        const made = await pre(event, context(model));
-        // Copied as history will keep it, inside the step: data JSON cannot carry fails the preprocessor.
-        return made === undefined || made === null
-          ? undefined
-          : { type: made.type, data: frozenCopy(made.data) };
-      },
-      timeout,
-    );
-    if (out === undefined || out === null) continue;
-    if (out.type !== event.type) {
-      throw new CycleFailure(
-        'preprocess',
-        path,
-        new EventStoreUsageError(
-          `the preprocessor changed the type to "${out.type}": a preprocessor may change data only; dispatch an event of the other type instead`,
-        ),
-        model.name,
-      );
-    }
-    event = frozenEvent({ ...event, data: out.data });
-  }
+  const frozen = frozenEvent(input);
+  const event = replaying ? frozen : await preprocess(setting, frozen, path, context);
 
   const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
   // Every reducer settles (or times out) before a failure is thrown: none may
@@ -178,6 +155,17 @@ async function handle(
     const value = returned[i];
     if (value === undefined || value === null) continue;
     result[model.name] = value;
+  }
+  // A reducer's rejection (esFail) ends the whole event here: nothing of it is applied.
+  const rejecting = reducing.find((model) => typeof result[model.name]?.esFail === 'string');
+  if (rejecting !== undefined) {
+    const reason = result[rejecting.name]?.esFail as string;
+    throw new CycleFailure(
+      'reduce',
+      path,
+      new EventRejectedError(reason, undefined, rejecting.name),
+      rejecting.name,
+    );
   }
   for (const model of setting.models) {
     subEvents.push(...(result[model.name]?.events ?? []), ...(added.get(model) ?? []));
@@ -260,13 +248,13 @@ async function handle(
       depth + 1,
       children,
     );
-    const record = { type: sub.type, data: out.data, result: out.result, events: out.events };
+    const record = { type: out.type, data: out.data, result: out.result, events: out.events };
     records.push(record);
     return record;
   };
   if (fromHistory) {
     for (const sub of stored) await runSub(sub);
-    return { data: event.data, result, events: records, known: true };
+    return { type: event.type, data: event.data, result, events: records, known: true };
   }
   for (const sub of subEvents) await runSub(sub);
 
@@ -309,5 +297,5 @@ async function handle(
   for (const model of setting.models) {
     for (const sub of added.get(model) ?? []) await runSub(sub);
   }
-  return { data: event.data, result, events: records, known: true };
+  return { type: event.type, data: event.data, result, events: records, known: true };
 }
