@@ -1,21 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, ObjectLiteral } from 'typeorm';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
-import { applyResult } from './apply-result.js';
-import { type BatchState, writesRefused } from './batch-state.js';
+import type { BatchState } from './batch-state.js';
 import { cycleAttempt } from './cycle-attempt.js';
-import { CycleFailure, step } from './cycle-failure.js';
-import { EventRejectedError } from './errors/event-rejected.error.js';
+import { CycleFailure } from './cycle-failure.js';
+import { applyAll, deriveAll, reduceAll, type StepScope, transactAll } from './cycle-steps.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
-import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
 import type { CycleContext, ReduceContext } from './event-model.js';
 import { frozenCopy, frozenEvent } from './frozen-data.js';
 import { preprocess } from './preprocess-step.js';
-import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
+import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
 import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
-import { TransactDispatches } from './transact-dispatches.js';
 
 /** How deep sub-events may nest. */
 export const MAX_SUB_EVENT_DEPTH = 100;
@@ -91,7 +88,6 @@ async function handle(
   stored: readonly SubEventRecord[],
 ): Promise<CycleOutcome> {
   const replaying = setting.replaying !== undefined;
-  const timeout = setting.stepTimeoutMs;
   const fromHistory = setting.replaying === 'some';
   if (!setting.known.has(input.type)) {
     if (setting.unknownTypes === 'record')
@@ -122,106 +118,24 @@ async function handle(
   const frozen = frozenEvent(input);
   const event = replaying ? frozen : await preprocess(setting, frozen, path, context);
 
-  const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
-  // Every reducer settles (or times out) before a failure is thrown: none may
-  // still be running when the event is rolled back; a timeout wins, since its
-  // connection must be thrown away.
-  const settled = await Promise.allSettled(
-    reducing.map((model) =>
-      step(
-        'reduce',
-        path,
-        model.name,
-        async () => {
-          const reducer = model.model.reducers?.[event.type] as (
-            e: StoreEvent,
-            c: ReduceContext<ObjectLiteral>,
-          ) => unknown;
-          const value = await reducer(event, context(model));
-          const problem = resultProblem(value, model);
-          if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
-          return value as ReducerResult<ObjectLiteral> | undefined;
-        },
-        timeout,
-      ),
-    ),
-  );
-  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-  if (failures.length > 0) throw failures.find((f) => f instanceof CycleFailure && f.timedOut) ?? failures[0];
-  const returned = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-  const result: Record<string, ReducerResult<ObjectLiteral>> = {};
+  const scope: StepScope = {
+    models: setting.models,
+    known: setting.known,
+    timeoutMs: setting.stepTimeoutMs,
+    state,
+    manager,
+    path,
+    event,
+    context,
+  };
+  const { reducing, result } = await reduceAll(scope);
   const subEvents: StoreEventInput[] = [];
-  for (const [i, model] of reducing.entries()) {
-    const value = returned[i];
-    if (value === undefined || value === null) continue;
-    result[model.name] = value;
-  }
-  // A reducer's rejection (esFail) ends the whole event here: nothing of it is applied.
-  const rejecting = reducing.find((model) => typeof result[model.name]?.esFail === 'string');
-  if (rejecting !== undefined) {
-    const reason = result[rejecting.name]?.esFail as string;
-    throw new CycleFailure(
-      'reduce',
-      path,
-      new EventRejectedError(reason, undefined, rejecting.name),
-      rejecting.name,
-    );
-  }
   for (const model of setting.models) {
     subEvents.push(...(result[model.name]?.events ?? []), ...(added.get(model) ?? []));
     added.delete(model);
   }
-
-  for (const model of reducing) {
-    const value = result[model.name];
-    if (value === undefined) continue;
-    const custom = model.model.applyResult;
-    await step(
-      'apply',
-      path,
-      model.name,
-      () =>
-        custom
-          ? custom(value, context(model))
-          : applyResult(
-              (keys) => state.ensure(state.cache(model), manager, keys),
-              state.cache(model),
-              value,
-              model.name,
-            ),
-      timeout,
-    );
-  }
-
-  for (const model of setting.models) {
-    const derive = model.model.derive;
-    if (derive === undefined) continue;
-    await step(
-      'derive',
-      path,
-      model.name,
-      () =>
-        derive(
-          Object.assign(context(model), {
-            event,
-            result,
-            own: result[model.name],
-            apply: async (extra: ReducerResult<ObjectLiteral>) => {
-              const problem = resultProblem(extra, model);
-              if (problem !== undefined)
-                throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
-              await applyResult(
-                (keys) => state.ensure(state.cache(model), manager, keys),
-                state.cache(model),
-                extra,
-                model.name,
-              );
-            },
-          }),
-        ),
-      timeout,
-    );
-  }
+  await applyAll(scope, reducing, result);
+  await deriveAll(scope, result);
   for (const model of setting.models) subEvents.push(...(added.get(model) ?? []));
   added.clear();
 
@@ -258,41 +172,7 @@ async function handle(
   }
   for (const sub of subEvents) await runSub(sub);
 
-  for (const model of setting.models) {
-    const transact = model.model.transact;
-    if (transact === undefined) continue;
-    const dispatches = new TransactDispatches(
-      model.name,
-      setting.known,
-      (sub) => writesRefused.run(false, () => runSub(sub)),
-      (error) => (error instanceof CycleFailure ? error.cause : error),
-    );
-    // A transact callback reads and dispatches; its writes would be lost to a replay, so they are refused.
-    await step(
-      'transact',
-      path,
-      model.name,
-      async () => {
-        let thrown: { error: unknown } | undefined;
-        try {
-          await writesRefused.run(true, () =>
-            transact(
-              Object.assign(context(model), {
-                event,
-                dispatch: (type: string, data?: unknown) => dispatches.dispatch(type, data),
-              }),
-            ),
-          );
-        } catch (error) {
-          thrown = { error };
-        }
-        // Every sub-event it dispatched runs before the step ends; the first failure among them wins.
-        await dispatches.settle();
-        if (thrown !== undefined) throw thrown.error;
-      },
-      timeout,
-    );
-  }
+  await transactAll(scope, runSub);
   // Sub-events added during transact (ctx.addEvent) run after it, in order.
   for (const model of setting.models) {
     for (const sub of added.get(model) ?? []) await runSub(sub);
