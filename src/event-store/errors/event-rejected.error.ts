@@ -23,8 +23,12 @@ export class EventRejectedError extends CommitbusError {
     readonly model?: string,
   ) {
     const by = model === undefined ? '' : ` by model ${model}`;
-    const what = event === undefined ? 'the event' : `event v${event.v} (${event.type})`;
-    super(`${what} was rejected${by}: ${reason}. It changed nothing; the store went on with the next event`);
+    // Without its row: thrown inside the cycle (to transact's ctx.dispatch), before anything is recorded.
+    super(
+      event === undefined
+        ? `the sub-event was rejected${by}: ${reason}; its whole event is rejected`
+        : `event v${event.v} (${event.type}) was rejected${by}: ${reason}. It changed nothing; the store went on with the next event`,
+    );
   }
 
   /** The error for a history row recorded as `rejected`. */
