@@ -34,6 +34,7 @@ const ARGS: Record<string, unknown[]> = {
   UnknownStoreEventTypeError: ['ITEM.ADD', ['ITEM.ADDED']],
   EventStoreHaltedError: [{ v: 3, type: 'ITEM.ADD', attempts: 1, error: undefined }],
   EventSkippedError: [{ v: 3, type: 'ITEM.ADD', status: 'skipped' }],
+  EventRejectedError: ['out of stock'],
   MetricsServerError: ['127.0.0.1', 9464, new Error('listen EADDRINUSE')],
 };
 

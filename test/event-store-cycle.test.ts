@@ -358,7 +358,7 @@ describeOnBothDatabases('event store cycle', (bed) => {
       expect(await bed.rows(ItemEntity)).toEqual([{ id: 'a', name: 'ada lovelace', qty: null }]);
     });
 
-    it('a preprocessor that changes the type halts the event, naming the model', async () => {
+    it('a preprocessor that changes the type to one no model knows halts the event, naming the model', async () => {
       const renaming = defineModel<Item>({
         name: 'renaming',
         entity: ItemEntity,
@@ -368,7 +368,7 @@ describeOnBothDatabases('event store cycle', (bed) => {
       const store = await bed.start({ models: [renaming], retryDelayMs: 60_000 });
       const failing = store.dispatch('NAMED', {});
       await expect(failing).rejects.toThrow(
-        /preprocess \(model renaming\): the preprocessor changed the type to "OTHER": a preprocessor may change data only/,
+        /preprocess \(model renaming\): the preprocessor changed the type to "OTHER", which no model knows/,
       );
       expect((await store.halted())?.error).toMatchObject({ step: 'preprocess', model: 'renaming' });
       expect(await bed.rows(ItemEntity)).toEqual([]);

@@ -30,6 +30,7 @@ const ROOT_VALUES = [
   'DuplicateEventTypeError',
   'Event',
   'EventBus',
+  'EventRejectedError',
   'EventSkippedError',
   'EventStore',
   'EventStoreHaltedError',
@@ -127,6 +128,7 @@ const ROOT_TYPES = [
   'EventStoreOptions',
   'EventTypeOptions',
   'FailedRun',
+  'FailureListener',
   'FlatCommitbusOptions',
   'HaltedKey',
   'HandledRun',
@@ -176,6 +178,7 @@ const ROOT_TYPES = [
   'StartRouterDeps',
   'StartWorkerOptions',
   'StoreEvent',
+  'StoreFailure',
   'Subscription',
   'SubscriptionContext',
   'SubscriptionHandler',
@@ -218,7 +221,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(171);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(174);
   });
 
   it('lists every one of its names in the README API section', () => {

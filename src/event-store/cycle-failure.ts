@@ -1,6 +1,7 @@
 import { CommitbusError } from '../support/commitbus-error.js';
 import { describeError } from '../support/logger.js';
 import { abandonAttempt } from './cycle-attempt.js';
+import { EventRejectedError } from './errors/event-rejected.error.js';
 import { EventStoreStepTimeoutError } from './errors/event-store-step-timeout.error.js';
 import type { StepFailure } from './store-event.js';
 
@@ -16,18 +17,23 @@ export class CycleFailure extends CommitbusError {
    * away instead of rolled back and reused.
    */
   readonly timedOut: boolean;
+  /** A reducer rejected the event (`esFail`): recorded as `rejected`, not a halt. */
+  readonly rejected: boolean;
 
   constructor(step: StepFailure['step'], path: readonly string[], cause: unknown, model?: string) {
     const described = describeError(cause);
+    const rejected = cause instanceof EventRejectedError;
     super(described.message, { cause });
     this.timedOut = cause instanceof EventStoreStepTimeoutError;
+    this.rejected = rejected;
     this.failure = {
       step,
       ...(model === undefined ? {} : { model }),
       path: [...path],
       name: described.name,
-      message: described.message,
-      ...(described.stack === undefined ? {} : { stack: described.stack }),
+      // A rejection's message is the reducer's reason, as it gave it.
+      message: rejected ? cause.reason : described.message,
+      ...(described.stack === undefined || rejected ? {} : { stack: described.stack }),
       at: Date.now(),
     };
   }

@@ -1,15 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager, ObjectLiteral } from 'typeorm';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
-import { applyResult } from './apply-result.js';
-import { type BatchState, writesRefused } from './batch-state.js';
+import type { BatchState } from './batch-state.js';
 import { cycleAttempt } from './cycle-attempt.js';
-import { CycleFailure, step } from './cycle-failure.js';
+import { CycleFailure } from './cycle-failure.js';
+import { applyAll, deriveAll, reduceAll, type StepScope, transactAll } from './cycle-steps.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
-import { MalformedResultError } from './errors/malformed-result.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
-import type { CycleContext, ReduceContext, SubEventRecordView } from './event-model.js';
-import { type ReducerResult, type RowKey, resultProblem } from './reducer-result.js';
+import type { CycleContext, ReduceContext } from './event-model.js';
+import { frozenCopy, frozenEvent } from './frozen-data.js';
+import { preprocess } from './preprocess-step.js';
+import type { RowKey } from './reducer-result.js';
 import type { ResolvedModel } from './resolved-model.js';
 import type { ModelResults, StoreEvent, StoreEventInput, SubEventRecord } from './store-event.js';
 
@@ -44,6 +45,8 @@ export interface CycleSetting {
 
 /** What handling one event (and its sub-events) produced. */
 export interface CycleOutcome {
+  /** The event's type after preprocessing (its canonical form). */
+  readonly type: string;
   /** The event's data after preprocessing. */
   readonly data: unknown;
   /** Each model's result. */
@@ -85,10 +88,10 @@ async function handle(
   stored: readonly SubEventRecord[],
 ): Promise<CycleOutcome> {
   const replaying = setting.replaying !== undefined;
-  const timeout = setting.stepTimeoutMs;
   const fromHistory = setting.replaying === 'some';
   if (!setting.known.has(input.type)) {
-    if (setting.unknownTypes === 'record') return { data: input.data, result: {}, events: [], known: false };
+    if (setting.unknownTypes === 'record')
+      return { type: input.type, data: input.data, result: {}, events: [], known: false };
     throw new CycleFailure('type', path, new UnknownStoreEventTypeError(input.type, [...setting.known]));
   }
   const added = new Map<ResolvedModel, StoreEventInput[]>();
@@ -112,114 +115,27 @@ async function handle(
     });
   };
 
-  let event: StoreEvent = input;
-  for (const model of setting.models) {
-    const pre = model.model.preprocess;
-    if (pre === undefined || replaying) continue;
-    const out = await step('preprocess', path, model.name, () => pre(event, context(model)), timeout);
-    if (out === undefined || out === null) continue;
-    if (out.type !== event.type) {
-      throw new CycleFailure(
-        'preprocess',
-        path,
-        new EventStoreUsageError(
-          `the preprocessor changed the type to "${out.type}": a preprocessor may change data only; dispatch an event of the other type instead`,
-        ),
-        model.name,
-      );
-    }
-    event = { ...event, data: out.data };
-  }
+  const frozen = frozenEvent(input);
+  const event = replaying ? frozen : await preprocess(setting, frozen, path, context);
 
-  const reducing = setting.models.filter((m) => m.model.reducers?.[event.type] !== undefined);
-  // Every reducer settles (or times out) before a failure is thrown: none may
-  // still be running when the event is rolled back; a timeout wins, since its
-  // connection must be thrown away.
-  const settled = await Promise.allSettled(
-    reducing.map((model) =>
-      step(
-        'reduce',
-        path,
-        model.name,
-        async () => {
-          const reducer = model.model.reducers?.[event.type] as (
-            e: StoreEvent,
-            c: ReduceContext<ObjectLiteral>,
-          ) => unknown;
-          const value = await reducer(event, context(model));
-          const problem = resultProblem(value, model);
-          if (problem !== undefined) throw new MalformedResultError(model.name, event.type, problem);
-          return value as ReducerResult<ObjectLiteral> | undefined;
-        },
-        timeout,
-      ),
-    ),
-  );
-  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-  if (failures.length > 0) throw failures.find((f) => f instanceof CycleFailure && f.timedOut) ?? failures[0];
-  const returned = settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-  const result: Record<string, ReducerResult<ObjectLiteral>> = {};
+  const scope: StepScope = {
+    models: setting.models,
+    known: setting.known,
+    timeoutMs: setting.stepTimeoutMs,
+    state,
+    manager,
+    path,
+    event,
+    context,
+  };
+  const { reducing, result } = await reduceAll(scope);
   const subEvents: StoreEventInput[] = [];
-  for (const [i, model] of reducing.entries()) {
-    const value = returned[i];
-    if (value === undefined || value === null) continue;
-    result[model.name] = value;
-  }
   for (const model of setting.models) {
     subEvents.push(...(result[model.name]?.events ?? []), ...(added.get(model) ?? []));
     added.delete(model);
   }
-
-  for (const model of reducing) {
-    const value = result[model.name];
-    if (value === undefined) continue;
-    const custom = model.model.applyResult;
-    await step(
-      'apply',
-      path,
-      model.name,
-      () =>
-        custom
-          ? custom(value, context(model))
-          : applyResult(
-              (keys) => state.ensure(state.cache(model), manager, keys),
-              state.cache(model),
-              value,
-              model.name,
-            ),
-      timeout,
-    );
-  }
-
-  for (const model of setting.models) {
-    const derive = model.model.derive;
-    if (derive === undefined) continue;
-    await step(
-      'derive',
-      path,
-      model.name,
-      () =>
-        derive(
-          Object.assign(context(model), {
-            event,
-            result,
-            own: result[model.name],
-            apply: async (extra: ReducerResult<ObjectLiteral>) => {
-              const problem = resultProblem(extra, model);
-              if (problem !== undefined)
-                throw new MalformedResultError(model.name, event.type, `(the deriver's apply) ${problem}`);
-              await applyResult(
-                (keys) => state.ensure(state.cache(model), manager, keys),
-                state.cache(model),
-                extra,
-                model.name,
-              );
-            },
-          }),
-        ),
-      timeout,
-    );
-  }
+  await applyAll(scope, reducing, result);
+  await deriveAll(scope, result);
   for (const model of setting.models) subEvents.push(...(added.get(model) ?? []));
   added.clear();
 
@@ -234,7 +150,7 @@ async function handle(
         ),
       );
     }
-    const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: sub.data ?? null };
+    const subEvent: StoreEvent = { v: event.v, ts: event.ts, type: sub.type, data: frozenCopy(sub.data) };
     const children = fromHistory ? ((sub as SubEventRecord).events ?? []) : [];
     const out = await handle(
       setting,
@@ -246,40 +162,20 @@ async function handle(
       depth + 1,
       children,
     );
-    const record = { type: sub.type, data: out.data, result: out.result, events: out.events };
+    const record = { type: out.type, data: out.data, result: out.result, events: out.events };
     records.push(record);
     return record;
   };
   if (fromHistory) {
     for (const sub of stored) await runSub(sub);
-    return { data: event.data, result, events: records, known: true };
+    return { type: event.type, data: event.data, result, events: records, known: true };
   }
   for (const sub of subEvents) await runSub(sub);
 
-  for (const model of setting.models) {
-    const transact = model.model.transact;
-    if (transact === undefined) continue;
-    // A transact callback reads and dispatches; its writes would be lost to a replay, so they are refused.
-    await step(
-      'transact',
-      path,
-      model.name,
-      () =>
-        writesRefused.run(true, () =>
-          transact(
-            Object.assign(context(model), {
-              event,
-              dispatch: async (type: string, data?: unknown): Promise<SubEventRecordView> =>
-                writesRefused.run(false, () => runSub({ type, data: data ?? null })),
-            }),
-          ),
-        ),
-      timeout,
-    );
-  }
+  await transactAll(scope, runSub);
   // Sub-events added during transact (ctx.addEvent) run after it, in order.
   for (const model of setting.models) {
     for (const sub of added.get(model) ?? []) await runSub(sub);
   }
-  return { data: event.data, result, events: records, known: true };
+  return { type: event.type, data: event.data, result, events: records, known: true };
 }

@@ -34,13 +34,18 @@ export interface ReduceContext<T extends ObjectLiteral> extends CycleContext {
 /**
  * Turns one event into a description of its model's changes. Pure: given the
  * same state and event it returns the same result; it writes nothing itself.
+ * The event is frozen. Return `{ esFail: reason }` to reject the event.
  */
 export type Reducer<T extends ObjectLiteral, D = unknown> = (
   event: StoreEvent<D>,
   ctx: ReduceContext<T>,
 ) => ReducerResult<T> | undefined | Promise<ReducerResult<T> | undefined>;
 
-/** A preprocessor: returns a canonical form of the event, or nothing to keep it. Never changes `v` or `type`. */
+/**
+ * A preprocessor: returns a canonical form of the event (its data, and a
+ * `type` only when some model knows it), or nothing to keep it. Never
+ * changes `v`. The event it gets is frozen.
+ */
 export type Preprocessor<T extends ObjectLiteral> = (
   event: StoreEvent,
   ctx: ReduceContext<T>,
@@ -65,7 +70,13 @@ export type Deriver<T extends ObjectLiteral> = (derivation: Derivation<T>) => vo
 export interface TransactContext<T extends ObjectLiteral> extends ReduceContext<T> {
   /** The event being handled. */
   readonly event: StoreEvent;
-  /** Handles a sub-event at once, in this transaction, and resolves with its record. */
+  /**
+   * Handles a sub-event in this transaction, after the ones dispatched
+   * before it (awaited or not), and resolves with its record. Every
+   * dispatch runs before the callback's step ends; one that fails or is
+   * invalid rejects with a coded error and fails the event. Refused once
+   * the callback settled.
+   */
   dispatch(type: string, data?: unknown): Promise<SubEventRecordView>;
 }
 

@@ -41,14 +41,18 @@ export interface QueuedEvent extends StoreEvent {
 export interface FinishedEvent {
   /** Its version. */
   readonly v: number;
-  /** `handled`, or `ignored` (unknown type). */
+  /** `handled`, `ignored` (unknown type) or `rejected` (a reducer's `esFail`). */
   readonly status: StoreEventStatus;
+  /** Its type after preprocessing (a preprocessor may give its canonical form). */
+  readonly type: string;
   /** JSON of the data after preprocessing. */
   readonly data: string;
   /** JSON of the results, or null. */
   readonly result: string | null;
   /** JSON of the sub-events, or null. */
   readonly events: string | null;
+  /** JSON of a rejection, or null. */
+  readonly error: string | null;
 }
 
 /**
@@ -60,7 +64,8 @@ export interface FinishedEvent {
 export function finishedEvent(
   v: number,
   status: StoreEventStatus,
-  outcome: { data: unknown; result: unknown; events: readonly SubEventRecord[] },
+  outcome: { type: string; data: unknown; result: unknown; events: readonly SubEventRecord[] },
+  rejection?: StepFailure,
 ): FinishedEvent {
   const json = (what: string, value: unknown): string => {
     try {
@@ -76,9 +81,11 @@ export function finishedEvent(
   return {
     v,
     status,
+    type: outcome.type,
     data: json('data (after preprocessing)', outcome.data),
     result: outcome.result === undefined ? null : json('result', outcome.result),
     events: json('sub-events', outcome.events),
+    error: rejection === undefined ? null : JSON.stringify(rejection),
   };
 }
 
@@ -234,23 +241,25 @@ export class EventQueue {
     if (this.tables.dialect === 'postgres') {
       // One statement for the batch.
       await manager.query(
-        `UPDATE ${this.tables.events} AS e SET status = d.status, data = d.data, result = d.result, events = d.events, error = NULL
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(v, status, data, result, events)
+        `UPDATE ${this.tables.events} AS e SET status = d.status, type = d.type, data = d.data, result = d.result, events = d.events, error = d.error
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS d(v, status, type, data, result, events, error)
          WHERE e.v = d.v`,
         [
           finished.map((f) => f.v),
           finished.map((f) => f.status),
+          finished.map((f) => f.type),
           finished.map((f) => f.data),
           finished.map((f) => f.result),
           finished.map((f) => f.events),
+          finished.map((f) => f.error),
         ],
       );
       return;
     }
     for (const f of finished) {
       await manager.query(
-        `UPDATE ${this.tables.events} SET status = ${p(1)}, data = ${p(2)}, result = ${p(3)}, events = ${p(4)}, error = NULL WHERE v = ${p(5)}`,
-        [f.status, f.data, f.result, f.events, f.v],
+        `UPDATE ${this.tables.events} SET status = ${p(1)}, type = ${p(2)}, data = ${p(3)}, result = ${p(4)}, events = ${p(5)}, error = ${p(6)} WHERE v = ${p(7)}`,
+        [f.status, f.type, f.data, f.result, f.events, f.error, f.v],
       );
     }
   }

@@ -7,7 +7,6 @@ import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
 import type { DispatchTarget } from './dispatch.op.js';
 import { DispatchBatcher } from './dispatch-batcher.js';
-import { EventSkippedError } from './errors/event-skipped.error.js';
 import { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
@@ -15,13 +14,15 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { type FailureListener, FailureNotices, type StoreFailure } from './failure-notices.js';
+import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
 import { checkModelTables } from './model-tables.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
-import { resolveModels } from './resolved-model.js';
+import { knownTypes, resolveModels } from './resolved-model.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
 import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
@@ -58,6 +59,7 @@ export class EventStore implements DispatchTarget {
   private readonly batcher: DispatchBatcher;
   private readonly listeners: Listener[];
   private readonly listenerQueue: ListenerQueue;
+  private readonly failures: FailureNotices;
   private readonly limits: DispatchLimits;
   private readonly logger: Logger;
   /** Durable subscriptions to the history, with stored checkpoints, in any process (see {@link Subscriptions}). */
@@ -78,11 +80,7 @@ export class EventStore implements DispatchTarget {
     this.tables = new StoreTables(o.dataSource);
     this.queue = new EventQueue(this.tables);
     const models = resolveModels(o.dataSource, o.models);
-    const known = new Set<string>();
-    for (const { model } of models) {
-      for (const type of Object.keys(model.reducers ?? {})) known.add(type);
-      for (const type of model.types ?? []) known.add(type);
-    }
+    const known = knownTypes(models);
     this.setting = { models, known, unknownTypes: o.unknownTypes, stepTimeoutMs: o.stepTimeoutMs };
     const refuse = (t: string): never => {
       throw new UnknownStoreEventTypeError(t, [...known]);
@@ -95,6 +93,7 @@ export class EventStore implements DispatchTarget {
     this.logger = o.logger ?? consoleLogger;
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
+    this.failures = new FailureNotices(this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
     this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
@@ -106,6 +105,7 @@ export class EventStore implements DispatchTarget {
         bus: options.bus,
         watch: this.watch,
         listeners: this.listenerQueue,
+        failures: this.failures,
       },
       {
         batchSize: o.batchSize,
@@ -142,8 +142,9 @@ export class EventStore implements DispatchTarget {
   /**
    * Queues an event and, unless `{ wait: false }`, resolves with its history
    * once handled. Rejects with `EventStoreHaltedError` when it (or an
-   * event before it) fails, {@link EventSkippedError} when it was skipped
-   * (or ignored as an unknown type).
+   * event before it) fails, `EventSkippedError` when it was skipped
+   * (or ignored as an unknown type), `EventRejectedError` when a reducer
+   * rejected it (`esFail`).
    * Inside a unit of work, register a {@link DispatchOp} instead.
    */
   dispatch<D = unknown>(
@@ -189,18 +190,14 @@ export class EventStore implements DispatchTarget {
 
   /**
    * Resolves with event `v`'s history once the store is at `v` or beyond,
-   * whichever process handled it. Rejects as `dispatch` does.
+   * whichever process handled it; a version not queued yet is waited for
+   * (bound it with `timeoutMs`: `EventStoreTimeoutError`). Rejects as `dispatch` does.
    */
   async handledVersion(v: number, options: { timeoutMs?: number } = {}): Promise<HistoryEvent> {
     this.open();
     if (!Number.isSafeInteger(v) || v < 1)
       throw new EventStoreUsageError(`handledVersion takes a version from 1 up, got ${String(v)}`);
-    const { queued } = await this.read((manager) => this.queue.versions(manager));
-    if (v > queued) {
-      throw new EventStoreUsageError(
-        `v${v} was never dispatched (the queue is at v${queued}): it would never be handled`,
-      );
-    }
+    await this.init();
     return this.awaitHandled(v, options.timeoutMs);
   }
 
@@ -210,13 +207,7 @@ export class EventStore implements DispatchTarget {
     const [event] = reached.event
       ? [reached.event]
       : await this.read((manager) => this.queue.history(manager, [v]));
-    if (event === undefined) {
-      throw new EventStoreUsageError(
-        `event v${v} was handled, but its history row was pruned before it could be read`,
-      );
-    }
-    if (event.status === 'skipped' || event.status === 'ignored') throw new EventSkippedError(event);
-    return event;
+    return handledOutcome(v, event);
   }
 
   /**
@@ -234,6 +225,15 @@ export class EventStore implements DispatchTarget {
     const { queued } = await this.read((manager) => this.queue.versions(manager));
     if (queued === 0) return 0;
     return (await this.watch.until(queued, { halt: 'any', ...waitTimeout(options.timeoutMs) })).version;
+  }
+
+  /**
+   * Adds a failure listener, called in the writer process with each failed
+   * attempt of the event it halts at and each event a reducer rejected
+   * ({@link StoreFailure}); returns a remover. Its own failure is logged.
+   */
+  onFailure(listener: FailureListener): () => void {
+    return this.failures.add(listener);
   }
 
   /** Adds a listener, called after each event's commit in the writer process; returns a remover. */

@@ -5,6 +5,7 @@
 export type { DispatchTarget } from './dispatch.op.js';
 export { DispatchOp } from './dispatch.op.js';
 export { ApplyResultError } from './errors/apply-result.error.js';
+export { EventRejectedError } from './errors/event-rejected.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
 export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
 export { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
@@ -35,6 +36,7 @@ export type {
 export { defineModel } from './event-model.js';
 export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
 export { EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { OperatorNote } from './operator-actions.js';
 export type { PruneOptions } from './prune.js';
 export type { ReducerResult, RowKey } from './reducer-result.js';

@@ -6,14 +6,14 @@ import { subscriptionFloor } from './subscriptions/prune-floor.js';
 export interface PruneOptions {
   /** Delete rows dispatched longer ago than this, in ms. */
   readonly olderThanMs?: number;
-  /** Keep the rows of the latest `keepLast` versions handled (whatever their status: handled, skipped, ignored). @defaultValue 0 */
+  /** Keep the rows of the latest `keepLast` versions handled (whatever their status: handled, skipped, ignored, rejected). @defaultValue 0 */
   readonly keepLast?: number;
   /** Keep rows dispatched with `important: true`. @defaultValue true */
   readonly keepImportant?: boolean;
 }
 
 /**
- * Deletes handled, skipped and ignored history rows matching `options`;
+ * Deletes handled, skipped, ignored and rejected history rows matching `options`;
  * returns how many. A pruned history can no longer be replayed from v1.
  * Rows a durable subscription has not consumed yet are kept.
  */

@@ -5,6 +5,7 @@
  * `commitbus/event-store`.
  */
 export { DispatchOp } from './dispatch.op.js';
+export { EventRejectedError } from './errors/event-rejected.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
 export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
 export { SubscriptionHaltedError } from './errors/subscription-halted.error.js';
@@ -12,6 +13,7 @@ export type { EventModel, ReduceContext, Reducer } from './event-model.js';
 export { defineModel } from './event-model.js';
 export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
 export type { EventStoreOptions } from './event-store-options.js';
+export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { ReducerResult } from './reducer-result.js';
 export type { HistoryEvent, StoreEvent } from './store-event.js';
 export type { Subscription } from './subscriptions/subscription.js';

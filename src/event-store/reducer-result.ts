@@ -21,6 +21,13 @@ export interface ReducerResult<T> {
   readonly rm?: readonly RowKey<T>[];
   /** Sub-events, handled depth-first after this event's changes. */
   readonly events?: readonly StoreEventInput[];
+  /**
+   * Rejects the event back to its dispatcher with this reason (a business
+   * refusal, not a failure): nothing of the event is written, its history row
+   * is `rejected`, its `dispatch` rejects with `EventRejectedError`, and the
+   * store goes on with the next event. In a sub-event, it rejects the whole event.
+   */
+  readonly esFail?: string;
   /** Opaque keys: kept in history, ignored by the apply step. */
   readonly [key: string]: unknown;
 }
@@ -71,6 +78,9 @@ export function resultProblem(value: unknown, { primary, fields }: ResultShape):
       if (missing !== undefined) return `"rm[${i}]" has no value for its primary column "${missing}"`;
     }
   }
+  const esFail = value.esFail;
+  if (esFail !== undefined && (typeof esFail !== 'string' || esFail.length === 0))
+    return `"esFail" is ${typeof esFail === 'string' ? 'empty' : describe(esFail)}, not a reason (a non-empty string)`;
   const events = value.events;
   if (events !== undefined) {
     if (!Array.isArray(events)) return `"events" is ${describe(events)}, not an array of { type, data }`;

@@ -5,7 +5,7 @@ import { BatchState } from './batch-state.js';
 import { CycleFailure, timedOut } from './cycle-failure.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { type CycleSetting, runCycle } from './event-cycle.js';
-import type { EventQueue } from './event-queue.js';
+import { type EventQueue, type FinishedEvent, finishedEvent } from './event-queue.js';
 import type { ResolvedModel } from './resolved-model.js';
 import type { CacheTuning } from './side-effects.js';
 
@@ -58,8 +58,9 @@ const DISCARDING_BUS: UnitOfWorkBus = {
  * a model added since may know its type) event 1..N again. Preprocessors do
  * not run (history keeps the data they made). Rebuilding every model runs
  * the rest of the cycle as the code now is, sub-events and transact
- * included; rebuilding some models runs their reducers, apply steps and
- * derivers over each event and the sub-events history kept for it. Bus
+ * included, and stores in history the results and sub-events it made;
+ * rebuilding some models runs their reducers, apply steps and derivers over
+ * each event and the sub-events history kept for it. Bus
  * events registered are dropped and listeners are not called. A failure
  * rolls everything back and leaves the tables as they were.
  */
@@ -100,6 +101,8 @@ export async function replayModels(
       await runner.manager.createQueryBuilder().delete().from(model.metadata.target).execute();
     }
     let done = 0;
+    const rewrite = replaying.replaying === 'all';
+    const outcomes: FinishedEvent[] = [];
     for (let from = 1; from <= handled; from += PAGE) {
       const page = await queue.range(runner.manager, from, Math.min(handled, from + PAGE - 1));
       for (const event of page) {
@@ -117,7 +120,11 @@ export async function replayModels(
         );
         if (tuning.flushEachEvent) await state.flush();
         if (out.known) done++;
+        // Rebuilding every model: history takes the results and sub-events the code now makes, so
+        // a later rebuild of some models (which reuses the stored sub-events) gives the same tables.
+        if (rewrite) outcomes.push(finishedEvent(event.v, out.known ? 'handled' : 'ignored', out));
       }
+      await queue.finish(runner.manager, outcomes.splice(0));
       await state.flush();
       // Rows of earlier pages are read again when needed: memory stays one page's worth.
       state.reset();

@@ -52,3 +52,13 @@ export function resolveModels(
     return { name, model, metadata, primary, fields };
   });
 }
+
+/** Every event type some model reduces or declares in `types`. */
+export function knownTypes(models: readonly ResolvedModel[]): Set<string> {
+  const known = new Set<string>();
+  for (const { model } of models) {
+    for (const type of Object.keys(model.reducers ?? {})) known.add(type);
+    for (const type of model.types ?? []) known.add(type);
+  }
+  return known;
+}

@@ -99,7 +99,7 @@ async function attempt(
   const history: HistoryEvent[] = [];
   const committing: UnitOfWork[] = [];
   let failed: BatchOutcome['failed'];
-  let failedUow: UnitOfWork | undefined;
+  const rolledBack: { uow: UnitOfWork; failure: StepFailure }[] = [];
   const state = new BatchState(runner, setting.models, {
     dialect: queue.tables.dialect,
     uncached: tuning.uncached,
@@ -140,7 +140,14 @@ async function attempt(
         await uow?.registered();
         await uow?.beforeCommit();
         finished.push(record);
-        history.push({ ...event, data: out.data, status, result: out.result, events: out.events });
+        history.push({
+          ...event,
+          type: out.type,
+          data: out.data,
+          status,
+          result: out.result,
+          events: out.events,
+        });
         if (uow !== undefined) committing.push(uow);
       } catch (error) {
         if (error instanceof CycleFailure && error.timedOut)
@@ -149,6 +156,16 @@ async function attempt(
         // Drop the event's waiting writes first: the rollback statement would flush them.
         state.reset();
         await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+        if (error instanceof CycleFailure && error.rejected) {
+          // A reducer's esFail: recorded as rejected (nothing of it written), and the batch goes on.
+          const failure = error.failure;
+          finished.push(
+            finishedEvent(event.v, 'rejected', { ...event, result: undefined, events: [] }, failure),
+          );
+          history.push({ ...event, status: 'rejected', events: [], error: failure });
+          if (uow !== undefined) rolledBack.push({ uow, failure });
+          continue;
+        }
         failed = {
           event,
           failure:
@@ -156,7 +173,7 @@ async function attempt(
               ? error.failure
               : new CycleFailure('store', [event.type], error).failure,
         };
-        failedUow = uow;
+        if (uow !== undefined) rolledBack.push({ uow, failure: failed.failure });
         break;
       }
     }
@@ -176,8 +193,6 @@ async function attempt(
     // then the state row, in the order operator actions take them.
     if (!(await queue.advance(runner.manager, handled, version))) throw new WriterConflictError(handled);
     await runner.commitTransaction();
-    const rolledBack = failedUow;
-    const failure = failed?.failure;
     return {
       handled: history,
       ...(failed === undefined ? {} : { failed }),
@@ -185,8 +200,8 @@ async function attempt(
       afterCommit: async () => {
         const errors: unknown[] = [];
         for (const uow of committing) await uow.afterCommit().catch((error: unknown) => errors.push(error));
-        if (rolledBack !== undefined)
-          await rolledBack.afterRollback(failure).catch((error: unknown) => errors.push(error));
+        for (const { uow, failure } of rolledBack)
+          await uow.afterRollback(failure).catch((error: unknown) => errors.push(error));
         return errors;
       },
     };

@@ -18,9 +18,10 @@ export interface StoreEvent<D = unknown> extends StoreEventInput<D> {
 
 /**
  * Where an event stands: `queued` (not yet handled), `handled`, `skipped` by an
- * operator, or `ignored` (no model knows its type and `unknownTypes` is `'record'`).
+ * operator, `ignored` (no model knows its type and `unknownTypes` is `'record'`),
+ * or `rejected` by a reducer (`esFail`; it changed nothing).
  */
-export type StoreEventStatus = 'queued' | 'handled' | 'skipped' | 'ignored';
+export type StoreEventStatus = 'queued' | 'handled' | 'skipped' | 'ignored' | 'rejected';
 
 /** What each model's reducer returned, by model name. */
 export type ModelResults = Readonly<Record<string, ReducerResult<Record<string, unknown>>>>;
@@ -79,7 +80,7 @@ export interface HistoryEvent<D = unknown> extends StoreEvent<D> {
   readonly result?: ModelResults;
   /** Its sub-events, depth-first, each with its own result. */
   readonly events: readonly SubEventRecord[];
-  /** The last failure while it is halted, or the one it was skipped with. */
+  /** The last failure while it is halted, the one it was skipped with, or its rejection (`message` is the reason). */
   readonly error?: StepFailure;
   /** Failed attempts so far. */
   readonly attempts: number;

@@ -8,6 +8,7 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
+import type { FailureNotices } from './failure-notices.js';
 import { keepingAlive } from './keep-alive.js';
 import type { ListenerQueue } from './listener-queue.js';
 import { type BatchOutcome, recordTimedOut, runBatch, StepTimedOut } from './run-batch.js';
@@ -46,6 +47,8 @@ export interface ProcessorParts {
   readonly bus: UnitOfWorkBus | undefined;
   readonly watch: VersionWatch;
   readonly listeners: ListenerQueue;
+  /** Where recorded failures (halts, rejections) are logged and heard. */
+  readonly failures: FailureNotices;
 }
 
 /**
@@ -238,6 +241,7 @@ export class StoreProcessor {
       );
     }
     listeners.push(outcome.handled);
+    this.parts.failures.rejected(outcome.handled);
     if (outcome.failed === undefined) return 0;
     const { event, failure } = outcome.failed;
     const attempts = event.attempts + 1;
@@ -245,10 +249,8 @@ export class StoreProcessor {
     this.halt = { v: event.v, retryAt: Date.now() + wait };
     const [row] = await this.gate(() => queue.history(runner.manager, [event.v]));
     if (row !== undefined) watch.halted(row);
-    this.settings.logger.error(
-      { v: event.v, type: event.type, attempts, failure: { ...failure, stack: undefined }, retryInMs: wait },
-      `event store halted at v${event.v} (${event.type}): ${failure.step}${failure.model ? ` of model ${failure.model}` : ''} failed: ${failure.message}. Later events wait; fix the cause and call store.retry(), or store.correct(v, data), or store.skip(v)`,
-    );
+    const recorded = row ?? { ...event, status: 'queued', events: [], attempts, error: failure };
+    this.parts.failures.halted(recorded, failure, wait);
     return Math.min(wait, this.settings.pollMs * 5);
   }
 
