@@ -1,6 +1,7 @@
 import { instanceToPlain } from 'class-transformer';
 import { InvalidEventFieldError } from './errors/invalid-event-field.error.js';
 import type { Event } from './event.js';
+import { containerProblem, reservedKeyProblem } from './transit-shapes.js';
 
 type Path = (string | number)[];
 
@@ -19,7 +20,8 @@ const GIVE_DATA = 'send plain data (strings, finite numbers, booleans, null, arr
  * `createdAt` that is not a valid Date, NaN or ±Infinity (JSON sends null), an
  * invalid Date (null), a BigInt (JSON throws), undefined, a function or a
  * symbol in an array (null) or as a value (dropped), a cycle, a hole in an
- * array (class-transformer compacts it), nesting past 1000 levels. `-0` is
+ * array (class-transformer compacts it), nesting past 1000 levels, an own
+ * `constructor` or `__proto__` key, a Map or a Set (see `transit-shapes.ts`). `-0` is
  * let through (it arrives as 0), and so are objects with their own `toJSON`.
  *
  * One walk over the event for holes and depth, one over the plain form, each
@@ -132,8 +134,9 @@ interface ShapeFlaw extends Flaw {
 }
 
 /**
- * A hole in an array (class-transformer compacts `[, , 'c']` to `['c']`), or
- * nesting past {@link MAX_NESTING}, in the event's own fields. `undefined`
+ * A hole in an array (class-transformer compacts `[, , 'c']` to `['c']`), a key
+ * or container it cannot carry (`transit-shapes.ts`), or nesting past
+ * {@link MAX_NESTING}, in the event's own fields. `undefined`
  * when there is neither, or when the nesting is a cycle, which
  * {@link toTransitPlain} reports as such. Allocates nothing unless it finds one.
  */
@@ -162,13 +165,10 @@ function shapeFlawWithin(value: object, depth: number): ShapeFlaw | undefined {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) {
-        return {
-          reversedPath: [i],
-          reversedChain: [],
-          tooDeep: false,
-          problem:
-            'is a hole in a sparse array (nothing was ever put there), which would be dropped, moving every later item: fill it, with null for "no value"',
-        };
+        return shapeFlaw(
+          [i],
+          'is a hole in a sparse array (nothing was ever put there), which would be dropped, moving every later item: fill it, with null for "no value"',
+        );
       }
       const inner = nestedShapeFlaw(value[i], depth);
       if (inner !== undefined) return withinShape(inner, i, value);
@@ -177,16 +177,24 @@ function shapeFlawWithin(value: object, depth: number): ShapeFlaw | undefined {
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
+    const keyProblem = reservedKeyProblem(key);
+    if (keyProblem !== undefined) return shapeFlaw([key], keyProblem);
     const inner = nestedShapeFlaw(record[key], depth);
     if (inner !== undefined) return withinShape(inner, key, value);
   }
   return undefined;
 }
 
+function shapeFlaw(reversedPath: Path, problem: string): ShapeFlaw {
+  return { reversedPath, reversedChain: [], tooDeep: false, problem };
+}
+
 function nestedShapeFlaw(value: unknown, depth: number): ShapeFlaw | undefined {
   if (typeof value !== 'object' || value === null || value instanceof Date || ArrayBuffer.isView(value)) {
     return undefined;
   }
+  const problem = containerProblem(value);
+  if (problem !== undefined) return shapeFlaw([], problem);
   return shapeFlawWithin(value, depth + 1);
 }
 
