@@ -95,6 +95,14 @@ export interface HaltedLane {
  * The port of ordered lanes: where ordered events wait per order key, who owns
  * a lane, and its current event. Every method is atomic. Implemented on Redis
  * (`bullmq`, shared by every process) and in memory.
+ *
+ * Gaps: when a worker is to be handed a sync lane's next event and that
+ * position is missing while later ones wait, the store notes since when
+ * (once per position) and hands nothing; once the store's gap wait
+ * (`laneGapWaitMs`, given at construction; 0: for ever) has passed it
+ * re-bases the lane to the first position it holds, records and counts the
+ * re-base (see `rebased`), and hands that event out with `rebased` set.
+ * `maintain` queues lanes whose gap wait is over.
  */
 export interface OrderingStore {
   /**
@@ -117,7 +125,7 @@ export interface OrderingStore {
   /**
    * Re-bases a sync lane on purpose: it goes on from `position`, by default
    * the first position it holds, instead of waiting for its `next`; refused
-   * (see {@link RebaseReply}) while it has a current event or for a position
+   * (see `RebaseReply`) while it has a current event or for a position
    * above one it holds.
    */
   rebase(lane: string, position?: number): Promise<RebaseReply>;
