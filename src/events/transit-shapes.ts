@@ -1,13 +1,11 @@
 /**
- * Object keys and containers class-transformer cannot carry as they are:
+ * Object keys class-transformer cannot carry as they are (for a Map or a Set,
+ * see `transit-containers.ts`):
  *
  * - an own `constructor` key: class-transformer reads `value.constructor` as the
  *   object's class, and throws a `TypeError` on anything else;
  * - an own `__proto__` key (from `JSON.parse` or `Object.defineProperty`): dropped on
- *   the way out, and on the way in it would be assigned as a prototype;
- * - a `Map` or a `Set`: JSON has no form for them, so class-transformer sends an
- *   object (or an array) and the worker gets one; even with `@Type(() => Map)` it
- *   turns object values into Maps and keys into strings.
+ *   the way out, and on the way in it would be assigned as a prototype.
  */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['constructor', '__proto__']);
 
@@ -17,17 +15,6 @@ export function reservedKeyProblem(key: string): string | undefined {
   return `is a key named "${key}", which class-transformer cannot carry (it reads the key as the object's ${
     key === 'constructor' ? 'class' : 'prototype'
   }): rename the key, or send the entries as an array of [key, value] pairs`;
-}
-
-/** What is wrong with a Map or a Set in event data, or `undefined` for any other value. */
-export function containerProblem(value: object): string | undefined {
-  if (value instanceof Map) {
-    return 'is a Map, which JSON has no form for (it would arrive as a plain object, its keys as strings): send Object.fromEntries(map), or an array of [key, value] pairs';
-  }
-  if (value instanceof Set) {
-    return 'is a Set, which JSON has no form for (it would arrive as an array): send an array, [...set]';
-  }
-  return undefined;
 }
 
 /**
