@@ -169,6 +169,10 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
       code: 'COMMITBUS_ORDERING_REBASE',
       message: expect.stringMatching(/holds no event to go on from/),
     });
+    // Back to a position handled already: a republished copy of event 1 would run again.
+    await expect(b.bus.ordering.rebase(key, { position: 1 })).rejects.toThrow(
+      /position 1 is below position 2, where the lane is/,
+    );
     await losePosition(b.dataSource, key);
     await b.post(account, 3);
     await waitFor('the event to wait', async () => (await b.bus.status()).backlog.ordered === 1);

@@ -33,13 +33,16 @@ export interface RebaseLog {
  * What `OrderingStore.rebase` did: `ok`, or why it did nothing: `busy` (the
  * lane has a current event at `position`), `empty` (no position given and
  * none held), `above` (the position given is above `first`, an event the lane
- * holds, which would never run).
+ * holds, which would never run), `below` (the position given is below the
+ * lane's `next`: positions handled already, whose republished copies would
+ * run again).
  */
 export type RebaseReply =
   | { readonly status: 'ok'; readonly from: number; readonly to: number }
   | { readonly status: 'busy'; readonly position: number }
   | { readonly status: 'empty' }
-  | { readonly status: 'above'; readonly first: number };
+  | { readonly status: 'above'; readonly first: number }
+  | { readonly status: 'below'; readonly next: number };
 
 /**
  * How long a sync lane waits for a missing position while later ones wait,

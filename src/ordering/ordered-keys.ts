@@ -44,7 +44,9 @@ export class OrderedKeys {
    * holds (at once, rather than after the gap wait), say after Redis lost its
    * data. Throws {@link OrderingRebaseError} when the lane has an event in
    * hand (running, retrying or halted: use `redrive` or `skip`), holds nothing
-   * and no position is given, or `position` would skip an event it holds.
+   * and no position is given, `position` would skip an event it holds, or
+   * `position` is below the one the lane is at (handled already: republished
+   * copies would run again).
    */
   async rebase(key: string, { position }: { position?: number } = {}): Promise<RebasedKey> {
     if (position !== undefined && (!Number.isSafeInteger(position) || position < 1)) {
@@ -63,6 +65,11 @@ export class OrderedKeys {
         throw new OrderingRebaseError(
           key,
           `position ${position} would skip the event the lane holds at position ${reply.first}: give a position up to ${reply.first}, or none`,
+        );
+      case 'below':
+        throw new OrderingRebaseError(
+          key,
+          `position ${position} is below position ${reply.next}, where the lane is: the positions before it were handled, and a republished copy of one would run again; give a position from ${reply.next}`,
         );
       case 'empty':
         throw new OrderingRebaseError(

@@ -3,8 +3,8 @@ import { CommitbusError } from '../../support/commitbus-error.js';
 /**
  * `bus.ordering.rebase(key)` could not re-base the key's lane: it has an
  * event in hand (running, waiting for a retry or halted), it holds nothing
- * and no position was given, or the position given would skip an event it
- * holds. Nothing changed.
+ * and no position was given, the position given would skip an event it
+ * holds, or it is below the position the lane is at. Nothing changed.
  */
 export class OrderingRebaseError extends CommitbusError {
   /** Stable code for `catch` blocks. */

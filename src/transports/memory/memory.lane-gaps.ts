@@ -71,6 +71,7 @@ export class MemoryLaneGaps {
     if (to === undefined) return { status: 'empty' };
     if (first !== undefined && to > first) return { status: 'above', first };
     const from = lane.next;
+    if (to < from) return { status: 'below', next: from };
     this.record(name, lane, { lane: name, from, to, why: 'operator', at: now });
     return { status: 'ok', from, to };
   }

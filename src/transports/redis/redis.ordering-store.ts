@@ -205,6 +205,7 @@ export class RedisOrderingStore implements OrderingStore {
     if (status === 'ok') return { status, from: Number(a), to: Number(b) };
     if (status === 'busy') return { status, position: Number(a) };
     if (status === 'above') return { status, first: Number(a) };
+    if (status === 'below') return { status, next: Number(a) };
     return { status: 'empty' };
   }
 

@@ -3,8 +3,10 @@
   `position` (by default the first position it holds) instead of waiting for
   the one at `next`, say after Redis lost its data or a position was lost for
   good. Refused while the lane has a current event (a worker runs it, it waits
-  for a retry or it is halted: let it finish, or `redrive`/`skip` it) and for a
-  position above one the lane holds (that event would never run). Recorded as
+  for a retry or it is halted: let it finish, or `redrive`/`skip` it), for a
+  position above one the lane holds (that event would never run) and for one
+  below its `next` (positions handled already: a republished copy would run
+  again). Recorded as
   the lanes' automatic re-bases are (see ordered-steps.lua), with why
   'operator'.
 
@@ -19,7 +21,7 @@
 
   Returns  { 'ok', from, to }, { 'busy', position of the current event },
            { 'empty' } (no position given and none held),
-           or { 'above', the first position held }
+           { 'above', the first position held }, or { 'below', next }
 ]]
 local READY, GAPS, REBASED, REBASES, L, E = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lane, wanted = ARGV[1], tonumber(ARGV[2])
@@ -37,6 +39,7 @@ end
 local to = wanted or first
 if not to then return { 'empty' } end
 if first and to > first then return { 'above', tostring(first) } end
+if to < from then return { 'below', tostring(from) } end
 
 redis.call('HSET', L, 'next', to, 'rbf', from, 'rbt', to, 'rbw', 'operator', 'rba', now)
 redis.call('HDEL', L, 'gp', 'gs')
