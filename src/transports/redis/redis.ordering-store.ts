@@ -214,12 +214,16 @@ export class RedisOrderingStore implements OrderingStore {
       this.client.get(this.keys.rebases),
       limit > 0 ? this.client.zrevrange(this.keys.rebased, 0, limit - 1) : Promise.resolve([]),
     ]);
+    // Sent together (one round trip, not one per lane): status() reads the newest ten.
+    const fields = await Promise.all(
+      lanes.map((lane) => this.client.hmget(this.keys.lane(lane), 'rbf', 'rbt', 'rbw', 'rba')),
+    );
     const recent: LaneRebase[] = [];
-    for (const lane of lanes) {
-      const [from, to, why, at] = await this.client.hmget(this.keys.lane(lane), 'rbf', 'rbt', 'rbw', 'rba');
-      if (from === null || to === null || why === null || at === null) continue;
+    lanes.forEach((lane, i) => {
+      const [from, to, why, at] = fields[i] ?? [];
+      if (from == null || to == null || why == null || at == null) return;
       recent.push({ lane, from: Number(from), to: Number(to), why: why as RebaseWhy, at: Number(at) });
-    }
+    });
     return { count: Number(count ?? 0), recent };
   }
 
