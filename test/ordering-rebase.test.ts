@@ -187,6 +187,32 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
     expect((await b.bus.status()).rebased.recent[0]).toMatchObject({ key, from: 2, to: 3, why: 'operator' });
     expect(await rebasedTotal(b.bus)).toBe(1);
   });
+
+  it('bus.ordering.rebase(key, { position }) refuses, on a bus without an outbox, a position past the next one it numbers', async () => {
+    const handled: number[] = [];
+    const handler = defineHandler<Posted>('ledger.count', (e) => {
+      handled.push(e.n);
+    });
+    const config = fastConfig({ transport, prefix: bed.prefix, name: `rb${++names}` });
+    const { bus } = await bed.buses.start({
+      events: [Posted],
+      handlers: { LEDGER: [[handler, true]] },
+      config,
+    });
+    const key = `ledger:numbered-${transport}`;
+    await bus.publish(Posted.create({ account: `numbered-${transport}`, n: 1 }));
+    await waitFor(
+      'the first event',
+      async () => (await bus.status()).backlog.ordered === 0 && handled.length === 1,
+    );
+    // Its next event gets position 2: going on from 5 would drop the next three as passed.
+    await expect(bus.ordering.rebase(key, { position: 5 })).rejects.toThrow(
+      /position 5 is past position 2, the one the key's next event gets/,
+    );
+    await bus.publish(Posted.create({ account: `numbered-${transport}`, n: 2 }));
+    await waitFor('the next event', () => handled.length === 2);
+    expect(handled).toEqual([1, 2]);
+  });
 });
 
 describe('a lane whose state Redis lost', () => {

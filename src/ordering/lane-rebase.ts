@@ -35,14 +35,16 @@ export interface RebaseLog {
  * none held), `above` (the position given is above `first`, an event the lane
  * holds, which would never run), `below` (the position given is below the
  * lane's `next`: positions handled already, whose republished copies would
- * run again).
+ * run again), `beyond` (on a lane the store numbers, the position given is
+ * past `next`, the position its next event gets: those before would be dropped).
  */
 export type RebaseReply =
   | { readonly status: 'ok'; readonly from: number; readonly to: number }
   | { readonly status: 'busy'; readonly position: number }
   | { readonly status: 'empty' }
   | { readonly status: 'above'; readonly first: number }
-  | { readonly status: 'below'; readonly next: number };
+  | { readonly status: 'below'; readonly next: number }
+  | { readonly status: 'beyond'; readonly next: number };
 
 /**
  * How long a sync lane waits for a missing position while later ones wait,

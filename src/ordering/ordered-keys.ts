@@ -46,7 +46,8 @@ export class OrderedKeys {
    * hand (running, retrying or halted: use `redrive` or `skip`), holds nothing
    * and no position is given, `position` would skip an event it holds, or
    * `position` is below the one the lane is at (handled already: republished
-   * copies would run again).
+   * copies would run again) or, on a bus without an outbox, past the position
+   * the key's next event gets.
    */
   async rebase(key: string, { position }: { position?: number } = {}): Promise<RebasedKey> {
     if (position !== undefined && (!Number.isSafeInteger(position) || position < 1)) {
@@ -70,6 +71,11 @@ export class OrderedKeys {
         throw new OrderingRebaseError(
           key,
           `position ${position} is below position ${reply.next}, where the lane is: the positions before it were handled, and a republished copy of one would run again; give a position from ${reply.next}`,
+        );
+      case 'beyond':
+        throw new OrderingRebaseError(
+          key,
+          `position ${position} is past position ${reply.next}, the one the key's next event gets (the transport numbers them, with no outbox): the events numbered before it would be dropped; give a position up to ${reply.next}`,
         );
       case 'empty':
         throw new OrderingRebaseError(

@@ -72,6 +72,8 @@ export class MemoryLaneGaps {
     if (first !== undefined && to > first) return { status: 'above', first };
     const from = lane.next;
     if (to < from) return { status: 'below', next: from };
+    if (lane.numbering === 'transport' && to > lane.tail + 1)
+      return { status: 'beyond', next: lane.tail + 1 };
     this.record(name, lane, { lane: name, from, to, why: 'operator', at: now });
     return { status: 'ok', from, to };
   }

@@ -206,6 +206,7 @@ export class RedisOrderingStore implements OrderingStore {
     if (status === 'busy') return { status, position: Number(a) };
     if (status === 'above') return { status, first: Number(a) };
     if (status === 'below') return { status, next: Number(a) };
+    if (status === 'beyond') return { status, next: Number(a) };
     return { status: 'empty' };
   }
 

@@ -4,9 +4,10 @@
   the one at `next`, say after Redis lost its data or a position was lost for
   good. Refused while the lane has a current event (a worker runs it, it waits
   for a retry or it is halted: let it finish, or `redrive`/`skip` it), for a
-  position above one the lane holds (that event would never run) and for one
+  position above one the lane holds (that event would never run), for one
   below its `next` (positions handled already: a republished copy would run
-  again). Recorded as
+  again) and, on a lane numbered here (`pn` 'l', see publish-events.lua), for
+  one past `tail` + 1 (the events numbered before it would be dropped). Recorded as
   the lanes' automatic re-bases are (see ordered-steps.lua), with why
   'operator'.
 
@@ -21,14 +22,15 @@
 
   Returns  { 'ok', from, to }, { 'busy', position of the current event },
            { 'empty' } (no position given and none held),
-           { 'above', the first position held }, or { 'below', next }
+           { 'above', the first position held }, { 'below', next },
+           or { 'beyond', tail + 1 }
 ]]
 local READY, GAPS, REBASED, REBASES, L, E = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lane, wanted = ARGV[1], tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
-local f = redis.call('HMGET', L, 'cp', 'next')
+local f = redis.call('HMGET', L, 'cp', 'next', 'pn', 'tail')
 if f[1] then return { 'busy', f[1] } end
 local from = tonumber(f[2] or '1')
 local first
@@ -40,6 +42,8 @@ local to = wanted or first
 if not to then return { 'empty' } end
 if first and to > first then return { 'above', tostring(first) } end
 if to < from then return { 'below', tostring(from) } end
+local tail = tonumber(f[4] or '0')
+if (f[3] == 'l' or (not f[3] and f[4])) and to > tail + 1 then return { 'beyond', tostring(tail + 1) } end
 
 redis.call('HSET', L, 'next', to, 'rbf', from, 'rbt', to, 'rbw', 'operator', 'rba', now)
 redis.call('HDEL', L, 'gp', 'gs')
