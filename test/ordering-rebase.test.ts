@@ -200,6 +200,8 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
       config,
     });
     const key = `ledger:numbered-${transport}`;
+    // A key never seen: a position set there would decide how its lane is numbered before its first event.
+    await expect(bus.ordering.rebase(key, { position: 1 })).rejects.toThrow(/it has no lane/);
     await bus.publish(Posted.create({ account: `numbered-${transport}`, n: 1 }));
     await waitFor(
       'the first event',

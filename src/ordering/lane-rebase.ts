@@ -36,7 +36,9 @@ export interface RebaseLog {
  * holds, which would never run), `below` (the position given is below the
  * lane's `next`: positions handled already, whose republished copies would
  * run again), `beyond` (on a lane the store numbers, the position given is
- * past `next`, the position its next event gets: those before would be dropped).
+ * past `next`, the position its next event gets: those before would be dropped),
+ * `unknown` (the lane has no state and holds nothing: a key never seen, or
+ * whose state Redis lost; its first event sets its numbering).
  */
 export type RebaseReply =
   | { readonly status: 'ok'; readonly from: number; readonly to: number }
@@ -44,7 +46,8 @@ export type RebaseReply =
   | { readonly status: 'empty' }
   | { readonly status: 'above'; readonly first: number }
   | { readonly status: 'below'; readonly next: number }
-  | { readonly status: 'beyond'; readonly next: number };
+  | { readonly status: 'beyond'; readonly next: number }
+  | { readonly status: 'unknown' };
 
 /**
  * How long a sync lane waits for a missing position while later ones wait,

@@ -77,6 +77,11 @@ export class OrderedKeys {
           key,
           `position ${position} is past position ${reply.next}, the one the key's next event gets (the transport numbers them, with no outbox): the events numbered before it would be dropped; give a position up to ${reply.next}`,
         );
+      case 'unknown':
+        throw new OrderingRebaseError(
+          key,
+          'it has no lane (no event of it was seen yet, or Redis lost its state) and holds nothing: there is nothing to re-base; its lane goes on from the first event that arrives (after the gap wait), or re-base it once one has',
+        );
       case 'empty':
         throw new OrderingRebaseError(
           key,

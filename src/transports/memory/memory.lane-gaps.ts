@@ -67,6 +67,8 @@ export class MemoryLaneGaps {
     if (lane.current !== undefined) return { status: 'busy', position: lane.current.position };
     let first: number | undefined;
     for (const held of lane.events.keys()) if (first === undefined || held < first) first = held;
+    const stateless = lane.numbering === undefined && lane.last === undefined && lane.rebase === undefined;
+    if (first === undefined && stateless) return { status: 'unknown' };
     const to = position ?? first;
     if (to === undefined) return { status: 'empty' };
     if (first !== undefined && to > first) return { status: 'above', first };

@@ -207,6 +207,7 @@ export class RedisOrderingStore implements OrderingStore {
     if (status === 'above') return { status, first: Number(a) };
     if (status === 'below') return { status, next: Number(a) };
     if (status === 'beyond') return { status, next: Number(a) };
+    if (status === 'unknown') return { status };
     return { status: 'empty' };
   }
 

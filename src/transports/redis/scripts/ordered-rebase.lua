@@ -7,7 +7,10 @@
   position above one the lane holds (that event would never run), for one
   below its `next` (positions handled already: a republished copy would run
   again) and, on a lane numbered here (`pn` 'l', see publish-events.lua), for
-  one past `tail` + 1 (the events numbered before it would be dropped). Recorded as
+  one past `tail` + 1 (the events numbered before it would be dropped). A lane
+  with no state (no `next`, `pn` or `tail`) that holds nothing is not touched
+  ('unknown'): a `next` written there would set its numbering before its
+  first event does. Recorded as
   the lanes' automatic re-bases are (see ordered-steps.lua), with why
   'operator'.
 
@@ -23,7 +26,7 @@
   Returns  { 'ok', from, to }, { 'busy', position of the current event },
            { 'empty' } (no position given and none held),
            { 'above', the first position held }, { 'below', next },
-           or { 'beyond', tail + 1 }
+           { 'beyond', tail + 1 }, or { 'unknown' } (no state, nothing held)
 ]]
 local READY, GAPS, REBASED, REBASES, L, E = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local lane, wanted = ARGV[1], tonumber(ARGV[2])
@@ -38,6 +41,7 @@ for _, p in ipairs(redis.call('HKEYS', E)) do
   local n = tonumber(p)
   if not first or n < first then first = n end
 end
+if not first and not f[2] and not f[3] and not f[4] then return { 'unknown' } end
 local to = wanted or first
 if not to then return { 'empty' } end
 if first and to > first then return { 'above', tostring(first) } end
