@@ -18,6 +18,7 @@ const ON_CLUSTER_TOO = [
   'test/scheduling-rules.test.ts',
   'test/ordering.test.ts',
   'test/ordering-invariants.test.ts',
+  'test/ordering-rebase.test.ts',
   'test/outbox.test.ts',
   'test/outbox-delivery.test.ts',
   'test/chaos/crash.test.ts',

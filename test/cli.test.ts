@@ -6,6 +6,7 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EventBus, RunningWorker } from '../src/index.js';
+import { OrderKeyRecordEntity } from '../src/ordering/order-key-record.entity.js';
 import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import makeBus, { StockMoved } from './fixtures/cli-bus.js';
 import makeStoreModule from './fixtures/cli-store.js';
@@ -220,6 +221,31 @@ describe('commitbus ordering', () => {
       async () => (await runs()).filter((r) => r === 'moveStock:H').length === 2,
     );
     expect(await bus.ordering.halted()).toEqual([]);
+  });
+});
+
+describe('commitbus ordering rebase', () => {
+  it('refuses without --yes, re-bases a key waiting for a lost position, and lists the re-base', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    const bus = await testBus('rebase');
+    const refused = await cli('rebase', ['ordering', 'rebase', 'sku:R']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/add --yes/);
+    // Redis lost the lane while commitbus_order_keys says 5: the next event gets position 6.
+    await schemaSource.getRepository(OrderKeyRecordEntity).insert({ orderKey: 'sku:R', lastPosition: 5 });
+    await bus.publish(StockMoved.create({ sku: 'R' }));
+    expect(json(await cli('rebase', ['ordering', 'rebase', 'sku:R', '--yes', '--json']))).toEqual({
+      key: 'sku:R',
+      from: 1,
+      to: 6,
+    });
+    await startWorker(bus);
+    await waitFor('the event of sku:R to run', async () => (await runs()).includes('moveStock:R'));
+    expect(json(await cli('rebase', ['ordering', 'rebased', '--json']))).toMatchObject({
+      count: 1,
+      recent: [{ key: 'sku:R', from: 1, to: 6, why: 'operator' }],
+    });
   });
 });
 

@@ -40,7 +40,7 @@ async function appendRaw(bus: EventBus, payloads: readonly string[]): Promise<vo
 }
 
 describe.each(['bullmq', 'memory'] as const)('poison input in a batch (%s)', (transport) => {
-  it('dead-letters entries serialize would refuse (an id with ":", a null createdAt, a bad key) as malformed; the rest of their batch is handled once', async () => {
+  it('dead-letters entries serialize would refuse (an id with ":", a null createdAt, a bad key, a constructor or __proto__ key) as malformed; the rest of their batch is handled once', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
       'RECORD.CREATE': [[rec.handler('poison.sync'), true], rec.handler('poison.async')],
@@ -61,6 +61,15 @@ describe.each(['bullmq', 'memory'] as const)('poison input in a batch (%s)', (tr
         e.event.id = 'evt-bad-key';
         e.key = 'RECORD:CREATE';
       }),
+      // class-transformer threw a TypeError on it.
+      foreignPayload((e) => {
+        e.event.id = 'evt-constructor';
+        e.event.tags = { constructor: 'x' };
+      }),
+      // class-transformer dropped it without a trace.
+      foreignPayload((e) => {
+        e.event.id = 'evt-proto';
+      }).replace('"recid"', '"__proto__":{"admin":true},"recid"'),
     ];
     // All in the log before the worker starts: one batch.
     await bus.publish(first);
@@ -72,13 +81,17 @@ describe.each(['bullmq', 'memory'] as const)('poison input in a batch (%s)', (tr
     const letters = await bus.deadLetters.list();
     expect(letters.map((l) => [l.eventId, l.kind, l.reason]).sort()).toEqual([
       ['evt-bad-key', 'undecodable', 'malformed'],
+      ['evt-constructor', 'undecodable', 'malformed'],
       ['evt-null-date', 'undecodable', 'malformed'],
+      ['evt-proto', 'undecodable', 'malformed'],
       ['tenant:42', 'undecodable', 'malformed'],
     ]);
     const errorOf = (id: string) => letters.find((l) => l.eventId === id)?.error;
     expect(errorOf('tenant:42')).toMatch(/event id "tenant:42" is not 1 to 128 letters, digits/);
     expect(errorOf('evt-null-date')).toMatch(/"createdAt" null is not a date string/);
     expect(errorOf('evt-bad-key')).toMatch(/handling key "RECORD:CREATE" is not dotted segments/);
+    expect(errorOf('evt-constructor')).toMatch(/event\.tags\.constructor is a key class-transformer cannot/);
+    expect(errorOf('evt-proto')).toMatch(/event\.__proto__ is a key class-transformer cannot decode/);
     for (const handler of ['poison.sync', 'poison.async']) {
       expect(rec.notRunOnce(handler, [first.id, last.id])).toEqual([]);
     }

@@ -28,6 +28,20 @@ export interface HaltedKeyStatus {
   readonly waiting: number;
 }
 
+/** A key whose lane was re-based, as a {@link BusStatus} lists it. */
+export interface RebasedKeyStatus {
+  /** The order key. */
+  readonly key: string;
+  /** The position its lane waited for. */
+  readonly from: number;
+  /** The position it went on from. */
+  readonly to: number;
+  /** `no-state` (Redis lost the lane's state), `gap` (a position never came) or `operator` (`bus.ordering.rebase`). */
+  readonly why: 'no-state' | 'gap' | 'operator';
+  /** When (ISO 8601). */
+  readonly rebasedAt: string;
+}
+
 /** A pause or block in force, as a {@link BusStatus} lists it. */
 export interface RuleStatus {
   /** `pause` or `block`. */
@@ -83,6 +97,17 @@ export interface BusStatus {
     /** The oldest few (at most `BUS_STATUS_HALTED_SHOWN`, 10). */
     readonly first: readonly HaltedKeyStatus[];
   };
+  /**
+   * Order keys whose lane stopped waiting for a position that would never
+   * come and went on from the first it held (on its own after the gap wait,
+   * or by `bus.ordering.rebase`): see README's "Ordered events".
+   */
+  readonly rebased: {
+    /** Re-bases since the bus's count began (it only grows). */
+    readonly count: number;
+    /** The newest few (at most `BUS_STATUS_REBASED_SHOWN`, 10), newest first. */
+    readonly recent: readonly RebasedKeyStatus[];
+  };
   /** Pauses and blocks in force, oldest first. */
   readonly rules: readonly RuleStatus[];
   /** Per handler: every handler of this bus's `EVENT_HANDLERS`, and any other with work or letters. */
@@ -98,3 +123,6 @@ export interface BusStatus {
 
 /** How many halted keys a {@link BusStatus} shows. */
 export const BUS_STATUS_HALTED_SHOWN = 10;
+
+/** How many re-based keys a {@link BusStatus} shows. */
+export const BUS_STATUS_REBASED_SHOWN = 10;

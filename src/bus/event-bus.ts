@@ -312,6 +312,7 @@ export class EventBus implements UnitOfWorkBus {
         transport: this.transport,
         handlerNames: this.handlers.all().map((h) => h.name),
         halted: () => this.ordering.halted(),
+        rebased: (limit) => this.ordering.rebased(limit),
         outbox: this.outboxOf,
       });
     } catch (error) {

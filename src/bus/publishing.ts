@@ -4,6 +4,7 @@ import { withTraceWithin } from '../events/envelope-trace.js';
 import { EventTooLargeError } from '../events/errors/event-too-large.error.js';
 import { InvalidDeliveryOptionsError } from '../events/errors/invalid-delivery-options.error.js';
 import type { Event } from '../events/event.js';
+import { assertEvent } from '../events/event-check.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventSerializer } from '../events/event-serializer.js';
 import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
@@ -74,6 +75,7 @@ export class Publishing implements PostCommitPublisher {
    * `maxEventBytes` with it, its `tracestate`, then the whole trace, is left out.
    */
   encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
+    assertEvent(event, 'a unit of work');
     const spans = new ProducerSpans([event], 'create');
     try {
       const encoded = this.encodeWith(event, delivery, spans.carrier(0));
@@ -143,6 +145,7 @@ export class Publishing implements PostCommitPublisher {
    */
   async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
+    for (const event of list) assertEvent(event, 'bus.publish');
     if (list.length === 0) return;
     const outbox = this.deps.outbox();
     if (outbox !== undefined && list.some((event) => this.orderKeyOf(event, options) !== undefined)) {

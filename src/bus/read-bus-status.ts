@@ -2,10 +2,12 @@ import type { CommitbusConfig } from '../config/config.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { JobCounts } from '../handlers/handler-job-counts.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
+import type { RebasedKeys } from '../ordering/rebased-key.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
 import {
   BUS_STATUS_HALTED_SHOWN,
+  BUS_STATUS_REBASED_SHOWN,
   type BusStatus,
   type HaltedKeyStatus,
   type HandlerStatus,
@@ -23,6 +25,8 @@ export interface BusStatusSources {
   readonly handlerNames: readonly string[];
   /** The halted keys (`bus.ordering.halted()`). */
   readonly halted: () => Promise<HaltedKey[]>;
+  /** The re-based keys (`bus.ordering.rebased(limit)`). */
+  readonly rebased: (limit: number) => Promise<RebasedKeys>;
   /** The bus's outbox, when it has one. */
   readonly outbox: Outbox | undefined;
 }
@@ -43,6 +47,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     rules,
     letters,
     halted,
+    rebased,
     outbox,
   ] = await Promise.all([
     transport.log.backlog(),
@@ -56,6 +61,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     transport.rules.listRules(),
     transport.deadLetters.list(),
     sources.halted(),
+    sources.rebased(BUS_STATUS_REBASED_SHOWN),
     sources.outbox === undefined
       ? undefined
       : Promise.all([sources.outbox.pending(), sources.outbox.oldestAt()]),
@@ -94,6 +100,16 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
       byHandler: lettersBy,
     },
     halted: { count: halted.length, first: halted.slice(0, BUS_STATUS_HALTED_SHOWN).map(toHaltedStatus) },
+    rebased: {
+      count: rebased.count,
+      recent: rebased.recent.map((r) => ({
+        key: r.key,
+        from: r.from,
+        to: r.to,
+        why: r.why,
+        rebasedAt: r.rebasedAt.toISOString(),
+      })),
+    },
     rules: rules.map(toRuleStatus),
     handlers,
     outbox: outbox === undefined ? null : { pending: outbox[0], oldestAgeMs: ageOf(outbox[1], now) },

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
+import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
 import { CliError } from './errors/cli.error.js';
 import { printJson, printLine, printTable, truncate } from './output.js';
 import { withBus } from './with-bus.js';
 
-/** Adds `commitbus ordering halted|redrive <key>|skip <key>` over `bus.ordering`. */
+/** Adds `commitbus ordering halted|redrive <key>|skip <key>|rebase <key>|rebased` over `bus.ordering`. */
 export function addOrderingCommand(program: Command): Command {
-  const group = program.command('ordering').description('order keys halted by a handler that gave up');
+  const group = program
+    .command('ordering')
+    .description('order keys halted by a handler that gave up, or waiting for a position that never comes');
   group
     .command('halted')
     .description('list the halted order keys, oldest halt first')
@@ -46,7 +49,59 @@ export function addOrderingCommand(program: Command): Command {
         report(key, resumed, 'skipped', json);
       });
     });
+  addRebaseCommands(group);
   return group;
+}
+
+/** `ordering rebase <key>` and `ordering rebased`. */
+function addRebaseCommands(group: Command): void {
+  group
+    .command('rebase')
+    .description(
+      "go on with a key's lane from the first position it holds (or --position), instead of waiting for one that never comes; needs --yes",
+    )
+    .argument('<key>', 'the order key')
+    .option('--position <n>', 'the position to go on from (default: the first the lane holds)')
+    .option('--yes', 'really re-base')
+    .option('--json', 'print { key, from, to } as one JSON document')
+    .action(async (key: string, flags: { position?: string; yes?: boolean }, command: Command) => {
+      const position = flags.position === undefined ? undefined : positionOption(flags.position);
+      if (flags.yes !== true) {
+        throw new CliError(
+          `rebase makes ${key} stop waiting for the position it is at, for good: add --yes to go ahead`,
+        );
+      }
+      await withBus(command, async ({ loaded, json }) => {
+        const rebased = await loaded.bus.ordering.rebase(key, position === undefined ? {} : { position });
+        if (json) printJson({ key, from: rebased.from, to: rebased.to });
+        else printLine(`${key}: re-based from position ${rebased.from} to ${rebased.to}`);
+      });
+    });
+  group
+    .command('rebased')
+    .description('list the keys re-based (on their own after a lost position, or on purpose), newest first')
+    .option('--json', 'print { count, recent } as one JSON document')
+    .action(async (_flags: unknown, command: Command) =>
+      withBus(command, async ({ loaded, json }) => {
+        const rebased = await loaded.bus.ordering.rebased();
+        if (json) printJson(rebased);
+        else {
+          printLine(`${rebased.count} re-base(s) so far`);
+          printTable(
+            ['key', 'from', 'to', 'why', 'at'],
+            rebased.recent.map((r) => [r.key, r.from, r.to, r.why, r.rebasedAt]),
+          );
+        }
+      }),
+    );
+}
+
+function positionOption(raw: string): number {
+  const position = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(position) || position < 1) {
+    throw new ConfigError(`--position must be a whole number from 1, got ${JSON.stringify(raw)}`);
+  }
+  return position;
 }
 
 function report(key: string, resumed: number, done: string, json: boolean): void {

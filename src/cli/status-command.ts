@@ -37,6 +37,7 @@ function printStatus(s: BusStatus): void {
       ['dropped (blocked)', s.dropped, ''],
       ['dead letters', s.deadLetters.count, ''],
       ['halted order keys', s.halted.count, ''],
+      ['order keys re-based (so far)', s.rebased.count, ''],
       ...(s.outbox === null ? [] : [['outbox rows', s.outbox.pending, formatAge(s.outbox.oldestAgeMs)]]),
     ],
   );
@@ -69,5 +70,11 @@ function printStatus(s: BusStatus): void {
     if (s.halted.count > s.halted.first.length) {
       printLine(`... and ${s.halted.count - s.halted.first.length} more: commitbus ordering halted`);
     }
+  }
+  if (s.rebased.recent.length > 0) {
+    printTable(
+      ['re-based key', 'from', 'to', 'why', 'at'],
+      s.rebased.recent.map((r) => [r.key, r.from, r.to, r.why, r.rebasedAt]),
+    );
   }
 }

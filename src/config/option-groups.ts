@@ -174,6 +174,8 @@ export interface OutboxOptions {
   /**
    * Outbox rows older than this, in milliseconds, are taken to be left by a
    * publisher that died between commit and publish, and are republished.
+   * An ordered key's lane waits `2 × (graceMs + relayEveryMs)` for a missing
+   * position before it goes on from the next it holds (a re-base).
    * @defaultValue `5_000`
    */
   graceMs: number;

@@ -11,6 +11,7 @@ import { MAX_ORDER_KEY_LENGTH } from './order-key.js';
 import type { SerializedEvent } from './serialized-event.js';
 import { keepEnvelopeTrace, type TraceCarrier } from './trace-carrier.js';
 import { toTransitPlain } from './transit-check.js';
+import { reservedKeyIn } from './transit-shapes.js';
 
 const ENVELOPE_VERSION = 1;
 
@@ -62,7 +63,7 @@ export class EventSerializer {
   /**
    * Decodes a payload. Throws {@link MalformedEventError} for anything that is
    * not an envelope this serializer could have written (among others an id,
-   * handling key, `createdAt` or order that `serialize` would have refused),
+   * handling key, `createdAt`, order or own `constructor`/`__proto__` key that `serialize` would have refused),
    * {@link UnknownEventTypeError} for a well-formed key with no registered class.
    * The envelope's trace context is not checked here: it is kept beside the
    * event for the handlers' spans, which ignore a malformed one.
@@ -82,6 +83,10 @@ export class EventSerializer {
     }
     const flaw = envelopeFlaw(parsed);
     if (flaw !== undefined) throw new MalformedEventError(flaw, payload);
+    const reserved = reservedKeyIn(payload, parsed.event);
+    if (reserved !== undefined) {
+      throw new MalformedEventError(`${reserved} is a key class-transformer cannot decode`, payload);
+    }
     const cls = this.registry.get(parsed.key);
     const event = plainToInstance(cls, parsed.event) as Event;
     if (!(event.createdAt instanceof Date) || Number.isNaN(event.createdAt.getTime())) {

@@ -9,6 +9,7 @@ export { InvalidHandlingKeyError } from './errors/invalid-handling-key.error.js'
 export { InvalidOrderKeyError } from './errors/invalid-order-key.error.js';
 export { MalformedEventError } from './errors/malformed-event.error.js';
 export { MissingEventTypeError } from './errors/missing-event-type.error.js';
+export { NotAnEventError } from './errors/not-an-event.error.js';
 export { UnknownEventTypeError } from './errors/unknown-event-type.error.js';
 export { type ConcreteEventClass, Event, type EventProps } from './event.js';
 export type { EventContext } from './event-context.js';

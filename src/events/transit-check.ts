@@ -1,6 +1,8 @@
 import { instanceToPlain } from 'class-transformer';
 import { InvalidEventFieldError } from './errors/invalid-event-field.error.js';
 import type { Event } from './event.js';
+import { containerChangeIn } from './transit-containers.js';
+import { reservedKeyProblem } from './transit-shapes.js';
 
 type Path = (string | number)[];
 
@@ -19,15 +21,20 @@ const GIVE_DATA = 'send plain data (strings, finite numbers, booleans, null, arr
  * `createdAt` that is not a valid Date, NaN or ±Infinity (JSON sends null), an
  * invalid Date (null), a BigInt (JSON throws), undefined, a function or a
  * symbol in an array (null) or as a value (dropped), a cycle, a hole in an
- * array (class-transformer compacts it), nesting past 1000 levels. `-0` is
+ * array (class-transformer compacts it), nesting past 1000 levels, an own
+ * `constructor` or `__proto__` key (see `transit-shapes.ts`), a Map or a Set
+ * that would not come back the same (see `transit-containers.ts`). `-0` is
  * let through (it arrives as 0), and so are objects with their own `toJSON`.
  *
  * One walk over the event for holes and depth, one over the plain form, each
- * allocating nothing unless a field is wrong: they run on every publish.
+ * allocating next to nothing unless a field is wrong: they run on every
+ * publish. Only an event holding a Map or a Set is also decoded once, to
+ * compare them with what a worker would get.
  */
 export function toTransitPlain(event: Event): Record<string, unknown> {
   // class-transformer drops holes without a trace, so they are looked for in the event itself.
-  const shape = shapeFlawOf(event);
+  const seen: ShapeSeen = { containers: false };
+  const shape = shapeFlawOf(event, seen);
   if (shape !== undefined) throw fieldError(event, shape.reversedPath.reverse(), shape.problem);
   let plain: Record<string, unknown>;
   try {
@@ -56,6 +63,10 @@ export function toTransitPlain(event: Event): Record<string, unknown> {
   for (const key of Object.keys(plain)) {
     const flaw = flawOf(plain[key], false);
     if (flaw !== undefined) throw fieldError(event, [...flaw.reversedPath, key].reverse(), flaw.problem);
+  }
+  if (seen.containers) {
+    const change = containerChangeIn(event, plain);
+    if (change !== undefined) throw fieldError(event, change.path, change.problem);
   }
   return plain;
 }
@@ -131,16 +142,23 @@ interface ShapeFlaw extends Flaw {
   readonly tooDeep: boolean;
 }
 
+/** What the shape walk saw besides flaws: a Map or a Set, checked once the plain form is known. */
+interface ShapeSeen {
+  containers: boolean;
+}
+
 /**
- * A hole in an array (class-transformer compacts `[, , 'c']` to `['c']`), or
- * nesting past {@link MAX_NESTING}, in the event's own fields. `undefined`
+ * A hole in an array (class-transformer compacts `[, , 'c']` to `['c']`), a key
+ * it cannot carry (`transit-shapes.ts`), or nesting past
+ * {@link MAX_NESTING}, in the event's own fields (a Map's values and a Set's
+ * items included; `seen.containers` is set when there is a Map or a Set). `undefined`
  * when there is neither, or when the nesting is a cycle, which
  * {@link toTransitPlain} reports as such. Allocates nothing unless it finds one.
  */
-function shapeFlawOf(event: Event): Flaw | undefined {
+function shapeFlawOf(event: Event, seen: ShapeSeen): Flaw | undefined {
   let found: ShapeFlaw | undefined;
   try {
-    found = shapeFlawWithin(event, 0);
+    found = shapeFlawWithin(event, 0, seen);
   } catch (error) {
     // Called from deep in the stack already: instanceToPlain will overflow too and be reported.
     if (error instanceof RangeError) return undefined;
@@ -157,37 +175,50 @@ function shapeFlawOf(event: Event): Flaw | undefined {
   };
 }
 
-function shapeFlawWithin(value: object, depth: number): ShapeFlaw | undefined {
+function shapeFlawWithin(value: object, depth: number, seen: ShapeSeen): ShapeFlaw | undefined {
   if (depth > MAX_NESTING) return { reversedPath: [], reversedChain: [], tooDeep: true, problem: '' };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) {
-        return {
-          reversedPath: [i],
-          reversedChain: [],
-          tooDeep: false,
-          problem:
-            'is a hole in a sparse array (nothing was ever put there), which would be dropped, moving every later item: fill it, with null for "no value"',
-        };
+        return shapeFlaw(
+          [i],
+          'is a hole in a sparse array (nothing was ever put there), which would be dropped, moving every later item: fill it, with null for "no value"',
+        );
       }
-      const inner = nestedShapeFlaw(value[i], depth);
+      const inner = nestedShapeFlaw(value[i], depth, seen);
       if (inner !== undefined) return withinShape(inner, i, value);
+    }
+    return undefined;
+  }
+  if (value instanceof Map || value instanceof Set) {
+    seen.containers = true;
+    let i = 0;
+    for (const [key, item] of value.entries()) {
+      const inner = nestedShapeFlaw(item, depth, seen);
+      if (inner !== undefined) return withinShape(inner, value instanceof Map ? String(key) : i, value);
+      i++;
     }
     return undefined;
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    const inner = nestedShapeFlaw(record[key], depth);
+    const keyProblem = reservedKeyProblem(key);
+    if (keyProblem !== undefined) return shapeFlaw([key], keyProblem);
+    const inner = nestedShapeFlaw(record[key], depth, seen);
     if (inner !== undefined) return withinShape(inner, key, value);
   }
   return undefined;
 }
 
-function nestedShapeFlaw(value: unknown, depth: number): ShapeFlaw | undefined {
+function shapeFlaw(reversedPath: Path, problem: string): ShapeFlaw {
+  return { reversedPath, reversedChain: [], tooDeep: false, problem };
+}
+
+function nestedShapeFlaw(value: unknown, depth: number, seen: ShapeSeen): ShapeFlaw | undefined {
   if (typeof value !== 'object' || value === null || value instanceof Date || ArrayBuffer.isView(value)) {
     return undefined;
   }
-  return shapeFlawWithin(value, depth + 1);
+  return shapeFlawWithin(value, depth + 1, seen);
 }
 
 function withinShape(inner: ShapeFlaw, step: string | number, parent: object): ShapeFlaw {

@@ -18,6 +18,8 @@ export interface MetricsStatus {
   readonly deadLetters: { readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>> };
   /** Halted order keys (lanes). */
   readonly halted: { readonly count: number };
+  /** Re-bases of order keys' lanes so far (a count that only grows). */
+  readonly rebased: { readonly count: number };
   /** Handler jobs and parked work per handler. */
   readonly handlers: Readonly<Record<string, JobCounts & { readonly parked: number }>>;
   /** The outbox's pending rows and the oldest one's age, or null without an outbox. */

@@ -25,8 +25,9 @@ const DEAD_LETTER_KINDS = Object.keys({
  * callbacks): backlog and its oldest event's age, ordered and delayed
  * events, handler jobs and parked work per handler, stored dead letters by
  * kind (0 for a kind with none), halted keys, the outbox's pending rows and
- * relay lag; and `<prefix>dropped_runs_total`, a counter set to the bus's
- * count of runs dropped by blocks (a count that only grows). One status read
+ * relay lag; and `<prefix>dropped_runs_total` and
+ * `<prefix>ordered_keys_rebased_total`, counters set to the bus's counts of
+ * runs dropped by blocks and of order keys re-based (counts that only grow). One status read
  * serves a scrape; when it fails the gauges keep their last values and
  * `<prefix>status_up` is 0.
  */
@@ -118,6 +119,18 @@ export function registerStatusGauges(
   gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
     one(s.halted.count),
   );
+  // Like dropped runs: the bus keeps the count (in Redis, or in the process on memory), only ever adding to it.
+  const rebased: Counter = new Counter({
+    name: `${prefix}ordered_keys_rebased_total`,
+    help: "Times an order key's lane stopped waiting for a position that never came and went on from the first it held (after the gap wait, or by bus.ordering.rebase), on the whole bus",
+    registers: [registry],
+    collect: async () => {
+      const figures = await read();
+      if (figures === undefined) return;
+      rebased.reset();
+      rebased.inc(figures.rebased.count);
+    },
+  });
   gauge(
     'outbox_pending_rows',
     'Outbox rows committed and not yet known to be published (0 without an outbox)',

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import { parseLane } from './lane.js';
 import type { LaneRunner } from './lane-runner.js';
 import type { LaneEvent, LaneStep, OrderingStore, StepReply } from './ordering-store.js';
 
@@ -159,6 +160,7 @@ export class OrderedConsumer {
   private async runLane(first: LaneEvent): Promise<void> {
     let current: LaneEvent | undefined = first;
     for (let turn = 0; current !== undefined; turn++) {
+      if (current.rebased !== undefined) this.warnRebased(current, current.rebased);
       // A busy key goes back to the end of the queue now and then, so keys
       // waiting for a slot get their turn; the lane resumes at this event.
       // While another lane's event runs alone, the others step aside the same way.
@@ -171,6 +173,17 @@ export class OrderedConsumer {
       if (reply === undefined) return;
       current = typeof reply === 'object' ? reply : undefined;
     }
+  }
+
+  /** Says that a lane stopped waiting for a position that never came (see `lane-rebase.ts`). */
+  private warnRebased(event: LaneEvent, rebased: NonNullable<LaneEvent['rebased']>): void {
+    const lane = parseLane(event.lane);
+    this.options.logger.warn(
+      { key: lane.key, from: rebased.from, to: event.position, why: rebased.why, seq: event.seq },
+      rebased.why === 'no-state'
+        ? `order key ${lane.key}: its lane had no state of its own (Redis lost its data?) and waited for position ${rebased.from}; it goes on from position ${event.position}, the first it holds (positions before it were handled before the loss, or are lost)`
+        : `order key ${lane.key}: position ${rebased.from} never came; the lane goes on from position ${event.position}, the first it holds, and the events in between are skipped`,
+    );
   }
 
   /**

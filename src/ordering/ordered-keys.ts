@@ -1,11 +1,16 @@
 import { peekEnvelope } from '../dead-letters/dead-letter.js';
+import { OrderingRebaseError } from './errors/ordering-rebase.error.js';
 import type { HaltedKey } from './halted-key.js';
-import { type LaneOf, parseLane } from './lane.js';
+import { type LaneOf, parseLane, syncLane } from './lane.js';
+import type { LaneRebase } from './lane-rebase.js';
 import type { HaltedLane, OrderingStore } from './ordering-store.js';
+import type { RebasedKey, RebasedKeys } from './rebased-key.js';
 
 /**
  * Operations on order keys, from any process of the bus (`bus.ordering`):
- * list the keys halted by a handler that gave up, and resume them.
+ * list the keys halted by a handler that gave up, and resume them; re-base a
+ * key whose lane waits for a position that will never come, and list the
+ * re-bases.
  */
 export class OrderedKeys {
   /**
@@ -53,6 +58,64 @@ export class OrderedKeys {
     }
   }
 
+  /**
+   * Re-bases `key` on purpose: its sync lane stops waiting for the position
+   * it is at and goes on from `position`, by default the first position it
+   * holds (at once, rather than after the gap wait), say after Redis lost its
+   * data. Throws {@link OrderingRebaseError} when the lane has an event in
+   * hand (running, retrying or halted: use `redrive` or `skip`), holds nothing
+   * and no position is given, `position` would skip an event it holds, or
+   * `position` is below the one the lane is at (handled already: republished
+   * copies would run again) or, on a bus without an outbox, past the position
+   * the key's next event gets.
+   */
+  async rebase(key: string, { position }: { position?: number } = {}): Promise<RebasedKey> {
+    if (position !== undefined && (!Number.isSafeInteger(position) || position < 1)) {
+      throw new OrderingRebaseError(key, `position must be a whole number from 1, got ${position}`);
+    }
+    const reply = await this.store.rebase(syncLane(key), position);
+    switch (reply.status) {
+      case 'ok':
+        return { key, from: reply.from, to: reply.to, why: 'operator', rebasedAt: new Date() };
+      case 'busy':
+        throw new OrderingRebaseError(
+          key,
+          `its lane has the event at position ${reply.position} in hand (running, waiting for a retry, or halted): let it finish, or resume it with bus.ordering.redrive or skip`,
+        );
+      case 'above':
+        throw new OrderingRebaseError(
+          key,
+          `position ${position} would skip the event the lane holds at position ${reply.first}: give a position up to ${reply.first}, or none`,
+        );
+      case 'below':
+        throw new OrderingRebaseError(
+          key,
+          `position ${position} is below position ${reply.next}, where the lane is: the positions before it were handled, and a republished copy of one would run again; give a position from ${reply.next}`,
+        );
+      case 'beyond':
+        throw new OrderingRebaseError(
+          key,
+          `position ${position} is past position ${reply.next}, the one the key's next event gets (the transport numbers them, with no outbox): the events numbered before it would be dropped; give a position up to ${reply.next}`,
+        );
+      case 'unknown':
+        throw new OrderingRebaseError(
+          key,
+          'it has no lane (no event of it was seen yet, or Redis lost its state) and holds nothing: there is nothing to re-base; its lane goes on from the first event that arrives (after the gap wait), or re-base it once one has',
+        );
+      case 'empty':
+        throw new OrderingRebaseError(
+          key,
+          'its lane holds no event to go on from: give the position its next event will have ({ position })',
+        );
+    }
+  }
+
+  /** How many times keys were re-based (on their own or on purpose), and the newest `limit` keys' last re-bases. */
+  async rebased(limit = 100): Promise<RebasedKeys> {
+    const log = await this.store.rebased(limit);
+    return { count: log.count, recent: log.recent.map(toRebasedKey) };
+  }
+
   /** Ordered events waiting in lanes (halted ones included). */
   pending(): Promise<number> {
     return this.store.pending();
@@ -81,4 +144,8 @@ function toHaltedKey(h: HaltedLane): HaltedKey {
     waiting: h.waiting,
     payload: h.event.payload,
   };
+}
+
+function toRebasedKey(r: LaneRebase): RebasedKey {
+  return { key: parseLane(r.lane).key, from: r.from, to: r.to, why: r.why, rebasedAt: new Date(r.at) };
 }

@@ -1,4 +1,5 @@
 import type { AttemptFailureJson } from '../dead-letters/attempt-failure.js';
+import type { RebaseLog, RebaseReply, RebaseWhy } from './lane-rebase.js';
 import type { CurrentEventState, OrderingState } from './ordering-state.js';
 
 /**
@@ -18,6 +19,11 @@ export interface LaneEvent extends CurrentEventState {
    * `maxDeliveries` its handlers are not run.
    */
   readonly deliveries: number;
+  /**
+   * Set when the lane was re-based to reach this event (it waited longer than
+   * the gap wait for the position `from`): the worker warns.
+   */
+  readonly rebased?: { readonly from: number; readonly why: RebaseWhy };
 }
 
 /** Why a lane halted. */
@@ -89,6 +95,14 @@ export interface HaltedLane {
  * The port of ordered lanes: where ordered events wait per order key, who owns
  * a lane, and its current event. Every method is atomic. Implemented on Redis
  * (`bullmq`, shared by every process) and in memory.
+ *
+ * Gaps: when a worker is to be handed a sync lane's next event and that
+ * position is missing while later ones wait, the store notes since when
+ * (once per position) and hands nothing; once the store's gap wait
+ * (`laneGapWaitMs`, given at construction; 0: for ever) has passed it
+ * re-bases the lane to the first position it holds, records and counts the
+ * re-base (see `rebased`), and hands that event out with `rebased` set.
+ * `maintain` queues lanes whose gap wait is over.
  */
 export interface OrderingStore {
   /**
@@ -108,6 +122,15 @@ export interface OrderingStore {
   halted(): Promise<HaltedLane[]>;
   /** Resumes halted lanes: run the event again, or skip its failed handler; resolves to how many resumed. */
   resume(mode: 'redrive' | 'skip', lanes: readonly string[]): Promise<number>;
+  /**
+   * Re-bases a sync lane on purpose: it goes on from `position`, by default
+   * the first position it holds, instead of waiting for its `next`; refused
+   * (see `RebaseReply`) while it has a current event or for a position
+   * above one it holds.
+   */
+  rebase(lane: string, position?: number): Promise<RebaseReply>;
+  /** The re-bases recorded (automatic and on purpose): their count and the newest `limit`. */
+  rebased(limit: number): Promise<RebaseLog>;
   /** Events waiting in lanes (halted lanes' included). */
   pending(): Promise<number>;
   /** Events waiting in halted lanes. */

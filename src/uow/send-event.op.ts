@@ -1,5 +1,6 @@
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
+import { assertEvent } from '../events/event-check.js';
 import type { Operation } from './operation.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -14,11 +15,14 @@ export class SendEventOp implements Operation {
   /**
    * @param event - the event to publish after commit.
    * @param delivery - when it may be handled; at once by default.
+   * @throws NotAnEventError when `event` is not an event (`null`, a plain object).
    */
   constructor(
     readonly event: Event,
     readonly delivery?: DeliveryOptions,
-  ) {}
+  ) {
+    assertEvent(event, 'new SendEventOp');
+  }
 
   onRegister(uow: UnitOfWork): void {
     uow.events.add(this.event, this.delivery);

@@ -3,47 +3,22 @@ import {
   type LaneNumbering,
   OrderingPositionsMismatchError,
 } from '../../ordering/errors/ordering-positions-mismatch.error.js';
+import type { RebaseLog, RebaseReply } from '../../ordering/lane-rebase.js';
 import type { LaneState, OrderingState } from '../../ordering/ordering-state.js';
 import type {
   HaltedLane,
-  HaltReason,
   LaneEvent,
   LaneStatus,
   LaneStep,
   OrderingStore,
   StepReply,
 } from '../../ordering/ordering-store.js';
+import { emptyLane, type Lane } from './memory.lane.js';
+import { MemoryLaneGaps } from './memory.lane-gaps.js';
 import { Wakeups } from './wakeups.js';
 
 function numberingOf(position: number | undefined): LaneNumbering {
   return position === undefined ? 'transport' : 'outbox';
-}
-
-interface Current {
-  position: number;
-  seq: number;
-  prev: number | undefined;
-  attemptsMade: number;
-  failures: LaneEvent['failures'];
-  from: number;
-  skipped: HaltReason | undefined;
-  /** Hand-outs since its last recorded step, as `cd` in `ordered-steps.lua`. */
-  deliveries: number;
-}
-
-interface Lane {
-  tail: number;
-  /** Who numbers a sync lane's events, set by its first (`pn` in `publish-events.lua`). */
-  numbering: LaneNumbering | undefined;
-  next: number;
-  last: number | undefined;
-  owner: string | undefined;
-  queued: boolean;
-  current: Current | undefined;
-  halt: { why: HaltReason; at: number } | undefined;
-  retryAt: number | undefined;
-  /** Position to payload; on async lanes with the source event's seq and prev. */
-  readonly events: Map<number, { payload: string; seq?: number; prev?: number | undefined }>;
 }
 
 /**
@@ -59,25 +34,23 @@ export class MemoryOrderingStore implements OrderingStore {
   private readonly wakeups = new Wakeups();
   private seq = 0;
   private pendingCount = 0;
+  private readonly gaps: MemoryLaneGaps;
 
-  /** @param onChange - called whenever events are added or finished. */
-  constructor(private readonly onChange: () => void = () => {}) {}
+  /**
+   * @param onChange - called whenever events are added or finished.
+   * @param gapWaitMs - how long a sync lane waits for a missing position before it re-bases (`laneGapWaitMs`); 0: for ever.
+   */
+  constructor(
+    private readonly onChange: () => void = () => {},
+    gapWaitMs = 0,
+  ) {
+    this.gaps = new MemoryLaneGaps(gapWaitMs);
+  }
 
   private lane(name: string): Lane {
     let lane = this.lanes.get(name);
     if (lane === undefined) {
-      lane = {
-        tail: 0,
-        numbering: undefined,
-        next: 1,
-        last: undefined,
-        owner: undefined,
-        queued: false,
-        current: undefined,
-        halt: undefined,
-        retryAt: undefined,
-        events: new Map(),
-      };
+      lane = emptyLane();
       this.lanes.set(name, lane);
     }
     return lane;
@@ -149,12 +122,15 @@ export class MemoryOrderingStore implements OrderingStore {
       // Handed out again: after a retry or a resume (0), or taken over from an owner that died mid-event.
       cur.deliveries++;
     } else {
+      const from = lane.next;
+      const rebased = lane.events.has(from) ? undefined : this.gaps.missing(name, lane, Date.now());
       const stored = lane.events.get(lane.next);
       if (stored === undefined) {
         lane.current = undefined;
         this.letGo(worker, name, lane);
         return 'empty';
       }
+      if (rebased === undefined) this.gaps.arrived(name, lane);
       const isAsync = name.startsWith('a|');
       cur = {
         position: lane.next,
@@ -167,6 +143,10 @@ export class MemoryOrderingStore implements OrderingStore {
         deliveries: 1,
       };
       lane.current = cur;
+      if (rebased !== undefined) {
+        const event = lane.events.get(cur.position) as { payload: string };
+        return { lane: name, ...cur, payload: event.payload, rebased: { from, why: rebased.why } };
+      }
     }
     const stored = lane.events.get(cur.position) as { payload: string };
     return { lane: name, ...cur, payload: stored.payload };
@@ -291,6 +271,7 @@ export class MemoryOrderingStore implements OrderingStore {
         this.enqueue(name, lane);
       }
     }
+    for (const name of this.gaps.due(now)) this.enqueue(name, this.lane(name));
   }
 
   async leave(worker: string): Promise<void> {
@@ -334,6 +315,17 @@ export class MemoryOrderingStore implements OrderingStore {
       resumed++;
     }
     return resumed;
+  }
+
+  async rebase(name: string, position?: number): Promise<RebaseReply> {
+    const lane = this.lane(name);
+    const reply = this.gaps.rebase(name, lane, position, Date.now());
+    if (reply.status === 'ok' && lane.events.size > 0) this.enqueue(name, lane);
+    return reply;
+  }
+
+  async rebased(limit: number): Promise<RebaseLog> {
+    return this.gaps.log(limit);
   }
 
   async pending(): Promise<number> {

@@ -8,6 +8,7 @@ import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
+import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { Closable } from '../../support/closable.js';
 import { describeError } from '../../support/logger.js';
@@ -66,9 +67,10 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
   /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
   /** Ordered events' lanes, in this process. */
-  readonly ordering = new MemoryOrderingStore(() => this.notify());
+  readonly ordering: MemoryOrderingStore;
 
   constructor(private readonly config: CommitbusConfig) {
+    this.ordering = new MemoryOrderingStore(() => this.notify(), laneGapWaitMs(config));
     this.log = new MemoryEventLog(
       config.dedupeWindowMs,
       () => this.notify(),

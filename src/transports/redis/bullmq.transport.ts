@@ -5,6 +5,7 @@ import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-positions-mismatch.error.js';
+import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
@@ -54,12 +55,15 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   private readonly onConnectionError: (error: Error) => void;
   private kicking: Promise<void> | undefined;
   private kickAgain = false;
+  /** How long a sync lane waits for a missing position (`laneGapWaitMs`). */
+  private readonly gapWaitMs: number;
 
   constructor(
     config: CommitbusConfig,
     private readonly logger: Logger,
   ) {
     this.names = queueNames(config);
+    this.gapWaitMs = laneGapWaitMs(config);
     this.onConnectionError = connectionWarnings(logger, () => this.connections.describe());
     this.connections = new RedisConnections(config, this.onConnectionError);
     // Publishing fails fast while Redis is away, so the unit of work's retries see it.
@@ -86,7 +90,7 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     this.deadLetters = new RedisDeadLetterStore(this.redis, this.names, (action, error) =>
       this.unavailable(action, error),
     );
-    this.ordering = new RedisOrderingStore(this.redis, this.names.ordering);
+    this.ordering = new RedisOrderingStore(this.redis, this.names.ordering, this.redis, this.gapWaitMs);
   }
 
   /**
@@ -103,7 +107,7 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     const client = this.connections.open(null);
     const blocking = this.connections.open(null);
     return {
-      store: new RedisOrderingStore(client, this.names.ordering, blocking),
+      store: new RedisOrderingStore(client, this.names.ordering, blocking, this.gapWaitMs),
       close: () => {
         blocking.disconnect();
         client.disconnect();

@@ -19,6 +19,12 @@ export interface LaneKeys {
   readonly seq: string;
   /** Count of events waiting in lanes. */
   readonly pending: string;
+  /** Sorted set: sync lane to when its wait for a missing position ends (ms). */
+  readonly gaps: string;
+  /** Sorted set: lane to when it was last re-based (ms), the newest 1000. */
+  readonly rebased: string;
+  /** Count of re-bases. */
+  readonly rebases: string;
   /** The list of lanes a worker took from `ready`. */
   worker(id: string): string;
   /** A lane's state hash. */
@@ -37,6 +43,9 @@ export function laneKeys(prefix: string): LaneKeys {
     halted: `${prefix}halted`,
     seq: `${prefix}seq`,
     pending: `${prefix}pending`,
+    gaps: `${prefix}gaps`,
+    rebased: `${prefix}rebased`,
+    rebases: `${prefix}rebases`,
     worker: (id) => `${prefix}w:${id}`,
     lane: (lane) => `${prefix}l:${lane}`,
     events: (lane) => `${prefix}e:${lane}`,

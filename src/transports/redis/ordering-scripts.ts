@@ -9,6 +9,7 @@ export interface OrderingScripts {
     ready: string,
     workers: string,
     retry: string,
+    gaps: string,
     prefix: string,
     worker: string,
     leaseMs: number,
@@ -22,6 +23,17 @@ export interface OrderingScripts {
     prefix: string,
     worker: string,
   ): Promise<number>;
+  /** Re-bases a sync lane on purpose (see `ordered-rebase.lua` for its reply). */
+  commitbusOrderedRebase(
+    ready: string,
+    gaps: string,
+    rebased: string,
+    rebases: string,
+    lane: string,
+    events: string,
+    laneName: string,
+    position: string,
+  ): Promise<string[]>;
   /** Re-drives or skips halted lanes; resolves to how many resumed. `keyCount` keys come first. */
   commitbusOrderedResume(keyCount: number, ...keysAndArgs: string[]): Promise<number>;
 }
@@ -29,7 +41,8 @@ export interface OrderingScripts {
 /** The scripts, defined once per connection. */
 export const orderingScripts = luaScripts<OrderingScripts>({
   commitbusOrderedSteps: { file: 'ordered-steps', keys: 'counted' },
-  commitbusOrderedMaintain: { file: 'ordered-maintain', keys: 3 },
+  commitbusOrderedMaintain: { file: 'ordered-maintain', keys: 4 },
+  commitbusOrderedRebase: { file: 'ordered-rebase', keys: 6 },
   commitbusOrderedLeave: { file: 'ordered-leave', keys: 3 },
   commitbusOrderedResume: { file: 'ordered-resume', keys: 'counted' },
 });

@@ -1,3 +1,4 @@
+import type { LaneRebase, RebaseLog, RebaseReply, RebaseWhy } from '../../ordering/lane-rebase.js';
 import type { LaneState, OrderingState, StoredLaneEvent } from '../../ordering/ordering-state.js';
 import type {
   HaltedLane,
@@ -26,18 +27,20 @@ export class RedisOrderingStore implements OrderingStore {
    * @param client - connection for scripts and reads.
    * @param prefix - the ordering prefix (`QueueNames.ordering`).
    * @param blocking - connection for blocking waits (a worker's own).
+   * @param gapWaitMs - how long a sync lane waits for a missing position before it re-bases (`laneGapWaitMs`); 0: for ever.
    */
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
     private readonly blocking: RedisClient = client,
+    private readonly gapWaitMs = 0,
   ) {
     this.keys = laneKeys(prefix);
   }
 
   /** The same store, waiting for lanes on a connection of its own. */
   withBlockingClient(blocking: RedisClient): RedisOrderingStore {
-    return new RedisOrderingStore(this.client, this.prefix, blocking);
+    return new RedisOrderingStore(this.client, this.prefix, blocking, this.gapWaitMs);
   }
 
   private get scripts() {
@@ -46,9 +49,17 @@ export class RedisOrderingStore implements OrderingStore {
 
   /** Runs steps (`ordered-steps.lua`): `laneKeys` are the keys of the lanes the steps name, in order. */
   private runSteps(worker: string, laneKeys: string[], args: (string | number)[]): Promise<unknown[]> {
-    const { ready, workers, retry, halted, seq, pending } = this.keys;
-    const keys = [ready, workers, this.keys.worker(worker), retry, halted, seq, pending, ...laneKeys];
-    return this.scripts.commitbusOrderedSteps(keys.length, ...keys, this.prefix, worker, ...args);
+    const { ready, workers, retry, halted, seq, pending, gaps, rebased, rebases } = this.keys;
+    const mine = this.keys.worker(worker);
+    const keys = [ready, workers, mine, retry, halted, seq, pending, gaps, rebased, rebases, ...laneKeys];
+    return this.scripts.commitbusOrderedSteps(
+      keys.length,
+      ...keys,
+      this.prefix,
+      worker,
+      this.gapWaitMs,
+      ...args,
+    );
   }
 
   async take(worker: string, max: number): Promise<LaneEvent[]> {
@@ -122,11 +133,12 @@ export class RedisOrderingStore implements OrderingStore {
   }
 
   async maintain(worker: string, leaseMs: number): Promise<void> {
-    const { ready, workers, retry } = this.keys;
+    const { ready, workers, retry, gaps } = this.keys;
     await this.scripts.commitbusOrderedMaintain(
       ready,
       workers,
       retry,
+      gaps,
       this.prefix,
       worker,
       leaseMs,
@@ -176,6 +188,45 @@ export class RedisOrderingStore implements OrderingStore {
     if (lanes.length === 0) return Promise.resolve(0);
     const keys = [this.keys.ready, this.keys.halted, ...lanes.map((lane) => this.keys.lane(lane))];
     return this.scripts.commitbusOrderedResume(keys.length, ...keys, mode, ...lanes);
+  }
+
+  async rebase(lane: string, position?: number): Promise<RebaseReply> {
+    const K = this.keys;
+    const [status, a, b] = await this.scripts.commitbusOrderedRebase(
+      K.ready,
+      K.gaps,
+      K.rebased,
+      K.rebases,
+      K.lane(lane),
+      K.events(lane),
+      lane,
+      position === undefined ? '' : String(position),
+    );
+    if (status === 'ok') return { status, from: Number(a), to: Number(b) };
+    if (status === 'busy') return { status, position: Number(a) };
+    if (status === 'above') return { status, first: Number(a) };
+    if (status === 'below') return { status, next: Number(a) };
+    if (status === 'beyond') return { status, next: Number(a) };
+    if (status === 'unknown') return { status };
+    return { status: 'empty' };
+  }
+
+  async rebased(limit: number): Promise<RebaseLog> {
+    const [count, lanes] = await Promise.all([
+      this.client.get(this.keys.rebases),
+      limit > 0 ? this.client.zrevrange(this.keys.rebased, 0, limit - 1) : Promise.resolve([]),
+    ]);
+    // Sent together (one round trip, not one per lane): status() reads the newest ten.
+    const fields = await Promise.all(
+      lanes.map((lane) => this.client.hmget(this.keys.lane(lane), 'rbf', 'rbt', 'rbw', 'rba')),
+    );
+    const recent: LaneRebase[] = [];
+    lanes.forEach((lane, i) => {
+      const [from, to, why, at] = fields[i] ?? [];
+      if (from == null || to == null || why == null || at == null) return;
+      recent.push({ lane, from: Number(from), to: Number(to), why: why as RebaseWhy, at: Number(at) });
+    });
+    return { count: Number(count ?? 0), recent };
   }
 
   async pending(): Promise<number> {
@@ -264,8 +315,11 @@ export class RedisOrderingStore implements OrderingStore {
 }
 
 function toLaneEvent(reply: unknown[]): LaneEvent {
-  const [lane, pos, seq, prev, ca, cf, ch, skip, payload, cd] = reply.map((v) => String(v ?? ''));
+  const [lane, pos, seq, prev, ca, cf, ch, skip, payload, cd, rebasedFrom, why] = reply.map((v) =>
+    String(v ?? ''),
+  );
   return {
+    ...(rebasedFrom ? { rebased: { from: Number(rebasedFrom), why: why as RebaseWhy } } : {}),
     lane: lane as string,
     position: Number(pos),
     seq: Number(seq),

@@ -3,23 +3,25 @@
   lanes of dead workers back to `ready` (their ownerships end with their
   leases, so another worker resumes each lane at its current event, and a
   worker that was only stalled finds its steps `lost` when it comes back), and
-  moves lanes whose retry is due back to `ready`. See ordered-steps.lua for
+  moves lanes whose retry is due, and sync lanes whose gap wait is over, back
+  to `ready` (a worker then re-bases the latter). See ordered-steps.lua for
   the keys.
 
   KEYS[1]   P ready
   KEYS[2]   P workers
   KEYS[3]   P retry
+  KEYS[4]   P gaps
   ARGV[1]   the ordering prefix P: the dead workers' lists (P w:<W>) and the
-            lanes in them or due in `retry` (P l:<lane>) are found only
+            lanes in them or due in `retry` or `gaps` (P l:<lane>) are found only
             here, so their keys are built from it, under the same hash tag
   ARGV[2]   worker id, or "" to only do the sweeping
   ARGV[3]   lease in milliseconds
   ARGV[4]   most lanes to move per call
 
-  Returns  { lanes recovered from dead workers, lanes whose retry was due }
+  Returns  { lanes recovered from dead workers, lanes whose retry or gap wait was due }
 ]]
 local P, W, lease, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local READY, WORKERS, RETRY = KEYS[1], KEYS[2], KEYS[3]
+local READY, WORKERS, RETRY, GAPS = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if W ~= '' then redis.call('ZADD', WORKERS, now + lease, W) end
@@ -49,4 +51,9 @@ for _, lane in ipairs(due) do
   redis.call('ZREM', RETRY, lane)
   enqueue(lane)
 end
-return { recovered, #due }
+local gapsDue = redis.call('ZRANGEBYSCORE', GAPS, '-inf', now, 'LIMIT', 0, limit)
+for _, lane in ipairs(gapsDue) do
+  redis.call('ZREM', GAPS, lane)
+  enqueue(lane)
+end
+return { recovered, #due + #gapsDue }

@@ -22,7 +22,14 @@
                    sync chain to resume from), cd (deliveries: times the
                    current event was handed to a worker since its last
                    recorded step), halt (why it halted), skip, pn (who
-                   numbers a sync lane's events; see publish-events.lua)
+                   numbers a sync lane's events; see publish-events.lua),
+                   gp/gs (a sync lane's missing position and since when it
+                   was found missing while later ones wait), rbf/rbt/rbw/rba
+                   (its last re-base: from, to, why, when)
+    P gaps         sorted set: sync lane -> when its gap wait ends (ms)
+    P rebased      sorted set: lane -> when it was last re-based (ms), the
+                   newest 1000
+    P rebases      count of re-bases, only ever added to
     P e:<lane>     hash: position -> payload ("seq|prev|payload" on async lanes)
 
   Invariants (checked by test/ordering-invariants.test.ts):
@@ -44,6 +51,13 @@
        previous owner died or stalled mid-event), one less when its owner
        RELEASEs it unrun, 0 after LATER or HALT (the run ended with a step).
 
+  Gaps: a sync lane whose `next` position is missing while later positions
+  wait (Redis lost the lane's state, so `next` reads 1, or a position never
+  came) waits ARGV[3] ms from when a worker first found it so (the outbox
+  relay republishes a row a dead publisher left well within that), then goes
+  on from the first position it holds: a re-base, reported with that event
+  (its 11th and 12th fields) and counted. ARGV[3] 0: never.
+
   KEYS[1]   P ready
   KEYS[2]   P workers
   KEYS[3]   P w:<W>, this worker's list
@@ -51,14 +65,18 @@
   KEYS[5]   P halted
   KEYS[6]   P seq
   KEYS[7]   P pending
-  KEYS[8..] per step, the keys of the lanes it names, in order: CLAIM and
+  KEYS[8]   P gaps
+  KEYS[9]   P rebased
+  KEYS[10]  P rebases
+  KEYS[11..] per step, the keys of the lanes it names, in order: CLAIM and
             DONE P l:<lane> and P e:<lane> (DONE then both again for each
             async lane it fans out to), LATER, HALT and RELEASE P l:<lane>.
             The lanes TAKE pops from `ready` are known only here: their keys
             are built from ARGV[1], under the same hash tag.
   ARGV[1]   the ordering prefix P
   ARGV[2]   worker id W
-  ARGV[3..] steps: opcode, number of arguments, arguments
+  ARGV[3]   how long a gap is waited for, in ms (0: for ever)
+  ARGV[4..] steps: opcode, number of arguments, arguments
     TAKE n                         pop up to n lanes from ready and claim them
     CLAIM lane                     claim a lane already moved to w:<W>
     DONE lane pos asyncLane...     finish the current event, fan out, go on
@@ -73,13 +91,15 @@
   or a status ('empty', 'owned', 'halted', 'waiting', 'lost'); the others
   'ok' or 'lost'. An event is { lane, pos, seq, prev or '', ca, cf, ch,
   skip (the halt reason of a halted event an operator skipped, or ''),
-  payload, cd (its deliveries, this hand-out included) }.
+  payload, cd (its deliveries, this hand-out included), the position the lane
+  was re-based from to reach it or '', why ('no-state' or 'gap') or '' }.
 ]]
-local P, W = ARGV[1], ARGV[2]
+local P, W, GAP = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local READY, WORKERS, MINE, RETRY, HALTED, SEQ, PENDING = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local k = 8
+local GAPS, REBASED, REBASES = KEYS[8], KEYS[9], KEYS[10]
+local k = 11
 
 -- The next `n` keys of the steps' lanes.
 local function nextKeys(n)
@@ -109,6 +129,38 @@ local function split(stored)
   return string.sub(stored, 1, a - 1), string.sub(stored, a + 1, b - 1), string.sub(stored, b + 1)
 end
 
+-- Starts the wait for a sync lane's missing position `pos` while later ones
+-- wait, or goes on with its wait: the first position it holds once the wait
+-- is over (the lane re-based to it), nil while it lasts or with nothing held.
+local function gap(lane, L, E, pos)
+  if GAP <= 0 or string.sub(lane, 1, 2) == 'a|' or redis.call('HLEN', E) == 0 then return nil end
+  local g = redis.call('HMGET', L, 'gp', 'gs', 'next')
+  local since = tonumber(g[2])
+  if g[1] ~= tostring(pos) or not since then
+    since = now
+    redis.call('HSET', L, 'gp', pos, 'gs', since)
+  end
+  if now < since + GAP then
+    redis.call('ZADD', GAPS, since + GAP, lane)
+    return nil
+  end
+  local first
+  for _, p in ipairs(redis.call('HKEYS', E)) do
+    local n = tonumber(p)
+    if n > pos and (not first or n < first) then first = n end
+  end
+  if not first then return nil end
+  -- No `next` of its own at position 1: the lane's state is gone (or the key's first event never came).
+  local why = (pos == 1 and not g[3]) and 'no-state' or 'gap'
+  redis.call('HSET', L, 'next', first, 'rbf', pos, 'rbt', first, 'rbw', why, 'rba', now)
+  redis.call('HDEL', L, 'gp', 'gs')
+  redis.call('ZREM', GAPS, lane)
+  redis.call('ZADD', REBASED, now, lane)
+  redis.call('ZREMRANGEBYRANK', REBASED, 0, -1001)
+  redis.call('INCR', REBASES)
+  return first, why
+end
+
 -- The owned lane's current event, taking the next one if there is none;
 -- lets the lane go when it has no event to handle.
 local function head(lane, L, E)
@@ -124,15 +176,25 @@ local function head(lane, L, E)
       -- Handed out again: after a retry or a resume (cd 0), or taken over from
       -- an owner that died or stalled before it recorded a step (cd > 0).
       local cd = redis.call('HINCRBY', L, 'cd', 1)
-      return { lane, cur[1], cur[2], cur[3], cur[4], cur[5], cur[6], cur[7] or '', payload, cd }
+      return { lane, cur[1], cur[2], cur[3], cur[4], cur[5], cur[6], cur[7] or '', payload, cd, '', '' }
     end
     redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip', 'cd')
   end
   local pos = tonumber(redis.call('HGET', L, 'next') or '1')
   local stored = redis.call('HGET', E, pos)
+  local from, why = '', ''
   if not stored then
-    letGo(L, lane)
-    return 'empty'
+    local first, reason = gap(lane, L, E, pos)
+    if not first then
+      letGo(L, lane)
+      return 'empty'
+    end
+    from, why, pos = tostring(pos), reason, first
+    stored = redis.call('HGET', E, pos)
+  elseif redis.call('HEXISTS', L, 'gp') == 1 then
+    -- The missing position came.
+    redis.call('HDEL', L, 'gp', 'gs')
+    redis.call('ZREM', GAPS, lane)
   end
   local seq, prev, payload
   if string.sub(lane, 1, 2) == 'a|' then
@@ -143,7 +205,7 @@ local function head(lane, L, E)
     payload = stored
   end
   redis.call('HSET', L, 'cp', pos, 'cs', seq, 'cv', prev, 'ca', '0', 'cf', '', 'ch', '0', 'cd', '1')
-  return { lane, tostring(pos), seq, prev, '0', '', '0', '', payload, 1 }
+  return { lane, tostring(pos), seq, prev, '0', '', '0', '', payload, 1, from, why }
 end
 
 local function claim(lane, L, E)
@@ -178,7 +240,7 @@ local function mine(L, pos)
 end
 
 local replies = {}
-local i = 3
+local i = 4
 while i <= #ARGV do
   local op, n = ARGV[i], tonumber(ARGV[i + 1])
   local a = i + 2
@@ -237,6 +299,8 @@ while i <= #ARGV do
         redis.call('HSET', L, 'next', nextPos, 'last', done)
         redis.call('HDEL', L, 'cp', 'cs', 'cv', 'ca', 'cf', 'ch', 'skip', 'cd', 'owner')
         redis.call('LREM', MINE, 1, lane)
+        -- Later positions wait behind a missing one: its wait starts now (it cannot be over yet).
+        gap(lane, L, E, nextPos)
         reply = 'empty'
       else
         local seq, prev, payload
@@ -247,7 +311,7 @@ while i <= #ARGV do
         end
         redis.call('HSET', L, 'next', nextPos, 'last', done, 'cp', nextPos, 'cs', seq, 'cv', prev, 'ca', '0', 'cf', '', 'ch', '0', 'cd', '1')
         if f[5] then redis.call('HDEL', L, 'skip') end
-        reply = { lane, tostring(nextPos), seq, prev, '0', '', '0', '', payload, 1 }
+        reply = { lane, tostring(nextPos), seq, prev, '0', '', '0', '', payload, 1, '', '' }
       end
     end
   elseif op == 'LATER' or op == 'HALT' then
