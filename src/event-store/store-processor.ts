@@ -277,9 +277,11 @@ export class StoreProcessor {
       const [row] = (await runner.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
       this.backendPid = row?.pid;
     }
+    const { owner, leaseMs } = this.settings;
+    const lock = await writerLock(this.parts.queue.tables, runner, owner, leaseMs); // before the runner is kept
     refuseAbandoned(runner);
     this.runner = runner;
-    this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
+    this.lock = lock;
     return runner;
   }
 
