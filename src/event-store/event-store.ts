@@ -22,6 +22,7 @@ import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
 import { resolveModels } from './resolved-model.js';
+import { useWal } from './sqlite-journal.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
 import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
@@ -61,6 +62,7 @@ export class EventStore implements DispatchTarget {
   private readonly logger: Logger;
   private ready: Promise<void> | undefined;
   private closed = false;
+  private readonly sqliteWal: boolean;
 
   constructor(options: EventStoreOptions) {
     const fail = (message: string): never => {
@@ -90,6 +92,7 @@ export class EventStore implements DispatchTarget {
     };
     this.listeners = [...(o.listeners ?? [])];
     this.logger = o.logger ?? consoleLogger;
+    this.sqliteWal = o.sqliteWal && this.tables.dialect === 'sqlite';
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
@@ -372,9 +375,10 @@ export class EventStore implements DispatchTarget {
   }
 
   private init(): Promise<void> {
-    this.ready ??= withTransactionGate(this.dataSource, () =>
-      this.queue.ensureState(this.dataSource.manager),
-    ).catch((error: unknown) => {
+    this.ready ??= withTransactionGate(this.dataSource, async () => {
+      if (this.sqliteWal) await useWal(this.dataSource, this.logger);
+      await this.queue.ensureState(this.dataSource.manager);
+    }).catch((error: unknown) => {
       this.ready = undefined;
       throw EventStoreNotConfiguredError.ifTablesMissing(error);
     });

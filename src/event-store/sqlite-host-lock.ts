@@ -66,9 +66,9 @@ export async function sqliteHostLock(runner: QueryRunner): Promise<SqliteHostLoc
   return new SqliteHostLock(`${file}-commitbus-writer`, library as SqliteLibrary);
 }
 
-/** The absolute path of the main database file of a SQLite connection; `undefined` without one. */
-export async function sqliteFile(runner: Pick<QueryRunner, 'query'>): Promise<string | undefined> {
-  const rows = (await runner.query('PRAGMA database_list')) as { name: string; file: string }[];
+/** The absolute path of the main database file of a SQLite connection or DataSource; `undefined` without one. */
+export async function sqliteFile(on: { query(sql: string): Promise<unknown> }): Promise<string | undefined> {
+  const rows = (await on.query('PRAGMA database_list')) as { name: string; file: string }[];
   const file = rows.find((row) => row.name === 'main')?.file;
   return file === undefined || file === '' ? undefined : file;
 }
