@@ -17,7 +17,7 @@ const ALLOWED: readonly { file: string; text: string; why: string }[] = [
     why: 'a reason handed to pg so it destroys the pooled connection; never thrown, no user sees it',
   },
   {
-    file: 'src/event-store/store-processor.ts',
+    file: 'src/event-store/end-session.ts',
     text: "releasePostgresConnection?.(new Error('a step of the event store timed out on this connection'))",
     why: 'a reason handed to pg so it destroys the pooled connection; never thrown, no user sees it',
   },

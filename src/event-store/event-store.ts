@@ -96,7 +96,6 @@ export class EventStore implements DispatchTarget {
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
-    this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
     this.processor = new StoreProcessor(
       {
         dataSource: o.dataSource,
@@ -118,6 +117,7 @@ export class EventStore implements DispatchTarget {
         logger: this.logger,
       },
     );
+    this.batcher = new DispatchBatcher(o.dataSource, this.queue, this.processor);
   }
 
   /** The event types some model knows. */
