@@ -35,7 +35,8 @@ interface TotalRow {
   amount: number;
 }
 
-const Account = new EntitySchema<AccountRow>({
+/** The accounts table's entity (shared with the SQLite side). */
+export const Account = new EntitySchema<AccountRow>({
   name: 'BenchAccount',
   tableName: ACCOUNTS_TABLE,
   columns: {
@@ -44,7 +45,8 @@ const Account = new EntitySchema<AccountRow>({
     deposits: { type: 'integer' },
   },
 });
-const Total = new EntitySchema<TotalRow>({
+/** The totals table's entity (shared with the SQLite side). */
+export const Total = new EntitySchema<TotalRow>({
   name: 'BenchTotal',
   tableName: TOTALS_TABLE,
   columns: { type: { type: 'text', primary: true }, count: { type: 'integer' }, amount: { type: 'integer' } },
@@ -52,7 +54,8 @@ const Total = new EntitySchema<TotalRow>({
 
 type Deposit = StoreEvent<DepositData>;
 
-const accounts = defineModel<AccountRow>({
+/** The accounts model: balance and deposits per account. */
+export const accounts = defineModel<AccountRow>({
   name: 'accounts',
   entity: Account,
   prefetch: (event) => (event.data as DepositData).account,
@@ -71,7 +74,8 @@ const accounts = defineModel<AccountRow>({
     },
   },
 });
-const totals = defineModel<TotalRow>({
+/** The totals model: count and amount per event type. */
+export const totals = defineModel<TotalRow>({
   name: 'totals',
   entity: Total,
   prefetch: (event) => event.type,

@@ -3,6 +3,7 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { CommitbusSide } from './commitbus-side.js';
 import { compareEventStore } from './event-store-compare.js';
+import { compareSqliteLone } from './event-store-sqlite-compare.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
 import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
@@ -311,7 +312,7 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  // BENCH_ONLY=router (or core, ordering, outbox, event-store, comma-separated) runs only those sections.
+  // BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, comma-separated) runs only those sections.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter((s) => s !== '');
   const runs = (section: string) => only.length === 0 || only.includes(section);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
@@ -319,8 +320,11 @@ async function main(): Promise<void> {
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
   const router = runs('router') ? await compareRouter(`${prefix}-router`) : {};
   const eventStore = runs('event-store') ? await compareEventStore(DATABASE_URL) : {};
+  const sqlite = runs('event-store') || runs('event-store-sqlite') ? await compareSqliteLone() : {};
   console.log();
-  console.log(JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router, ...eventStore }));
+  console.log(
+    JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router, ...eventStore, ...sqlite }),
+  );
 }
 
 function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number> {

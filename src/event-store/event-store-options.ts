@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../support/logger.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
+import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventModel, Listener } from './event-model.js';
 
 /** What {@link createEventStore} takes. Every number is optional, with the default shown. */
@@ -58,6 +59,16 @@ export interface EventStoreOptions {
    * @defaultValue 30000
    */
   readonly stepTimeoutMs?: number;
+  /**
+   * SQLite: switch the database file to WAL and the connection to
+   * `synchronous = FULL` when the store is first used (strato-db's
+   * settings: one fsync per commit, and a committed event survives a power
+   * cut). `false` leaves the journal mode and `synchronous` as the
+   * DataSource opened them (set yours in TypeORM's `prepareDatabase`).
+   * PostgreSQL: ignored.
+   * @defaultValue true
+   */
+  readonly sqliteWal?: boolean;
   /** Where the writer reports failures. @defaultValue `consoleLogger` */
   readonly logger?: Logger;
 }
@@ -79,10 +90,17 @@ export const EVENT_STORE_DEFAULTS = {
   maxRetryDelayMs: 300_000,
   writerIdleTimeoutMs: 60_000,
   stepTimeoutMs: 30_000,
+  sqliteWal: true,
 } as const satisfies Partial<EventStoreOptions>;
 
-/** Checks that each numeric option is a positive integer. */
-export function checkNumbers(options: EventStoreOptions, fail: (message: string) => never): void {
+/** Checks what {@link createEventStore} was given; throws `EventStoreUsageError` saying what is wrong. */
+export function checkOptions(options: EventStoreOptions): void {
+  const fail = (message: string): never => {
+    throw new EventStoreUsageError(`createEventStore: ${message}`);
+  };
+  if (options === null || typeof options !== 'object' || options.dataSource === undefined)
+    fail('pass { dataSource, models }');
+  if (!Array.isArray(options.models)) fail('models must be an array of defineModel(...) models');
   for (const key of [
     'maxEventBytes',
     'batchSize',
@@ -98,6 +116,9 @@ export function checkNumbers(options: EventStoreOptions, fail: (message: string)
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647)) {
       fail(`${key} must be a whole number from 1 to 2147483647, got ${String(value)}`);
     }
+  }
+  if (options.sqliteWal !== undefined && typeof options.sqliteWal !== 'boolean') {
+    fail(`sqliteWal must be true or false, got ${String(options.sqliteWal)}`);
   }
   if (
     options.unknownTypes !== undefined &&

@@ -13,7 +13,7 @@ import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.er
 import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
-import { checkNumbers, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { checkOptions, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
 import { type FailureListener, FailureNotices, type StoreFailure } from './failure-notices.js';
 import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
@@ -23,6 +23,7 @@ import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
 import { knownTypes, resolveModels } from './resolved-model.js';
+import { useWal } from './sqlite-journal.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
 import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
@@ -66,15 +67,10 @@ export class EventStore implements DispatchTarget {
   readonly subscriptions: Subscriptions;
   private ready: Promise<void> | undefined;
   private closed = false;
+  private readonly sqliteWal: boolean;
 
   constructor(options: EventStoreOptions) {
-    const fail = (message: string): never => {
-      throw new EventStoreUsageError(`createEventStore: ${message}`);
-    };
-    if (options === null || typeof options !== 'object' || options.dataSource === undefined)
-      fail('pass { dataSource, models }');
-    if (!Array.isArray(options.models)) fail('models must be an array of defineModel(...) models');
-    checkNumbers(options, fail);
+    checkOptions(options);
     const o = { ...EVENT_STORE_DEFAULTS, ...options };
     this.dataSource = o.dataSource;
     this.tables = new StoreTables(o.dataSource);
@@ -91,12 +87,12 @@ export class EventStore implements DispatchTarget {
     };
     this.listeners = [...(o.listeners ?? [])];
     this.logger = o.logger ?? consoleLogger;
+    this.sqliteWal = o.sqliteWal && this.tables.dialect === 'sqlite';
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
     this.failures = new FailureNotices(this.logger);
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
-    this.batcher = new DispatchBatcher(o.dataSource, this.queue, () => this.processor.wake());
     this.processor = new StoreProcessor(
       {
         dataSource: o.dataSource,
@@ -119,6 +115,7 @@ export class EventStore implements DispatchTarget {
         logger: this.logger,
       },
     );
+    this.batcher = new DispatchBatcher(o.dataSource, this.queue, this.processor);
   }
 
   /** The event types some model knows. */
@@ -377,9 +374,10 @@ export class EventStore implements DispatchTarget {
   }
 
   private init(): Promise<void> {
-    this.ready ??= withTransactionGate(this.dataSource, () =>
-      this.queue.ensureState(this.dataSource.manager),
-    ).catch((error: unknown) => {
+    this.ready ??= withTransactionGate(this.dataSource, async () => {
+      if (this.sqliteWal) await useWal(this.dataSource, this.logger);
+      await this.queue.ensureState(this.dataSource.manager);
+    }).catch((error: unknown) => {
       this.ready = undefined;
       throw EventStoreNotConfiguredError.ifTablesMissing(error);
     });

@@ -30,3 +30,17 @@ export async function keepingAlive<T>(
     clearInterval(timer);
   }
 }
+
+/**
+ * PostgreSQL: the server ends the writer's connection (and frees the writer
+ * lock) when this process stops talking on it for `idleTimeoutMs`.
+ */
+export async function limitIdle(runner: QueryRunner, idleTimeoutMs: number): Promise<void> {
+  const ms = String(idleTimeoutMs);
+  await runner.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, false)`, [ms]);
+  // PostgreSQL 14 and later; before, a frozen writer between batches holds the lock until it wakes.
+  await runner.query(`SELECT set_config('idle_session_timeout', $1, false)`, [ms]).catch(() => {});
+  // PostgreSQL 14 and later, on Linux: a query still running when this process drops the
+  // connection (a timed-out step's) is cancelled within a second, not when it ends.
+  await runner.query(`SELECT set_config('client_connection_check_interval', '1000', false)`).catch(() => {});
+}

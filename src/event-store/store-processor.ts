@@ -1,15 +1,17 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { describeError, type Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { refuseAbandoned } from './cycle-attempt.js';
 import { timedOut } from './cycle-failure.js';
+import { closeConnection, endSession } from './end-session.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
 import type { FailureNotices } from './failure-notices.js';
-import { keepingAlive } from './keep-alive.js';
+import { keepingAlive, limitIdle } from './keep-alive.js';
 import type { ListenerQueue } from './listener-queue.js';
 import { type BatchOutcome, recordTimedOut, runBatch, StepTimedOut } from './run-batch.js';
 import { type CacheTuning, detectSideEffects } from './side-effects.js';
@@ -96,6 +98,45 @@ export class StoreProcessor {
     this.wakeUp?.();
   }
 
+  /**
+   * SQLite, the writer and not halted: queues events (`append`) and handles them in the same
+   * transaction, one commit instead of two (the dispatch batcher's groups). The batch runs under a
+   * savepoint: when it fails the events still commit, queued, and the writer goes on as after any
+   * failed batch. Resolves with their versions; `undefined` when it did not run (nothing queued).
+   */
+  inline(append: (manager: EntityManager) => Promise<number[]>): Promise<number[] | undefined> {
+    if (this.parts.queue.tables.dialect !== 'sqlite' || !this.writer) return Promise.resolve(undefined);
+    return this.serial(async () => {
+      const { runner, halt, lastTimeout } = this;
+      if (!this.writer || this.stopping || halt || lastTimeout || runner === undefined) return;
+      const tuning = await this.tune(runner).catch(() => undefined);
+      const batch = await this.gate(async () => {
+        if (tuning === undefined || !(await (this.lock?.acquire() ?? false))) return undefined;
+        const { handled } = await this.parts.queue.peek(runner.manager);
+        await runner.startTransaction();
+        try {
+          const versions = await append(runner.manager);
+          const parts = { ...this.parts, runner, tuning };
+          const outcome = await runBatch(parts, handled, this.settings.batchSize).then(
+            (done) => ({ done }),
+            (failed: unknown) => ({ failed }),
+          );
+          await runner.commitTransaction();
+          return { versions, outcome };
+        } catch {
+          if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
+          return undefined;
+        }
+      }).catch(() => undefined);
+      if (batch === undefined) return;
+      // Committed: from here a failure rejects the dispatches, never queues them twice.
+      if ('done' in batch.outcome) await this.settle(runner, batch.outcome.done);
+      else if (batch.outcome.failed instanceof StepTimedOut) await this.timedOut(batch.outcome.failed);
+      else this.wake(); // the batch rolled back alone: the writer's next turn runs it
+      return batch.versions;
+    });
+  }
+
   /** Stops after the current batch and gives the writer role up. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -179,7 +220,7 @@ export class StoreProcessor {
     const runner = await this.connect();
     this.writer = await this.gate(() => this.lock?.acquire() ?? Promise.resolve(false));
     if (!this.writer) {
-      this.forgetHalt();
+      this.halt = undefined; // not the writer: waiters here must go by the database, not this memory
       return this.settings.takeoverMs;
     }
     const { handled, more } = await this.gate(() => queue.peek(runner.manager));
@@ -212,21 +253,26 @@ export class StoreProcessor {
       );
     } catch (error) {
       if (!(error instanceof StepTimedOut)) throw error;
-      this.settings.logger.warn(
-        { v: error.event.v, type: error.event.type, failure: { ...error.failure, stack: undefined } },
-        `event store writer: a step of v${error.event.v} (${error.event.type}) did not settle in time; the batch is dropped with its connection, the events before it are handled again and v${error.event.v} is recorded as failed`,
-      );
-      this.lastTimeout = error;
-      await this.discard();
-      await error.uow?.afterRollback(error.failure).catch((hookError: unknown) => {
-        this.settings.logger.warn(
-          { error: describeError(hookError) },
-          'event store: a rollback hook of a timed-out event failed',
-        );
-      });
+      await this.timedOut(error);
       return 0;
     }
     return this.settle(runner, outcome);
+  }
+
+  // A step did not settle: the batch was dropped; the events before it run again, then it is recorded as failed.
+  private async timedOut(error: StepTimedOut): Promise<void> {
+    this.settings.logger.warn(
+      { v: error.event.v, type: error.event.type, failure: { ...error.failure, stack: undefined } },
+      `event store writer: a step of v${error.event.v} (${error.event.type}) did not settle in time; the batch is dropped with its connection, the events before it are handled again and v${error.event.v} is recorded as failed`,
+    );
+    this.lastTimeout = error;
+    await this.discard();
+    await error.uow?.afterRollback(error.failure).catch((hookError: unknown) => {
+      this.settings.logger.warn(
+        { error: describeError(hookError) },
+        'event store: a rollback hook of a timed-out event failed',
+      );
+    });
   }
 
   // After a batch committed: waiters, bus events, listeners, and the halt when an event failed.
@@ -275,48 +321,30 @@ export class StoreProcessor {
     const runner = this.parts.dataSource.createQueryRunner();
     await runner.connect();
     if (this.parts.queue.tables.dialect === 'postgres') {
-      await this.limitIdle(runner);
+      await limitIdle(runner, this.settings.writerIdleTimeoutMs);
       const [row] = (await runner.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
       this.backendPid = row?.pid;
     }
+    const { owner, leaseMs } = this.settings;
+    const lock = await writerLock(this.parts.queue.tables, runner, owner, leaseMs); // before the runner is kept
     refuseAbandoned(runner);
     this.runner = runner;
-    this.lock = writerLock(this.parts.queue.tables, runner, this.settings.owner, this.settings.leaseMs);
+    this.lock = lock;
     return runner;
-  }
-
-  // The server ends this connection (and frees the writer lock) when this process stops talking on it.
-  private async limitIdle(runner: QueryRunner): Promise<void> {
-    const ms = String(this.settings.writerIdleTimeoutMs);
-    await runner.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, false)`, [ms]);
-    // PostgreSQL 14 and later; before, a frozen writer between batches holds the lock until it wakes.
-    await runner.query(`SELECT set_config('idle_session_timeout', $1, false)`, [ms]).catch(() => {});
-    // PostgreSQL 14 and later, on Linux: a query still running when this process drops the
-    // connection (a timed-out step's) is cancelled within a second, not when it ends.
-    await runner
-      .query(`SELECT set_config('client_connection_check_interval', '1000', false)`)
-      .catch(() => {});
   }
 
   private async drop(): Promise<void> {
     this.writer = false;
-    this.forgetHalt();
+    this.halt = undefined; // another process may resume the halt this one saw
     const runner = this.runner;
     const lock = this.lock;
     this.runner = undefined;
     this.lock = undefined;
     const unlocked = lock === undefined ? true : await this.gate(() => lock.release()).catch(() => false);
     if (runner === undefined || runner.isReleased) return;
-    if (!unlocked) {
-      // The session may still hold the writer lock: the pool must close this connection, not lend it out.
-      const pg = runner as unknown as { releasePostgresConnection?(error: Error): Promise<void> };
-      if (pg.releasePostgresConnection !== undefined) {
-        await pg
-          .releasePostgresConnection(new Error('the event store writer lock could not be released'))
-          .catch(() => {});
-        return;
-      }
-    }
+    // The session may still hold the writer lock: the pool must close this connection, not lend it out.
+    if (!unlocked && (await closeConnection(runner, 'the event store writer lock could not be released')))
+      return;
     await runner.release().catch(() => {});
   }
 
@@ -338,33 +366,7 @@ export class StoreProcessor {
     this.runner = undefined;
     this.lock = undefined;
     this.backendPid = undefined;
-    const pg = runner as unknown as { releasePostgresConnection?(error: Error): Promise<void> };
-    await pg
-      .releasePostgresConnection?.(new Error('a step of the event store timed out on this connection'))
-      .catch(() => {});
-    if (pid === undefined) return;
-    const ended = await Promise.race([
-      this.parts.dataSource
-        // Gone already (closing the connection ended an idle session) counts as ended.
-        .query(
-          'SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1) OR pg_terminate_backend($1, 2000) AS ended',
-          [pid],
-        )
-        .then((rows: { ended: boolean }[]) => rows[0]?.ended === true),
-      delay(3_000).then(() => false),
-    ]).catch(() => false);
-    if (!ended) {
-      this.settings.logger.warn(
-        { pid },
-        'event store writer: the server process of the connection a step timed out on did not end within 2 s; its locks go when it does',
-      );
-    }
-  }
-
-  // Not the writer (any more): another process may resume the halt this one
-  // saw, so waiters here must go by the database, not by that memory.
-  private forgetHalt(): void {
-    this.halt = undefined;
+    await endSession(runner, pid, this.parts.dataSource, this.settings.logger);
   }
 
   private gate<T>(fn: () => Promise<T>): Promise<T> {
@@ -390,8 +392,4 @@ export class StoreProcessor {
       };
     });
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
