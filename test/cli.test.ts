@@ -346,7 +346,7 @@ describe('commitbus router subscribers and tokens', () => {
     await bus.router.subscribers.saveSubscriber({
       name: 'shop',
       callback: 'https://shop.test/hooks',
-      uuid: 'shop-hooks',
+      uuid: 'shop-hooks-credential',
       maxEvents: 10,
       timeoutMs: 500,
       topics: ['orders'],
@@ -357,7 +357,13 @@ describe('commitbus router subscribers and tokens', () => {
       cli('router', ['router', 'tokens', '--json']),
     ]);
     expect(json(subscribers)).toEqual([
-      expect.objectContaining({ name: 'shop', topics: ['orders'], paused: false, signed: true }),
+      expect.objectContaining({
+        name: 'shop',
+        topics: ['orders'],
+        paused: false,
+        signed: true,
+        credentials: true,
+      }),
     ]);
     expect(json(tokens)).toEqual([
       // The key GET /api_tokens lists, which DELETE /api_tokens/:token takes.
@@ -368,6 +374,6 @@ describe('commitbus router subscribers and tokens', () => {
         createdAt: '2023-11-14T22:13:20.000Z',
       },
     ]);
-    expect(subscribers.stdout + tokens.stdout).not.toMatch(/whsec_|hash-of-shop-token/);
+    expect(subscribers.stdout + tokens.stdout).not.toMatch(/whsec_|hash-of-shop-token|shop-hooks-credential/);
   });
 });

@@ -22,8 +22,10 @@ export function addRouterInspectCommands(router: Command): void {
           stores.batches.stats(),
         ]);
         const now = Date.now();
-        const rows = subscribers.map(({ signingSecrets, ...subscriber }) => ({
+        // The uuid is the credential deliveries carry (Basic auth): shown only as whether there is one.
+        const rows = subscribers.map(({ signingSecrets, uuid, ...subscriber }) => ({
           ...subscriber,
+          credentials: uuid !== null,
           signed: signingSecrets.length > 0,
           queue: stats[subscriber.name] ?? null,
         }));
