@@ -144,6 +144,19 @@ describe('setting up', () => {
       /needs a parameter for the unit of work.*or give paramIndex/,
     );
   });
+
+  it('@unitOfWork() on a service without unitOfWorks: UnitOfWorkDecoratorError naming the property', async () => {
+    const descriptor: PropertyDescriptor = { value: async (_data: string, _uow?: UnitOfWork) => 1 };
+    unitOfWork()({ unitOfWorks: undefined as never }, 'save', descriptor);
+    const save = descriptor.value as (this: object, data: string) => Promise<number>;
+    const error = await caught(() => save.call({ uowManager: {} }, 'x'));
+    expectCommitbusError(
+      error,
+      UnitOfWorkDecoratorError,
+      'COMMITBUS_UNIT_OF_WORK_DECORATOR',
+      /save: this\.unitOfWorks is not a UnitOfWorkManager.*readonly unitOfWorks: UnitOfWorkManager/,
+    );
+  });
 });
 
 describe('publishing', () => {

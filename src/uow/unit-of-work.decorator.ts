@@ -93,8 +93,17 @@ function wrap(original: Method, member: string, options: UnitOfWorkDecoratorOpti
     };
     const given = args[index];
     if (given instanceof UnitOfWork && given.inTransaction) return given.join(call);
+    const manager = (this as Partial<HasUnitOfWorks> | undefined)?.unitOfWorks;
+    if (typeof manager?.run !== 'function') {
+      return Promise.reject(
+        new UnitOfWorkDecoratorError(
+          member,
+          'this.unitOfWorks is not a UnitOfWorkManager: the service starts its units of work there, so give it that property, e.g. constructor(readonly unitOfWorks: UnitOfWorkManager)',
+        ),
+      );
+    }
     // run() joins the unit of work active on the same DataSource, or starts one.
-    return this.unitOfWorks.run(call);
+    return manager.run(call);
   };
 }
 
