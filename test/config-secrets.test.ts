@@ -251,6 +251,22 @@ describe('a Redis URL written wrong', () => {
   });
 });
 
+it.each([
+  ['a bare "#" in the password', 'redis://:pa#ss@127.0.0.1:6379'],
+  ['a bare "?" in the password', 'redis://:pa?ss@127.0.0.1:6379'],
+  ['a bare "@" before a bare "#" (the rest reads as a fragment)', 'redis://:p@ss#word@127.0.0.1:6379'],
+])('(%s) is refused with a message saying to percent-encode "#" and "?"', (_case, url) => {
+  let thrown: unknown;
+  try {
+    loadConfigFromEnv({ REDIS_URL: url });
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ConfigError);
+  expect((thrown as Error).message).toMatch(/"#" or "\?".* percent-encode/);
+  expect((thrown as Error).message).not.toMatch(/pa#ss|pa\?ss|ss#word/);
+});
+
 describe('a Redis URL built by hand, past resolveConfig', () => {
   it('is refused by the Redis adapter with a masked ConfigError, not the TypeError ioredis throws with the URL', () => {
     let thrown: unknown;

@@ -26,9 +26,12 @@ export function redisUrlProblem(url: string): string | undefined {
   } catch {
     return 'its user name or password holds a "%" that does not start a percent-escape: write it %25';
   }
-  if (parsed.hostname === '') return 'it names no host';
+  // A bare "#" or "?" in a password ends the URL's authority there: the host goes missing, or a fragment appears.
+  const encode =
+    'if the password holds "#" or "?", percent-encode it (encodeURIComponent: "#" is %23, "?" is %3F)';
+  if (parsed.hostname === '') return `it names no host; ${encode}`;
   if (parsed.search !== '' || parsed.hash !== '') {
-    return 'it must not carry a query or fragment: give credentials before the host (redis://user:password@host:6379) and other settings as options';
+    return `it must not carry a query or fragment: ${encode}; give credentials before the host (redis://user:password@host:6379) and other settings as options`;
   }
   if (!/^\/?\d*$/.test(parsed.pathname)) {
     return 'what follows the host must be a database number such as /0: a password holding "/" must write it %2F';
