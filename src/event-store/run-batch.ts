@@ -137,6 +137,7 @@ async function attempt(
           });
         const status = out.known ? 'handled' : 'ignored';
         const record = finishedEvent(event.v, status, out);
+        refuseRequestedRollback(uow, event);
         await uow?.registered();
         await uow?.beforeCommit();
         finished.push(record);
@@ -197,6 +198,15 @@ async function attempt(
     if (!abandoned && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
   }
+}
+
+// `ctx.uow.rollback()`: the store commits a batch of cycles at once and cannot drop
+// one cycle's writes and go on, so the event fails rather than acting committed.
+function refuseRequestedRollback(uow: UnitOfWork | undefined, event: QueuedEvent): void {
+  if (uow?.rollbackRequested !== true) return;
+  throw new EventStoreUsageError(
+    `the cycle of ${event.type} v${event.v} called ctx.uow.rollback(): an event store cycle cannot be rolled back on its own. Throw to fail the event (the writer halts at it), or return without writing or registering`,
+  );
 }
 
 /**
