@@ -225,6 +225,18 @@ describe.each([
     expect(await committedRecids(ds())).toEqual([]);
   });
 
+  it('rollback() in a nested unit of work rolls back the outermost, whose run resolves', async () => {
+    const { transport, uows } = recordingBus(buses, ds());
+    const result = await uows.run(async () => {
+      await uows.run((outer) => createRecord(outer, 'a'));
+      await uows.run(async (inner) => inner.rollback());
+      return 'outer done';
+    });
+    expect(result).toBe('outer done');
+    expect(transport.sent()).toEqual([]);
+    expect(await committedRecids(ds())).toEqual([]);
+  });
+
   it('register after commit throws UnitOfWorkClosedError', async () => {
     const { uows } = recordingBus(buses, ds());
     const kept = await uows.run(async (uow) => uow);
