@@ -237,6 +237,26 @@ describe.each([
     expect(await committedRecids(ds())).toEqual([]);
   });
 
+  it('an async onRegister of an operation registered from onBeforeCommit is awaited: its failure fails the unit', async () => {
+    const { transport, uows } = recordingBus(buses, ds());
+    const late = new Error('late onRegister failed');
+    const error = await uows
+      .run(async (uow) => {
+        await createRecord(uow, 'a');
+        uow.register({
+          onBeforeCommit: (u) => {
+            void u.register({
+              onRegister: () => new Promise((_, reject) => setTimeout(() => reject(late), 50)),
+            });
+          },
+        });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(late);
+    expect(transport.sent()).toEqual([]);
+    expect(await committedRecids(ds())).toEqual([]);
+  });
+
   it('register after commit throws UnitOfWorkClosedError', async () => {
     const { uows } = recordingBus(buses, ds());
     const kept = await uows.run(async (uow) => uow);

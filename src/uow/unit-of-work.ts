@@ -123,11 +123,14 @@ export class UnitOfWork {
   }
 
   /**
-   * @internal Runs every operation's `onBeforeCommit`, then writes registered
-   * events to the outbox; inside the transaction, just before commit.
+   * @internal Runs every operation's `onBeforeCommit`, waits for the async
+   * `onRegister` of those they registered, then writes registered events to
+   * the outbox; inside the transaction, just before commit.
    */
   async beforeCommit(): Promise<void> {
     for (const op of this.operations) await op.onBeforeCommit?.(this);
+    // Operations a hook registered: their async onRegister must settle before the commit too.
+    await this.registered();
     await this.events.beforeCommit(this.manager);
   }
 
