@@ -43,3 +43,34 @@ describeOnBothDatabases('uow.rollback() in an event store cycle', (bed) => {
     expect(outbox).toEqual([]);
   });
 });
+
+const swallowing = defineModel<Item>({
+  name: 'swallowing',
+  entity: ItemEntity,
+  reducers: { 'ITEM.RESULT': (event: StoreEvent<ReducerResult<Item>>) => event.data },
+  derive: async ({ manager, replaying }) => {
+    if (replaying) return;
+    await manager.query('SELECT 1/0').catch(() => {});
+  },
+});
+
+describeOnBothDatabases('a failed statement caught in an event store cycle', (bed) => {
+  it('on PostgreSQL fails the event naming that statement (TransactionAbortedError), the writer not stuck; on SQLite the event is handled', async () => {
+    const store = await bed.start({ models: [swallowing], retryDelayMs: 60_000 });
+    const { v } = await store.dispatch(
+      'ITEM.RESULT',
+      { ins: [{ id: 'a', name: null, qty: null }] },
+      { wait: false },
+    );
+    const outcome = await store.handledVersion(v).catch((e: unknown) => e);
+    if (bed.dialect === 'sqlite') {
+      expect(outcome).toMatchObject({ v, status: 'handled' });
+      expect(await bed.rows(ItemEntity)).toEqual([{ id: 'a', name: null, qty: null }]);
+      return;
+    }
+    expect(outcome).toBeInstanceOf(EventStoreHaltedError);
+    expect((outcome as Error).message).toMatch(/SELECT 1\/0/);
+    expect((outcome as Error).message).toMatch(/division by zero/);
+    expect(await bed.rows(ItemEntity)).toEqual([]);
+  });
+});

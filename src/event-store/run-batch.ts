@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { CommitbusError } from '../support/commitbus-error.js';
+import { AbortWatch } from '../uow/abort-watch.js';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
@@ -105,6 +106,8 @@ async function attempt(
     uncached: tuning.uncached,
   });
   state.attach();
+  // A statement that failed in a cycle and was caught aborts the transaction on PostgreSQL.
+  const watch = await AbortWatch.on(runner);
   await runner.startTransaction();
   try {
     await queue.lockForWrite(runner.manager);
@@ -137,6 +140,7 @@ async function attempt(
           });
         const status = out.known ? 'handled' : 'ignored';
         const record = finishedEvent(event.v, status, out);
+        watch?.throwIfAborted();
         refuseRequestedRollback(uow, event);
         await uow?.registered();
         await uow?.beforeCommit();
@@ -197,6 +201,8 @@ async function attempt(
     const abandoned = error instanceof StepTimedOut && queue.tables.dialect === 'postgres';
     if (!abandoned && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
+  } finally {
+    watch?.stop();
   }
 }
 

@@ -16,6 +16,9 @@ interface PgConnection {
   removeListener(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
+// The watch of each runner watched, so that a runner is wrapped once however many transactions it runs.
+const WATCHES = new WeakMap<QueryRunner, AbortWatch>();
+
 interface Failure {
   readonly statement: string;
   readonly error: unknown;
@@ -30,6 +33,8 @@ interface Failure {
  */
 export class AbortWatch {
   private failure: Failure | undefined;
+  // The query function this watch put on its runner.
+  private wrapper: QueryRunner['query'] | undefined;
   // What the connection failed with between statements (the server ended it): TypeORM then releases it.
   private lost: unknown;
   private readonly onLost = (error: unknown) => {
@@ -38,6 +43,15 @@ export class AbortWatch {
 
   private constructor(private readonly connection: PgConnection) {
     connection.on('error', this.onLost);
+  }
+
+  // For the runner's next transaction: nothing failed yet, listening again.
+  private restart(): this {
+    this.failure = undefined;
+    this.lost = undefined;
+    this.stop();
+    this.connection.on('error', this.onLost);
+    return this;
   }
 
   /** Stops watching; call before the connection goes back to the pool. */
@@ -53,20 +67,29 @@ export class AbortWatch {
     if (runner.connection.driver.options.type !== 'postgres') return undefined;
     const connection: unknown = await runner.connect();
     if (!isPgConnection(connection)) return undefined;
-    const watch = new AbortWatch(connection);
+    // A runner that runs one transaction after another (the event store's) keeps one watch, and
+    // its query is wrapped again only if something put another in place (the store's batch state).
+    const watch = WATCHES.get(runner)?.restart() ?? new AbortWatch(connection);
+    WATCHES.set(runner, watch);
+    if (runner.query !== watch.wrapper) watch.wrap(runner);
+    return watch;
+  }
+
+  // Routes `runner`'s statements through this watch: a server error is a failure, a later success undoes it.
+  private wrap(runner: QueryRunner): void {
     const query = runner.query.bind(runner);
     runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
       try {
         const result = await query(sql, parameters, structured as true);
-        if (watch.status() !== 'E') watch.failure = undefined;
+        if (this.status() !== 'E') this.failure = undefined;
         return result;
       } catch (error) {
         // Only the server's errors abort the transaction (not, say, a value pg could not serialize).
-        if (isServerError(error)) watch.failure ??= { statement: sql, error };
+        if (isServerError(error)) this.failure ??= { statement: sql, error };
         throw error;
       }
     }) as QueryRunner['query'];
-    return watch;
+    this.wrapper = runner.query;
   }
 
   /**
