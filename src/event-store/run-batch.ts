@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { CommitbusError } from '../support/commitbus-error.js';
+import { AbortWatch } from '../uow/abort-watch.js';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { BatchState } from './batch-state.js';
@@ -105,6 +106,8 @@ async function attempt(
     uncached: tuning.uncached,
   });
   state.attach();
+  // A statement that failed in a cycle and was caught aborts the transaction on PostgreSQL.
+  const watch = await AbortWatch.on(runner);
   await runner.startTransaction();
   try {
     await queue.lockForWrite(runner.manager);
@@ -137,6 +140,8 @@ async function attempt(
           });
         const status = out.known ? 'handled' : 'ignored';
         const record = finishedEvent(event.v, status, out);
+        watch?.throwIfAborted();
+        refuseRequestedRollback(uow, event);
         await uow?.registered();
         await uow?.beforeCommit();
         finished.push(record);
@@ -211,7 +216,18 @@ async function attempt(
     const abandoned = error instanceof StepTimedOut && queue.tables.dialect === 'postgres';
     if (!abandoned && runner.isTransactionActive) await runner.rollbackTransaction().catch(() => {});
     throw error;
+  } finally {
+    watch?.stop();
   }
+}
+
+// `ctx.uow.rollback()`: the store commits a batch of cycles at once and cannot drop
+// one cycle's writes and go on, so the event fails rather than acting committed.
+function refuseRequestedRollback(uow: UnitOfWork | undefined, event: QueuedEvent): void {
+  if (uow?.rollbackRequested !== true) return;
+  throw new EventStoreUsageError(
+    `the cycle of ${event.type} v${event.v} called ctx.uow.rollback(): an event store cycle cannot be rolled back on its own. Throw to fail the event (the writer halts at it), or return without writing or registering`,
+  );
 }
 
 /**

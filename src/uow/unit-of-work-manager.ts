@@ -119,6 +119,7 @@ export class UnitOfWorkManager {
       }
       return { kind: 'failed', uow, error: watch === undefined ? error : watch.explain(error) };
     } finally {
+      watch?.stop();
       await release(runner);
     }
   }

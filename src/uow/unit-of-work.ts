@@ -39,8 +39,12 @@ export class UnitOfWork {
    * `onRegister` (one that does I/O, such as writing its record) is awaited
    * before the unit of work commits, and its failure fails the unit of work;
    * the promise returned settles with it, so a service may await it to see
-   * the outcome at once. Throws {@link UnitOfWorkClosedError} once the unit
-   * of work is committing, committed or rolled back.
+   * the outcome at once. An `onRegister` that throws at once (a refused
+   * argument: `InvalidDeliveryOptionsError`, `NoBusError`) throws from
+   * `register` itself, the operation not registered; a caller that catches
+   * it carries on and the unit of work may commit. Throws
+   * {@link UnitOfWorkClosedError} once the unit of work is committing,
+   * committed or rolled back.
    */
   register(operation: Operation): Promise<void> {
     if (this.phase !== 'open') {
@@ -62,7 +66,9 @@ export class UnitOfWork {
    * back, the operations' `onRollback` and `onPostRollback` run (not
    * `onException`), no event is sent, and the callback's value is returned.
    * From now on registering throws {@link UnitOfWorkClosedError}; a unit of
-   * work started inside this one still joins it, and fails so.
+   * work started inside this one still joins it, and fails so. In an event
+   * store cycle (`ctx.uow`), which the store commits with its batch, it
+   * fails the event instead (`EventStoreUsageError`).
    */
   rollback(): void {
     if (this.phase === 'open') this.phase = 'rollbackRequested';
@@ -117,11 +123,14 @@ export class UnitOfWork {
   }
 
   /**
-   * @internal Runs every operation's `onBeforeCommit`, then writes registered
-   * events to the outbox; inside the transaction, just before commit.
+   * @internal Runs every operation's `onBeforeCommit`, waits for the async
+   * `onRegister` of those they registered, then writes registered events to
+   * the outbox; inside the transaction, just before commit.
    */
   async beforeCommit(): Promise<void> {
     for (const op of this.operations) await op.onBeforeCommit?.(this);
+    // Operations a hook registered: their async onRegister must settle before the commit too.
+    await this.registered();
     await this.events.beforeCommit(this.manager);
   }
 
