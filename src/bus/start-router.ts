@@ -16,6 +16,7 @@ import type { RouterStores } from '../router/router-stores.js';
 import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
+import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { createRouterStores } from './create-router-stores.js';
 
 /** A router started by {@link startRouter}. */
@@ -75,7 +76,11 @@ export async function startRouter(
   let stopImport: () => void = () => undefined;
   try {
     await checkStore(stores, logger);
-    if (has('api')) stopImport = await importClientsAtStart(options.clients ?? [], stores, logger);
+    if (has('api')) {
+      stopImport = await importClientsAtStart(options.clients ?? [], stores, logger, {
+        answerWithinMs: STORE_ANSWER_MS,
+      });
+    }
   } catch (error) {
     if (deps.stores === undefined) await stores.close().catch(() => undefined);
     throw error;
@@ -171,11 +176,19 @@ function storesFor(config: CommitbusOptions | CommitbusConfig, logger: Logger): 
   return createRouterStores({ ...resolved, transport }, logger);
 }
 
+/**
+ * How long a router's start waits for its store's first answer (and for the
+ * listed client tokens' import): a Redis that accepts connections and answers
+ * nothing (frozen, overloaded) would otherwise hold the start without end.
+ */
+const STORE_ANSWER_MS = 5_000;
+
 // Credentials Redis refuses will not start working by waiting: stop with what to fix. Any other failure
-// (Redis not up yet) is logged, and the router starts and waits for it.
+// (Redis not up yet, or no answer within STORE_ANSWER_MS) is logged, and the router starts and waits for it.
 async function checkStore(stores: RouterStores, logger: Logger): Promise<void> {
   try {
-    await stores.ping();
+    const answer = await readWithin(() => stores.ping(), STORE_ANSWER_MS);
+    if (answer === NO_ANSWER) throw new Error(`no answer within ${STORE_ANSWER_MS} ms`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/WRONGPASS|NOAUTH|NOPERM|invalid (username-)?password/i.test(message)) {
