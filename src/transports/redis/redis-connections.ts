@@ -139,7 +139,8 @@ function failFast(cluster: Cluster): void {
     cluster.options.enableOfflineQueue = false;
     cluster.off('ready', settled);
     cluster.off('error', settled);
-    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`.
+    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`
+    // (test/redis-cluster-config.test.ts fails if an ioredis upgrade drops or changes it).
     if (error !== undefined) (cluster as unknown as OfflineQueue).flushQueue?.(error);
   };
   cluster.on('ready', settled);
