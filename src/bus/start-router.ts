@@ -17,6 +17,7 @@ import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
+import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { createRouterStores } from './create-router-stores.js';
 
 /** A router started by {@link startRouter}. */
@@ -69,7 +70,7 @@ export async function startRouter(
   const roles = options.roles ?? ROUTER_ROLES;
   const has = (role: RouterRole) => roles.includes(role);
   const rootKey = checkApiOptions(options, has('api'));
-  const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
+  const timeouts = senderTimeouts(options);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
   const stores = deps.stores ?? storesFor(config, logger);
@@ -159,6 +160,24 @@ function checkApiOptions(options: RouterOptions, servesApi: boolean): string | u
   }
   checkClientTokens(options.clients ?? [], 'clients (ROUTER_CLIENTS or ROUTEMASTER_CLIENTS)', rootKey);
   return rootKey;
+}
+
+// The sender's connect + request timeouts, each checked to fit a Node timer (a longer one fires at once,
+// failing every delivery).
+function senderTimeouts(options: RouterOptions): number {
+  const given = {
+    connectTimeoutMs: 'ROUTER_CONNECT_TIMEOUT_MS',
+    requestTimeoutMs: 'ROUTER_REQUEST_TIMEOUT_MS',
+  };
+  for (const [key, variable] of Object.entries(given)) {
+    const value = options.sender?.[key as keyof typeof given];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS)) {
+      throw new ConfigError(
+        `the router's sender.${key} (${variable}) must be an integer from 1 to ${MAX_TIMER_MS} ms (the longest a Node timer waits), got ${value}`,
+      );
+    }
+  }
+  return (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
 }
 
 // On Redis when `config` names one (or the bullmq transport); in memory only when asked for by name.
