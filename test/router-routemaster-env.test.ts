@@ -173,6 +173,17 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
     ]);
   });
 
+  it("starts on ours when Routemaster's Redis variable, which ours overrides, is wrong: a warning, not a refusal", () => {
+    const config = loadRouterConfigFromEnv(
+      { REDIS_URL: 'redis://ours:6379', ROUTEMASTER_REDIS_URL: 'redis://app:s3cret@theirs:6379?db=1' },
+      { logger },
+    );
+    expect(config.redis.url).toBe('redis://ours:6379');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^router: ROUTEMASTER_REDIS_URL .* is wrong: .*; the router uses REDIS_URL$/);
+    expect(warnings.join('\n')).not.toContain('s3cret');
+  });
+
   it('refuses a URL it cannot read, naming the variable without the password, and no Redis at all', () => {
     const bad = () =>
       loadRouterConfigFromEnv(
