@@ -83,11 +83,11 @@ function overriddenRoutemasterRedis(
  * `bullmq`; `COMMITBUS_TRANSPORT` is not read: a router's queues must
  * outlive it). The Redis is ours (`COMMITBUS_REDIS_URL`, `REDIS_URL`,
  * `REDIS_CLUSTER_NODES`, ...) or, when none of ours is set, Routemaster's
- * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names); both
- * set to different Redis servers is logged as a warning naming the variables (and Routemaster's
- * one, when ours overrides it, may be wrong: a warning too). With none set it throws
- * `RouterRedisRequiredError`, saying what to set, unless `dev` is on (then
- * `redis://127.0.0.1:6379`).
+ * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names). Both
+ * set to different Redis servers is logged as a warning naming the
+ * variables, and so is Routemaster's when ours overrides it and it is
+ * wrong. With none set it throws `RouterRedisRequiredError`, saying what to
+ * set, unless `dev` is on (then `redis://127.0.0.1:6379`).
  */
 export function loadRouterConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
