@@ -205,21 +205,23 @@ const STORE_ANSWER_MS = 5_000;
 // Credentials Redis refuses will not start working by waiting: stop with what to fix. Any other failure
 // (Redis not up yet, or no answer within STORE_ANSWER_MS) is logged, and the router starts and waits for it.
 async function checkStore(stores: RouterStores, logger: Logger): Promise<void> {
+  let message: string;
   try {
     const answer = await readWithin(() => stores.ping(), STORE_ANSWER_MS);
-    if (answer === NO_ANSWER) throw new Error(`no answer within ${STORE_ANSWER_MS} ms`);
+    if (answer !== NO_ANSWER) return;
+    message = `no answer within ${STORE_ANSWER_MS} ms`;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    message = error instanceof Error ? error.message : String(error);
     if (/WRONGPASS|NOAUTH|NOPERM|invalid (username-)?password/i.test(message)) {
       throw new ConfigError(
         `Redis refused the router's credentials (${message.split('\n')[0]}): fix the user or password in REDIS_URL or REDIS_CLUSTER_NODES`,
       );
     }
-    logger.warn(
-      { error: message },
-      'router: its store does not answer yet; the router starts and waits for it',
-    );
   }
+  logger.warn(
+    { error: message },
+    'router: its store does not answer yet; the router starts and waits for it',
+  );
 }
 
 async function listenOrExplain(api: RouterApi, options: RouterOptions): Promise<string> {

@@ -99,11 +99,11 @@ export async function importClientsAtStart(
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let warned = false;
-  const notYet = (error: unknown) => {
+  const notYet = (error: string) => {
     if (warned) return;
     warned = true;
     logger.warn(
-      { error: describeError(error).message },
+      { error },
       'router: the store does not answer yet; the listed client tokens are imported once it does',
     );
   };
@@ -113,7 +113,7 @@ export async function importClientsAtStart(
       logger.info({ listed: tokens.length, added }, 'router: client tokens listed in its options imported');
     } catch (error) {
       if (!stores.isUnavailable(error)) throw error;
-      notYet(error);
+      notYet(describeError(error).message);
       if (!stopped) timer = setTimeout(() => void retry(), retryEveryMs);
     }
   };
@@ -127,7 +127,7 @@ export async function importClientsAtStart(
   if (tokens.length > 0) {
     const first = attempt();
     if ((await readWithin(() => first, answerWithinMs)) === NO_ANSWER) {
-      notYet(new Error(`no answer within ${answerWithinMs} ms`));
+      notYet(`no answer within ${answerWithinMs} ms`);
       // It goes on: what it comes to is logged, a later outage retried as above.
       first.catch(failed);
     }
