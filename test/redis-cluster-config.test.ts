@@ -75,3 +75,29 @@ describe('REDIS_CLUSTER_NODES', () => {
     expect(() => loadConfigFromEnv({ REDIS_CLUSTER_NODES: 'cache:seven' })).toThrow(ConfigError);
   });
 });
+
+describe("ioredis's private Cluster API that failing fast relies on", () => {
+  // src/transports/redis/redis-connections.ts (failFast) calls Cluster#flushQueue, private in ioredis's
+  // types, to fail the commands queued while the first attempt to reach a cluster ran. Were it gone or
+  // changed after an ioredis upgrade, publish on an unreachable cluster would wait without end again:
+  // this fails first, saying why.
+  it('flushQueue(error) still rejects the commands queued while no node was reached', async () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], {
+      lazyConnect: true,
+      clusterRetryStrategy: () => null,
+    });
+    cluster.on('error', () => {});
+    try {
+      const flushQueue = (cluster as unknown as { flushQueue?: unknown }).flushQueue;
+      expect(
+        typeof flushQueue,
+        'ioredis Cluster#flushQueue is gone: see failFast in redis-connections.ts',
+      ).toBe('function');
+      const queued = cluster.get('k');
+      (cluster as unknown as { flushQueue(error: Error): void }).flushQueue(new Error('flushed'));
+      await expect(queued).rejects.toThrow('flushed');
+    } finally {
+      cluster.disconnect();
+    }
+  });
+});

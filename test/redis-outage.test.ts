@@ -167,6 +167,33 @@ describe('Redis going away', () => {
     expect(steps).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3', '2:4']);
   });
 
+  it('publish and status() on a Redis that stopped answering fail with TransportUnavailableError, not wait without end', async () => {
+    const config = fastConfig({
+      transport: 'bullmq',
+      prefix: testPrefix('outage-frozen-publish'),
+      redisUrl: redis.url,
+    });
+    const bus = buses.create({ events: TEST_EVENTS, config });
+    await bus.status();
+    redis.freeze();
+    try {
+      const began = Date.now();
+      const [published, status] = await Promise.allSettled([
+        bus.publish([recordCreated('frozen-1')]),
+        bus.status(),
+      ]);
+      expect(Date.now() - began).toBeLessThan(20_000);
+      for (const outcome of [published, status]) {
+        expect(outcome.status).toBe('rejected');
+        const error = (outcome as PromiseRejectedResult).reason as Error;
+        expect(error).toBeInstanceOf(TransportUnavailableError);
+        expect(error.message).toMatch(/did not answer within \d+ ms/);
+      }
+    } finally {
+      redis.thaw();
+    }
+  }, 40_000);
+
   it('the dashboard on a Redis that stopped answering renders within its readTimeoutMs, each part saying so', async () => {
     const config = fastConfig({
       transport: 'bullmq',

@@ -2,6 +2,7 @@ import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRouter, startRouter } from '../src/bus/start-router.js';
 import { ConfigError } from '../src/index.js';
+import { OwnRedis } from './helpers/own-redis.js';
 import { testPrefix } from './helpers/redis.js';
 import { RoutemasterClient } from './helpers/routemaster-client.js';
 
@@ -53,6 +54,31 @@ describe('the router with Redis away', () => {
     expect(lines.filter((l) => l.message === 'router API: the store is unavailable')).toHaveLength(1);
     expect((await root.get('/pulse')).status).toBe(500);
   });
+
+  it('starts within a bound on a Redis that accepts connections and answers nothing (frozen), tokens listed or not', async () => {
+    const frozen = await OwnRedis.start();
+    frozen.freeze();
+    try {
+      const began = Date.now();
+      router = await startRouter(
+        { transport: 'bullmq', redisUrl: frozen.url, prefix: PREFIX },
+        { port: 0, roles: ['api'], api: { rootKey: ROOT_KEY }, clients: ['shop--0123456789abcdef'] },
+        { logger },
+      );
+      expect(Date.now() - began).toBeLessThan(15_000);
+      const said = lines.map((l) => l.message);
+      expect(said).toContain('router: its store does not answer yet; the router starts and waits for it');
+      expect(said).toContain(
+        'router: the store does not answer yet; the listed client tokens are imported once it does',
+      );
+      expect(JSON.stringify(lines)).not.toContain('0123456789abcdef');
+    } finally {
+      frozen.thaw();
+      await router?.close();
+      router = undefined;
+      await frozen.stop();
+    }
+  }, 40_000);
 
   it('refuses to start when Redis refuses its credentials, saying which setting to fix and not the password', async () => {
     const started = startRouter(

@@ -125,6 +125,8 @@ describe("loadRouterOptionsFromEnv on Routemaster's variables", () => {
       'ROUTEMASTER_CLIENTS: token 2 of 2 is not a client token',
     ],
     [{ ROUTEMASTER_CLIENTS: '--nameless' }, 'ROUTEMASTER_CLIENTS: token 1 of 1 is not a client token'],
+    // Past the longest Node timer (about 24.8 days) every delivery would time out at once.
+    [{ ROUTEMASTER_TIMEOUT: '2147484' }, 'ROUTEMASTER_TIMEOUT must be at most 2147483 seconds'],
   ])('refuses a bad value with a ConfigError naming the variable: %j', (env, message) => {
     expect(() => loadRouterOptionsFromEnv(env)).toThrow(ConfigError);
     expect(() => loadRouterOptionsFromEnv(env)).toThrow(message);
@@ -169,6 +171,17 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
     expect(warnings).toEqual([
       "router: REDIS_URL and Routemaster's ROUTEMASTER_REDIS_URL name different Redis servers; the router uses REDIS_URL",
     ]);
+  });
+
+  it("starts on ours when Routemaster's Redis variable, which ours overrides, is wrong: a warning, not a refusal", () => {
+    const config = loadRouterConfigFromEnv(
+      { REDIS_URL: 'redis://ours:6379', ROUTEMASTER_REDIS_URL: 'redis://app:s3cret@theirs:6379?db=1' },
+      { logger },
+    );
+    expect(config.redis.url).toBe('redis://ours:6379');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^router: ROUTEMASTER_REDIS_URL .* is wrong: .*; the router uses REDIS_URL$/);
+    expect(warnings.join('\n')).not.toContain('s3cret');
   });
 
   it('refuses a URL it cannot read, naming the variable without the password, and no Redis at all', () => {
@@ -226,6 +239,16 @@ describe('a router started from a Routemaster environment', () => {
       'router: the store does not answer yet; the listed client tokens are imported once it does',
     );
     expect(warnings.join('\n')).not.toContain(SHOP);
+  });
+
+  it('refuses sender timeouts past the longest Node timer, naming the option', async () => {
+    const started = startRouter(
+      { transport: 'memory' },
+      { roles: ['delivery'], sender: { requestTimeoutMs: 3_000_000_000 } },
+      { logger },
+    );
+    await expect(started).rejects.toThrow(ConfigError);
+    await expect(started).rejects.toThrow('sender.requestTimeoutMs (ROUTER_REQUEST_TIMEOUT_MS)');
   });
 
   it('refuses to start when a listed token is the root key, without printing it', async () => {

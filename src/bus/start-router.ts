@@ -16,6 +16,8 @@ import type { RouterStores } from '../router/router-stores.js';
 import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
+import { NO_ANSWER, readWithin } from '../support/read-within.js';
+import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { createRouterStores } from './create-router-stores.js';
 
 /** A router started by {@link startRouter}. */
@@ -68,14 +70,18 @@ export async function startRouter(
   const roles = options.roles ?? ROUTER_ROLES;
   const has = (role: RouterRole) => roles.includes(role);
   const rootKey = checkApiOptions(options, has('api'));
-  const timeouts = (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
+  const timeouts = senderTimeouts(options);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
   const stores = deps.stores ?? storesFor(config, logger);
   let stopImport: () => void = () => undefined;
   try {
     await checkStore(stores, logger);
-    if (has('api')) stopImport = await importClientsAtStart(options.clients ?? [], stores, logger);
+    if (has('api')) {
+      stopImport = await importClientsAtStart(options.clients ?? [], stores, logger, {
+        answerWithinMs: STORE_ANSWER_MS,
+      });
+    }
   } catch (error) {
     if (deps.stores === undefined) await stores.close().catch(() => undefined);
     throw error;
@@ -156,6 +162,24 @@ function checkApiOptions(options: RouterOptions, servesApi: boolean): string | u
   return rootKey;
 }
 
+// The sender's connect + request timeouts, each checked to fit a Node timer (a longer one fires at once,
+// failing every delivery).
+function senderTimeouts(options: RouterOptions): number {
+  const given = {
+    connectTimeoutMs: 'ROUTER_CONNECT_TIMEOUT_MS',
+    requestTimeoutMs: 'ROUTER_REQUEST_TIMEOUT_MS',
+  };
+  for (const [key, variable] of Object.entries(given)) {
+    const value = options.sender?.[key as keyof typeof given];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS)) {
+      throw new ConfigError(
+        `the router's sender.${key} (${variable}) must be an integer from 1 to ${MAX_TIMER_MS} ms (the longest a Node timer waits), got ${value}`,
+      );
+    }
+  }
+  return (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
+}
+
 // On Redis when `config` names one (or the bullmq transport); in memory only when asked for by name.
 function storesFor(config: CommitbusOptions | CommitbusConfig, logger: Logger): RouterStores {
   const resolved = resolveConfig(config, warnDeprecatedOptions(logger));
@@ -171,23 +195,33 @@ function storesFor(config: CommitbusOptions | CommitbusConfig, logger: Logger): 
   return createRouterStores({ ...resolved, transport }, logger);
 }
 
+/**
+ * How long a router's start waits for its store's first answer (and for the
+ * listed client tokens' import): a Redis that accepts connections and answers
+ * nothing (frozen, overloaded) would otherwise hold the start without end.
+ */
+const STORE_ANSWER_MS = 5_000;
+
 // Credentials Redis refuses will not start working by waiting: stop with what to fix. Any other failure
-// (Redis not up yet) is logged, and the router starts and waits for it.
+// (Redis not up yet, or no answer within STORE_ANSWER_MS) is logged, and the router starts and waits for it.
 async function checkStore(stores: RouterStores, logger: Logger): Promise<void> {
+  let message: string;
   try {
-    await stores.ping();
+    const answer = await readWithin(() => stores.ping(), STORE_ANSWER_MS);
+    if (answer !== NO_ANSWER) return;
+    message = `no answer within ${STORE_ANSWER_MS} ms`;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    message = error instanceof Error ? error.message : String(error);
     if (/WRONGPASS|NOAUTH|NOPERM|invalid (username-)?password/i.test(message)) {
       throw new ConfigError(
         `Redis refused the router's credentials (${message.split('\n')[0]}): fix the user or password in REDIS_URL or REDIS_CLUSTER_NODES`,
       );
     }
-    logger.warn(
-      { error: message },
-      'router: its store does not answer yet; the router starts and waits for it',
-    );
   }
+  logger.warn(
+    { error: message },
+    'router: its store does not answer yet; the router starts and waits for it',
+  );
 }
 
 async function listenOrExplain(api: RouterApi, options: RouterOptions): Promise<string> {

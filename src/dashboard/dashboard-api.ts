@@ -7,9 +7,10 @@ import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import { describeError, type Logger } from '../support/logger.js';
+import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
-import { NO_ANSWER, noAnswerMessage, readWithin } from './read-within.js';
+import { noAnswerMessage } from './read-within.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;

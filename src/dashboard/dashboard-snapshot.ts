@@ -8,8 +8,9 @@ import type { HaltedKey } from '../ordering/halted-key.js';
 import type { RouterStores } from '../router/router-stores.js';
 import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { bullmqQueueCounts } from './bullmq-queues.js';
-import { NO_ANSWER, noAnswerMessage, readWithin } from './read-within.js';
+import { noAnswerMessage } from './read-within.js';
 
 /** Dead letters shown on the page; `GET api/dead-letters?limit=` lists more. */
 export const DEAD_LETTERS_SHOWN = 200;

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/errors/config.error.js';
 import { describeError, type Logger } from '../support/logger.js';
+import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { storedToken } from './api-tokens.js';
 import { CLIENT_NAME } from './router-names.js';
 import type { RouterStores } from './router-stores.js';
@@ -68,43 +69,69 @@ export async function importClientTokens(
 /** Where {@link importClientsAtStart} imports to. */
 export type ClientImportStores = Pick<RouterStores, 'tokens' | 'isUnavailable'>;
 
+/** How {@link importClientsAtStart} waits and retries. */
+export interface ClientImportTiming {
+  /** How long between tries while the store does not answer. @defaultValue 1_000 */
+  readonly retryEveryMs?: number;
+  /**
+   * How long the start waits for the first try: a store that accepts
+   * connections and answers nothing (a frozen Redis) is then treated as not
+   * answering yet, and that try goes on in the background.
+   * @defaultValue 5_000
+   */
+  readonly answerWithinMs?: number;
+}
+
 /**
  * Imports `tokens` ({@link importClientTokens}) as a router starts. When the
- * store does not answer yet, it warns once and tries again every
- * `retryEveryMs` in the background until it works or the returned function
- * is called; any other failure throws (at start) or is logged (later).
+ * store does not answer yet (an outage, or no answer within
+ * `answerWithinMs`), it warns once and goes on in the background, trying
+ * again every `retryEveryMs` after an outage, until it works or the returned
+ * function is called; any other failure throws (at start) or is logged
+ * (later).
  */
 export async function importClientsAtStart(
   tokens: readonly string[],
   stores: ClientImportStores,
   logger: Logger,
-  retryEveryMs = 1_000,
+  { retryEveryMs = 1_000, answerWithinMs = 5_000 }: ClientImportTiming = {},
 ): Promise<() => void> {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const attempt = async (first: boolean): Promise<void> => {
+  let warned = false;
+  const notYet = (error: string) => {
+    if (warned) return;
+    warned = true;
+    logger.warn(
+      { error },
+      'router: the store does not answer yet; the listed client tokens are imported once it does',
+    );
+  };
+  const attempt = async (): Promise<void> => {
     try {
       const added = await importClientTokens(tokens, stores.tokens, Date.now());
       logger.info({ listed: tokens.length, added }, 'router: client tokens listed in its options imported');
     } catch (error) {
       if (!stores.isUnavailable(error)) throw error;
-      if (first) {
-        logger.warn(
-          { error: describeError(error).message },
-          'router: the store does not answer yet; the listed client tokens are imported once it does',
-        );
-      }
+      notYet(describeError(error).message);
       if (!stopped) timer = setTimeout(() => void retry(), retryEveryMs);
     }
   };
-  const retry = () =>
-    attempt(false).catch((error: unknown) => {
-      logger.error(
-        { error: describeError(error).message },
-        'router: could not import the listed client tokens',
-      );
-    });
-  if (tokens.length > 0) await attempt(true);
+  const failed = (error: unknown) => {
+    logger.error(
+      { error: describeError(error).message },
+      'router: could not import the listed client tokens',
+    );
+  };
+  const retry = () => attempt().catch(failed);
+  if (tokens.length > 0) {
+    const first = attempt();
+    if ((await readWithin(() => first, answerWithinMs)) === NO_ANSWER) {
+      notYet(`no answer within ${answerWithinMs} ms`);
+      // It goes on: what it comes to is logged, a later outage retried as above.
+      first.catch(failed);
+    }
+  }
   return () => {
     stopped = true;
     clearTimeout(timer);

@@ -60,22 +60,41 @@ export function routemasterRedis(env: NodeJS.ProcessEnv): RedisVariable | undefi
 }
 
 /**
+ * Routemaster's Redis when one of ours (`ours`) overrides it: a value it
+ * cannot read is only warned about (its password masked), since ours is used.
+ */
+function overriddenRoutemasterRedis(
+  env: NodeJS.ProcessEnv,
+  ours: string,
+  logger: Logger,
+): RedisVariable | undefined {
+  try {
+    return routemasterRedis(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    logger.warn({ used: ours }, `router: ${error.message}; the router uses ${ours}`);
+    return undefined;
+  }
+}
+
+/**
  * The bus options a router reads from the environment (what `commitbus
  * router` runs on): `loadConfigFromEnv`'s, always on Redis (`transport`
  * `bullmq`; `COMMITBUS_TRANSPORT` is not read: a router's queues must
  * outlive it). The Redis is ours (`COMMITBUS_REDIS_URL`, `REDIS_URL`,
  * `REDIS_CLUSTER_NODES`, ...) or, when none of ours is set, Routemaster's
- * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names); both
- * set to different Redis servers is logged as a warning naming the variables. With none set it throws
- * `RouterRedisRequiredError`, saying what to set, unless `dev` is on (then
- * `redis://127.0.0.1:6379`).
+ * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names). Both
+ * set to different Redis servers is logged as a warning naming the
+ * variables, and so is Routemaster's when ours overrides it and it is
+ * wrong. With none set it throws `RouterRedisRequiredError`, saying what to
+ * set, unless `dev` is on (then `redis://127.0.0.1:6379`).
  */
 export function loadRouterConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   { dev = false, logger = consoleLogger }: RouterConfigFromEnvOptions = {},
 ): ResolvedCommitbusOptions {
   const ours = ownRedisVariable(env);
-  const theirs = routemasterRedis(env);
+  const theirs = ours === undefined ? routemasterRedis(env) : overriddenRoutemasterRedis(env, ours, logger);
   if (ours === undefined && theirs === undefined && !dev) throw new RouterRedisRequiredError('environment');
   if (ours !== undefined && theirs !== undefined && env[ours]?.trim() !== theirs.url) {
     logger.warn(

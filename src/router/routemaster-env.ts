@@ -1,5 +1,6 @@
 import { parseEnvInteger } from '../config/env-values.js';
 import { ConfigError } from '../config/errors/config.error.js';
+import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import type { RouterOptions } from './router-options.js';
 
 /**
@@ -31,6 +32,12 @@ function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
   if (raw === undefined) return undefined;
   const count = parseEnvInteger(name, raw);
   if (count < 1) throw new ConfigError(`${name} must be a whole number of seconds >= 1, got "${raw}"`);
+  const most = Math.floor(MAX_TIMER_MS / 1_000);
+  if (count > most) {
+    throw new ConfigError(
+      `${name} must be at most ${most} seconds (about 24.8 days, the longest a Node timer waits; a longer one fires at once), got "${raw}"`,
+    );
+  }
   return count * 1_000;
 }
 

@@ -52,7 +52,8 @@ export class RedisConnections {
       }
       this.setting = 'REDIS_URL (redis.url)';
       this.where = () => `Redis at ${redactRedisUrl(url)}`;
-      this.openOne = (maxRetriesPerRequest) => new Redis(url, { maxRetriesPerRequest });
+      this.openOne = (maxRetriesPerRequest) =>
+        new Redis(url, { maxRetriesPerRequest, ...answerWithin(maxRetriesPerRequest) });
     } else if (Array.isArray(cluster)) {
       const nodes = cluster.map(parseClusterNode);
       // Credentials and TLS of URL nodes apply to every node, the discovered ones too.
@@ -65,6 +66,7 @@ export class RedisConnections {
         new Cluster(startup, {
           redisOptions: {
             maxRetriesPerRequest,
+            ...answerWithin(maxRetriesPerRequest),
             ...(login?.username !== undefined ? { username: login.username } : {}),
             ...(login?.password !== undefined ? { password: login.password } : {}),
             ...(tls ? { tls: {} } : {}),
@@ -80,7 +82,11 @@ export class RedisConnections {
       this.openOne = (maxRetriesPerRequest) => {
         const options: ClusterOptions = {
           ...template.options,
-          redisOptions: { ...template.options.redisOptions, maxRetriesPerRequest },
+          redisOptions: {
+            ...template.options.redisOptions,
+            maxRetriesPerRequest,
+            ...answerWithin(maxRetriesPerRequest),
+          },
         };
         return template.duplicate(undefined, options);
       };
@@ -90,7 +96,9 @@ export class RedisConnections {
   /**
    * A new connection. `maxRetriesPerRequest: null` waits out outages (workers,
    * as BullMQ requires); a number makes commands fail after that many
-   * reconnects (publishing, so the unit of work's retries see the outage).
+   * reconnects (publishing, so the unit of work's retries see the outage),
+   * and after {@link FAIL_FAST_ANSWER_MS} without an answer (a server that
+   * keeps the connection and answers nothing: frozen, swapping).
    */
   open(maxRetriesPerRequest: number | null): RedisClient {
     const client = this.openOne(maxRetriesPerRequest);
@@ -120,6 +128,19 @@ export class RedisConnections {
   }
 }
 
+/**
+ * How long a command on a fail-fast connection (`maxRetriesPerRequest` a
+ * number) waits for its answer before it fails with ioredis's `Command timed
+ * out`, an outage: a frozen server keeps the connection open, so no reconnect
+ * ever ends the wait. Long enough for a large publish's scripts.
+ */
+export const FAIL_FAST_ANSWER_MS = 10_000;
+
+/** ioredis's `commandTimeout` for a connection that fails fast; none for one that waits out outages. */
+function answerWithin(maxRetriesPerRequest: number | null): { commandTimeout?: number } {
+  return maxRetriesPerRequest === null ? {} : { commandTimeout: FAIL_FAST_ANSWER_MS };
+}
+
 /** Whether the user name or password of `url` (before its last `@`) holds a bare `@`, `#` or `?`. */
 function hasBareCredentialCharacters(url: string): boolean {
   const credentials = /^[a-z][a-z0-9+.-]*:\/\/([\s\S]*)@/i.exec(url)?.[1];
@@ -139,7 +160,8 @@ function failFast(cluster: Cluster): void {
     cluster.options.enableOfflineQueue = false;
     cluster.off('ready', settled);
     cluster.off('error', settled);
-    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`.
+    // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`
+    // (test/redis-cluster-config.test.ts fails if an ioredis upgrade drops or changes it).
     if (error !== undefined) (cluster as unknown as OfflineQueue).flushQueue?.(error);
   };
   cluster.on('ready', settled);

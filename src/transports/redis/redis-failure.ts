@@ -1,3 +1,5 @@
+import { FAIL_FAST_ANSWER_MS } from './redis-connections.js';
+
 /** What went wrong with Redis, and what to do about it, for a `TransportUnavailableError`. */
 export interface RedisFailure {
   /** The cause, first: `connection refused (ECONNREFUSED)`, `Redis refused the user name or password (WRONGPASS)`. */
@@ -72,6 +74,13 @@ export function describeRedisFailure(
       root,
       reason: 'no node of the cluster could be reached (refused, closed or not answering)',
       fix: `Are its nodes running, and is ${context.setting} right?`,
+    };
+  }
+  if (/^Command timed out/.test(message)) {
+    return {
+      root,
+      reason: `the server did not answer within ${FAIL_FAST_ANSWER_MS} ms (frozen or overloaded)`,
+      fix: checkServer,
     };
   }
   const network = typeof code === 'string' ? NETWORK_REASONS[code] : undefined;
