@@ -48,17 +48,24 @@ describe('commitbus worker, when the event store cannot start', () => {
   });
 });
 
-describe('commitbus worker and status with no Redis configured', () => {
+describe('commitbus worker, status and the other commands on the shared bus, with no Redis configured', () => {
   it('refuse the in-process memory transport it fell back to, saying what to set', {
     timeout: CLI_TIMEOUT,
   }, async () => {
-    const [worker, status] = await Promise.all([
+    const shown = (args: string[]) => runCli(['--module', ENV_MODULE, ...args], NO_REDIS);
+    const [worker, status, tokens, letters, pause] = await Promise.all([
       exitedOrStopped(startCli(['worker', ENV_MODULE], NO_REDIS)),
-      runCli(['--module', ENV_MODULE, 'status', '--json'], NO_REDIS),
+      shown(['status', '--json']),
+      shown(['router', 'tokens', '--json']),
+      shown(['dead-letters', 'list']),
+      shown(['pause', 'mailOwner']),
     ]);
     for (const [result, command] of [
       [worker, 'worker'],
       [status, 'status'],
+      [tokens, 'router tokens'],
+      [letters, 'dead-letters list'],
+      [pause, 'pause'],
     ] as const) {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { startDashboard } from '../dashboard/start-dashboard.js';
 import { CliError } from './errors/cli.error.js';
 import { portOption } from './port-option.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /** The flags of `commitbus dashboard`. */
 interface DashboardFlags {
@@ -32,7 +32,7 @@ export function addDashboardCommand(program: Command): Command {
       'host names the page may be reached by besides the bound one (behind a proxy)',
     )
     .action(async (flags: DashboardFlags, command: Command) =>
-      withBus(command, async ({ loaded }) => {
+      withSharedBus(command, async ({ loaded }) => {
         const dashboard = await startDashboard({
           bus: loaded.bus,
           ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),

@@ -6,7 +6,7 @@ import { forEachDeadLetterPage } from './dead-letter-pages.js';
 import { CliError } from './errors/cli.error.js';
 import { printJson, printLine } from './output.js';
 import { startProgress } from './progress.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /** A letter that could not be re-driven (a `DeadLetterRedriveError`'s `failed` entry). */
 interface RedriveFailure {
@@ -29,7 +29,7 @@ export function addDeadLetterBatchCommands(group: Command): void {
       .option('--all', 'every letter')
       .option('--json', 'print { redriven, failed } as one JSON document'),
   ).action(async (id: string | undefined, flags: BatchFlags, command: Command) =>
-    withBus(command, async ({ loaded, json }) => {
+    withSharedBus(command, async ({ loaded, json }) => {
       const result = await redrive(loaded.bus, target(id, flags, 'redrive'));
       if (json) printJson(result);
       else {
@@ -59,7 +59,7 @@ export function addDeadLetterBatchCommands(group: Command): void {
         'purge deletes dead letters for good: add --yes to go ahead (list them first with dead-letters list)',
       );
     }
-    await withBus(command, async ({ loaded, json }) => {
+    await withSharedBus(command, async ({ loaded, json }) => {
       const purged = await purge(loaded.bus, selected);
       if (json) printJson({ purged });
       else printLine(`purged ${purged} dead letter(s)`);

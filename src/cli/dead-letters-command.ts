@@ -4,7 +4,7 @@ import { addDeadLetterBatchCommands } from './dead-letter-batch-commands.js';
 import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
 import { CliError } from './errors/cli.error.js';
 import { printJson, printTable, truncate } from './output.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /** How many letters `dead-letters list` shows without `--limit`. */
 const LIST_DEFAULT_LIMIT = 100;
@@ -20,7 +20,7 @@ export function addDeadLettersCommand(program: Command): Command {
       .description(`list dead letters, oldest first (at most ${LIST_DEFAULT_LIMIT} unless --limit says)`)
       .option('--json', 'print the letters as one JSON array'),
   ).action(async (flags: DeadLetterFlags, command: Command) =>
-    withBus(command, async ({ loaded, json }) => {
+    withSharedBus(command, async ({ loaded, json }) => {
       const filter = { limit: LIST_DEFAULT_LIMIT, ...deadLetterFilter(flags) };
       const letters = await loaded.bus.deadLetters.list(filter);
       if (json) printJson(letters);
@@ -33,7 +33,7 @@ export function addDeadLettersCommand(program: Command): Command {
     .argument('<id>', 'the letter id')
     .option('--json', 'print the letter as one JSON document')
     .action(async (id: string, _flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const letter = await loaded.bus.deadLetters.get(id);
         if (letter === undefined) throw new CliError(`no dead letter with id ${JSON.stringify(id)}`);
         if (json) printJson(letter);

@@ -3,7 +3,7 @@ import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
 import { CliError } from './errors/cli.error.js';
 import { printJson, printLine, printTable, truncate } from './output.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /** Adds `commitbus ordering halted|redrive <key>|skip <key>|rebase <key>|rebased` over `bus.ordering`. */
 export function addOrderingCommand(program: Command): Command {
@@ -15,7 +15,7 @@ export function addOrderingCommand(program: Command): Command {
     .description('list the halted order keys, oldest halt first')
     .option('--json', 'print the halted keys as one JSON array')
     .action(async (_flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const halted = await loaded.bus.ordering.halted();
         if (json) printJson(halted.map(({ payload: _payload, ...rest }) => rest));
         else printHalted(halted);
@@ -27,7 +27,7 @@ export function addOrderingCommand(program: Command): Command {
     .argument('<key>', 'the order key, e.g. record:42')
     .option('--json', 'print { key, resumed } as one JSON document')
     .action(async (key: string, _flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const resumed = await loaded.bus.ordering.redrive(key);
         report(key, resumed, 're-driven', json);
       }),
@@ -44,7 +44,7 @@ export function addOrderingCommand(program: Command): Command {
       if (flags.yes !== true) {
         throw new CliError(`skip gives up the halted event of ${key} for good: add --yes to go ahead`);
       }
-      await withBus(command, async ({ loaded, json }) => {
+      await withSharedBus(command, async ({ loaded, json }) => {
         const resumed = await loaded.bus.ordering.skip(key);
         report(key, resumed, 'skipped', json);
       });
@@ -71,7 +71,7 @@ function addRebaseCommands(group: Command): void {
           `rebase makes ${key} stop waiting for the position it is at, for good: add --yes to go ahead`,
         );
       }
-      await withBus(command, async ({ loaded, json }) => {
+      await withSharedBus(command, async ({ loaded, json }) => {
         const rebased = await loaded.bus.ordering.rebase(key, position === undefined ? {} : { position });
         if (json) printJson({ key, from: rebased.from, to: rebased.to });
         else printLine(`${key}: re-based from position ${rebased.from} to ${rebased.to}`);
@@ -82,7 +82,7 @@ function addRebaseCommands(group: Command): void {
     .description('list the keys re-based (on their own after a lost position, or on purpose), newest first')
     .option('--json', 'print { count, recent } as one JSON document')
     .action(async (_flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const rebased = await loaded.bus.ordering.rebased();
         if (json) printJson(rebased);
         else {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { listedTokenKeys } from '../router/listed-token-key.js';
 import { formatAge, printJson, printTable } from './output.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /**
  * Adds `commitbus router subscribers` and `commitbus router tokens`: what the
@@ -15,7 +15,7 @@ export function addRouterInspectCommands(router: Command): void {
     .description("the router's subscribers with their queues (needs --module)")
     .option('--json', 'print the subscribers as one JSON array')
     .action(async (_flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const stores = loaded.bus.router;
         const [subscribers, stats] = await Promise.all([
           stores.subscribers.listSubscribers(),
@@ -54,7 +54,7 @@ export function addRouterInspectCommands(router: Command): void {
     .description("the router's API tokens: names, keys and hints, never the tokens (needs --module)")
     .option('--json', 'print the tokens as one JSON array')
     .action(async (_flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
+      withSharedBus(command, async ({ loaded, json }) => {
         const stored = await loaded.bus.router.tokens.listTokens();
         const keys = listedTokenKeys(stored);
         const tokens = stored.map(({ name, hint, createdAt }, i) => ({

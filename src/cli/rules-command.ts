@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { printJson, printLine } from './output.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 type Verb = 'pause' | 'resume' | 'block' | 'unblock';
 
@@ -30,7 +30,7 @@ export function addRuleCommands(program: Command): void {
       .option('--key', 'read the argument as a handling key even if a handler has that name')
       .option('--json', 'print { target, changed } as one JSON document')
       .action(async (name: string, flags: { key?: boolean }, command: Command) =>
-        withBus(command, async ({ loaded, json }) => {
+        withSharedBus(command, async ({ loaded, json }) => {
           const target = targetOf(loaded.bus, name, flags.key === true);
           const changed = await loaded.bus.rules[verb](target);
           if (json) printJson({ target, changed });

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { BusStatus } from '../bus/bus-status.js';
-import { refuseUnaskedMemoryTransport } from './memory-transport-guard.js';
 import { formatAge, printJson, printLine, printTable, truncate } from './output.js';
-import { withBus } from './with-bus.js';
+import { withSharedBus } from './with-bus.js';
 
 /** Adds `commitbus status [--json]`: what `bus.status()` reads, as tables or one JSON document. */
 export function addStatusCommand(program: Command): Command {
@@ -13,8 +12,7 @@ export function addStatusCommand(program: Command): Command {
     )
     .option('--json', 'print the BusStatus as one JSON document')
     .action(async (_flags: unknown, command: Command) =>
-      withBus(command, async ({ loaded, json }) => {
-        refuseUnaskedMemoryTransport(loaded.bus, 'commitbus status');
+      withSharedBus(command, async ({ loaded, json }) => {
         const status = await loaded.bus.status();
         if (json) printJson(status);
         else printStatus(status);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type BusModule, closeBusModule, loadBusModule } from './bus-module.js';
 import { CliError } from './errors/cli.error.js';
+import { refuseUnaskedMemoryTransport } from './memory-transport-guard.js';
 
 /** What a command's action gets: the user's bus module, and whether to print JSON. */
 export interface BusCommandContext {
@@ -44,6 +45,30 @@ export async function withBus(
   } finally {
     restore();
   }
+}
+
+/**
+ * {@link withBus} for a command that shows or changes the bus the services
+ * and workers share (status, dead letters, rules, ordering, the router's
+ * records, the dashboard): refused, saying what to set, when the module's bus
+ * runs on the in-process transport without `COMMITBUS_TRANSPORT=memory`
+ * asking for it, instead of showing an empty bus of its own.
+ */
+export function withSharedBus(
+  command: Command,
+  action: (ctx: BusCommandContext) => Promise<void>,
+): Promise<void> {
+  return withBus(command, async (ctx) => {
+    refuseUnaskedMemoryTransport(ctx.loaded.bus, commandPath(command));
+    await action(ctx);
+  });
+}
+
+/** `commitbus router tokens`: the command's name and its parents'. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 function logToStderr(): () => void {
