@@ -97,6 +97,22 @@ describe.each([
     expect(errors[0]?.message).toMatch(db.table);
   });
 
+  it("bus.status() names the missing table or entity with the coded error, not TypeORM's", async () => {
+    for (const [commitbus, dropTable, message] of [
+      [true, true, db.table],
+      [false, false, /the DataSource does not know the commitbus_outbox entity/],
+    ] as const) {
+      const ds = await open(commitbus, dropTable);
+      const bus = buses.create(
+        { events: OUTBOX_TEST_EVENTS, dataSource: ds, logger: errorLog().logger },
+        new RecordingTransport(),
+      );
+      const error = await bus.status().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutboxNotConfiguredError);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
   it('with the table in place the worker starts and nothing is logged', async () => {
     const ds = await open(true, false);
     const { logger, errors } = errorLog();

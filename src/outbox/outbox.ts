@@ -261,17 +261,33 @@ export class Outbox {
 
   /** Rows in the outbox: events committed and not yet known to be published. */
   async pending(): Promise<number> {
-    return this.dataSource.getRepository(OutboxRecordEntity).count();
+    return this.reading(() => this.dataSource.getRepository(OutboxRecordEntity).count());
   }
 
   /** When the oldest row was written, or undefined when the outbox is empty. */
   async oldestAt(): Promise<Date | undefined> {
-    const row = await this.dataSource
-      .getRepository(OutboxRecordEntity)
-      .createQueryBuilder('row')
-      .select('MIN(row.createdAt)', 'oldest')
-      .getRawOne<{ oldest: string | number | null }>();
+    const row = await this.reading(() =>
+      this.dataSource
+        .getRepository(OutboxRecordEntity)
+        .createQueryBuilder('row')
+        .select('MIN(row.createdAt)', 'oldest')
+        .getRawOne<{ oldest: string | number | null }>(),
+    );
     return row?.oldest === null || row?.oldest === undefined ? undefined : new Date(Number(row.oldest));
+  }
+
+  /** Runs a read of the outbox; a missing entity or table is {@link OutboxNotConfiguredError}, not TypeORM's error. */
+  private async reading<T>(read: () => Promise<T>): Promise<T> {
+    if (!this.dataSource.hasMetadata(OutboxRecordEntity)) {
+      throw new OutboxNotConfiguredError('the DataSource does not know the commitbus_outbox entity');
+    }
+    try {
+      return await read();
+    } catch (error) {
+      if (!isMissingTable(error)) throw error;
+      const { tablePath } = this.dataSource.getMetadata(OutboxRecordEntity);
+      throw new OutboxNotConfiguredError(`the table ${tablePath} does not exist`, { cause: error });
+    }
   }
 }
 
