@@ -242,6 +242,10 @@ describeRouterApi('router-api', 'router API on $name stores', (bed) => {
     const withUserinfo = await sub.subscribe({ ...body, callback: 'https://user:hunter2@a.example.com/' });
     expect((withUserinfo.json as { message: string }).message).toContain('put the credential in uuid');
     expect(withUserinfo.text).not.toContain('hunter2');
+    const http = await sub.subscribe({ ...body, callback: 'http://a.example.com/' });
+    expect((http.json as { message: string }).message).toMatch(
+      /ROUTER_ALLOW_HTTP_URLS=true.*commitbus router --dev/,
+    );
     expect((await bed.stores.subscribers.getSubscriber('subscriber-a'))?.topics).toEqual(['beta']);
   });
 

@@ -58,7 +58,9 @@ export function urlProblem(
   }
   const allowed = parsed.protocol === 'https:' || (allowHttp && parsed.protocol === 'http:');
   if (!allowed) {
-    const hint = allowHttp ? '' : ' (http is refused unless the router allows http URLs)';
+    const hint = allowHttp
+      ? ''
+      : " (http is refused unless allowed: the router's ROUTER_ALLOW_HTTP_URLS=true or api.allowHttpUrls, commitbus router --dev, or topicRoute's own allowHttpUrls)";
     return `${what} must be an ${schemes} URL, not ${parsed.protocol.slice(0, -1)}${hint}`;
   }
   if (url.includes('?')) return `${what} must not have a query string`;
