@@ -91,8 +91,9 @@ describe('a PostgreSQL password in the DataSource URL', () => {
   });
 
   it('is in nothing the outbox relay logs when its table is gone', async () => {
-    await dataSource.query(`DROP TABLE ${SCHEMA}.commitbus_outbox`);
+    // Dropped once the worker runs: a worker refuses to start without the table.
     const worker = await bus.startWorker({ handleSignals: false });
+    await dataSource.query(`DROP TABLE ${SCHEMA}.commitbus_outbox`);
     await waitFor('the relay to log its failure', () =>
       logger.lines.some((l) => l.includes('commitbus_outbox')),
     );
