@@ -249,6 +249,9 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
     expect(await b.bus.ordering.rebase(key)).toMatchObject({ key, from: 2, to: 3, why: 'operator' });
     await waitFor('the event after the re-base', () => b.handled(account).length === 2);
     expect(b.handled(account)).toEqual([1, 3]);
+    // The position it skipped, coming now, is late: a dead letter naming the operator's re-base.
+    await leftRow(b.bus, b.dataSource, account, 2, 2);
+    expect((await b.bus.deadLetters.list())[0]?.error).toMatch(/from position 2 to 3, why operator/);
     expect((await b.bus.status()).rebased.recent[0]).toMatchObject({ key, from: 2, to: 3, why: 'operator' });
     expect(await rebasedTotal(b.bus)).toBe(1);
   });
