@@ -117,6 +117,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
       commitbus_ordered_events_waiting: 'gauge',
       commitbus_ordered_keys_halted: 'gauge',
       commitbus_ordered_keys_rebased_total: 'counter',
+      commitbus_ordered_late_events_total: 'counter',
       commitbus_outbox_pending_rows: 'gauge',
       commitbus_outbox_relay_lag_seconds: 'gauge',
       commitbus_parked_runs: 'gauge',

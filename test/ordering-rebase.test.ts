@@ -21,6 +21,7 @@ import {
   withUnitOfWork,
 } from '../src/index.js';
 import { OrderKeyRecordEntity } from '../src/ordering/order-key-record.entity.js';
+import { OutboxRecordEntity } from '../src/outbox/outbox-record.entity.js';
 import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
 import { openSqlite } from './helpers/outbox.js';
@@ -94,6 +95,24 @@ async function losePosition(dataSource: DataSource, key: string): Promise<void> 
   await dataSource.getRepository(OrderKeyRecordEntity).increment({ orderKey: key }, 'lastPosition', 1);
 }
 
+/** An outbox row the relay publishes at once (a publisher left it), for `n` of `account` at `position`. */
+async function leftRow(bus: EventBus, dataSource: DataSource, account: string, n: number, position: number) {
+  const { id, payload } = bus.encode(Posted.create({ account, n }));
+  await dataSource.getRepository(OutboxRecordEntity).insert({
+    eventId: id,
+    createdAt: 0,
+    registrationOrder: 0,
+    handlingKey: 'LEDGER.POST',
+    payload,
+    deliverAt: null,
+    orderKey: `ledger:${account}`,
+    orderPosition: position,
+  });
+  // The relay deletes a row only once its event went somewhere: a lane, a drop, a dead letter.
+  await waitFor(`the relay to take position ${position}`, async () => (await bus.outbox?.pending()) === 0);
+  return id;
+}
+
 async function rebasedTotal(bus: EventBus): Promise<number> {
   const families = parsePrometheusText(await bus.metrics.registry.metrics());
   return sampleValue(families, 'commitbus_ordered_keys_rebased_total', {});
@@ -136,6 +155,52 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
       key: `ledger:${account}`,
       why: 'gap',
     });
+  });
+
+  it('keeps an event of a skipped position that arrives after the re-base as a dead letter, and drops a true duplicate', async () => {
+    const b = await ledgerBus(transport, SHORT_GAP);
+    const account = `skipped-${transport}`;
+    const key = `ledger:${account}`;
+    const { registry } = b.bus.metrics; // counting from here
+    await b.post(account, 1);
+    await waitFor('the first event', () => b.handled(account).length === 1);
+    await losePosition(b.dataSource, key);
+    await b.post(account, 3);
+    await waitFor('the re-base past position 2', () => b.handled(account).length === 2);
+    // Done, not only handled, so position 1 is behind the lane.
+    await waitFor('the lane to be done', async () => (await b.bus.status()).backlog.ordered === 0);
+
+    // Position 2 comes at last (the relay sends a backlog after an outage): not dropped in silence.
+    const lateId = await leftRow(b.bus, b.dataSource, account, 2, 2);
+    const letters = await b.bus.deadLetters.list({ reason: 'skipped-by-rebase' });
+    expect(letters).toEqual([
+      expect.objectContaining({
+        kind: 'event',
+        eventId: lateId,
+        handlingKey: 'LEDGER.POST',
+        error: expect.stringMatching(
+          /order key ledger:skipped-\w+: position 2 came after the lane was re-based past it \(from position 2 to 3, why gap/,
+        ),
+      }),
+    ]);
+    expect(b.warned.at(-1)).toEqual({
+      fields: expect.objectContaining({ key, position: 2, eventId: lateId, deadLetter: letters[0]?.id }),
+      message: expect.stringMatching(/^order key .*position 2 arrived after the lane was re-based past it/),
+    });
+    const families = parsePrometheusText(await registry.metrics());
+    expect(sampleValue(families, 'commitbus_ordered_late_events_total', { key: 'LEDGER.POST' })).toBe(1);
+
+    // A copy of position 1, handled before the re-base: a true duplicate, dropped as before.
+    await leftRow(b.bus, b.dataSource, account, 1, 1);
+    expect(await b.bus.deadLetters.list()).toHaveLength(1);
+
+    // Re-driven, it runs its handlers once, outside the lane (no seq: it cannot be in order now).
+    expect(await b.bus.deadLetters.redrive(letters[0]?.id as string)).toBe(1);
+    await waitFor('the re-driven event', () => b.handled(account).length === 3);
+    await b.bus.whenIdle();
+    expect(b.handled(account)).toEqual([1, 3, 2]);
+    expect(b.seen.at(-1)?.seq).toBe(-1);
+    expect(await b.bus.deadLetters.list()).toEqual([]);
   });
 
   it('waits for a missing position that comes within the gap wait, and does not re-base', async () => {
@@ -184,6 +249,9 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
     expect(await b.bus.ordering.rebase(key)).toMatchObject({ key, from: 2, to: 3, why: 'operator' });
     await waitFor('the event after the re-base', () => b.handled(account).length === 2);
     expect(b.handled(account)).toEqual([1, 3]);
+    // The position it skipped, coming now, is late: a dead letter naming the operator's re-base.
+    await leftRow(b.bus, b.dataSource, account, 2, 2);
+    expect((await b.bus.deadLetters.list())[0]?.error).toMatch(/from position 2 to 3, why operator/);
     expect((await b.bus.status()).rebased.recent[0]).toMatchObject({ key, from: 2, to: 3, why: 'operator' });
     expect(await rebasedTotal(b.bus)).toBe(1);
   });

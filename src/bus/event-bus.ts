@@ -11,6 +11,7 @@ import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
 import type { HandlerJob } from '../handlers/handler-job.js';
 import { HandlerTable } from '../handlers/handler-table.js';
+import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
 import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
@@ -98,6 +99,7 @@ export class EventBus implements UnitOfWorkBus {
       serializer: this.serializer,
       publisher: this.transport,
       logger: this.logger,
+      deadLetters: observedDeadLetters(this.transport.deadLetters, this.observers),
       outbox: () => this.outboxOf,
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });

@@ -11,7 +11,9 @@ import { type EventClass, orderingPolicyOf } from '../events/event-type.decorato
 import { checkOrderKey } from '../events/order-key.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { TraceCarrier } from '../events/trace-carrier.js';
+import type { DeadLetterSink } from '../handlers/observed-dead-letters.js';
 import { OrderingDisabledError } from '../ordering/errors/ordering-disabled.error.js';
+import { keepLateEvents } from '../ordering/late-events.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
@@ -35,6 +37,8 @@ export interface PublishingDeps {
   readonly publisher: EventPublisher;
   /** Where failures are logged. */
   readonly logger: Logger;
+  /** Where ordered events that came late for a position their lane skipped are kept (observed). */
+  readonly deadLetters: DeadLetterSink;
   /** The bus's outbox, once it has one. */
   readonly outbox: () => Outbox | undefined;
   /**
@@ -185,9 +189,15 @@ export class Publishing implements PostCommitPublisher {
   /**
    * Publishes events already encoded with {@link Publishing.encode}; `events`
    * are the same, decoded (`undefined` for rows the outbox relay republishes).
+   * An ordered event that came for a position its lane skipped in a re-base
+   * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an
+   * outbox relay deletes its row only once the letter is stored.
    */
   async publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
-    await this.deps.publisher.publish(outgoing);
+    const { late } = await this.deps.publisher.publish(outgoing);
+    if (late !== undefined && late.length > 0) {
+      await keepLateEvents(late, this.deps.deadLetters, this.deps.logger);
+    }
     this.deps.afterPublish(outgoing, events);
   }
 }

@@ -21,6 +21,7 @@ const REASONS = [
   'undeliverable',
   'crashed',
   'expired',
+  'skipped-by-rebase',
 ];
 
 /** A button that POSTs `body` to `path` (see `page-script.ts`). */

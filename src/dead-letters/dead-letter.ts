@@ -5,7 +5,8 @@ import type { AttemptFailure } from './attempt-failure.js';
 /**
  * `handler`: a handler that was given up. `undecodable`: a payload no event
  * class could be read from. `event`: an event a drain could not hand on to its
- * handlers at all (re-driving publishes it again). `webhook`: a batch the
+ * handlers at all, or an ordered event its lane could not take (re-driving
+ * publishes it again, without its lane). `webhook`: a batch the
  * router could not deliver to a subscriber (re-driving queues its events for
  * that subscriber again).
  */
@@ -22,7 +23,9 @@ export type DeadLetterKind = 'handler' | 'undecodable' | 'event' | 'webhook';
  * an error other than an outage), `crashed` (delivered more than
  * `maxDeliveries` times: its worker died or stalled each time, so it was not
  * run again), `expired` (a webhook batch still undelivered after the router's
- * `maxAgeMs`).
+ * `maxAgeMs`), `skipped-by-rebase` (an ordered event that came for a position
+ * its key's lane had skipped in a re-base: it can no longer run in order, and
+ * re-driving it runs its handlers outside the key's order).
  */
 export type DeadLetterReason =
   | 'exhausted'
@@ -33,7 +36,8 @@ export type DeadLetterReason =
   | 'malformed'
   | 'undeliverable'
   | 'crashed'
-  | 'expired';
+  | 'expired'
+  | 'skipped-by-rebase';
 
 /** Work that was given up, kept with every attempt's error until it is re-driven or purged. */
 export interface DeadLetter {
@@ -91,7 +95,10 @@ export function undecodableDeadLetter(
   return letter(id, 'undecodable', peekEnvelope(payload), reason, attempts, deadAt, payload);
 }
 
-/** An event a drain could not hand on to its handlers, with what went wrong as its attempt. */
+/**
+ * An event a drain could not hand on to its handlers, or an ordered event its
+ * lane could not take (`skipped-by-rebase`), with what went wrong as its attempt.
+ */
 export function eventDeadLetter(
   payload: string,
   reason: DeadLetterReason,

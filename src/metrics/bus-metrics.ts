@@ -60,6 +60,12 @@ export class BusMetrics {
   readonly parked: Counter<'handler' | 'key'>;
   /** `<prefix>dead_letters_total{handler,key,kind,reason}`: dead letters this process stored. */
   readonly deadLettered: Counter<'handler' | 'key' | 'kind' | 'reason'>;
+  /**
+   * `<prefix>ordered_late_events_total{key}`: ordered events that came for a
+   * position their key's lane had skipped in a re-base, kept as dead letters
+   * (`skipped-by-rebase`) by this process.
+   */
+  readonly lateOrdered: Counter<'key'>;
   /** `<prefix>handler_duration_seconds{handler,key,outcome}`: each run's duration. */
   readonly duration: Histogram<'handler' | 'key' | 'outcome'>;
   private readonly stop: () => void;
@@ -93,6 +99,11 @@ export class BusMetrics {
       'dead_letters_total',
       'Dead letters this process stored, by kind and reason',
       ['handler', 'key', 'kind', 'reason'],
+    );
+    this.lateOrdered = counter(
+      'ordered_late_events_total',
+      'Ordered events that came for a position their lane skipped in a re-base, kept as dead letters',
+      ['key'],
     );
     this.duration = new Histogram({
       name: `${prefix}handler_duration_seconds`,
@@ -136,13 +147,10 @@ export class BusMetrics {
   }
 
   private onDeadLetter(letter: DeadLetter): void {
-    const key = letter.handlingKey;
-    this.deadLettered.inc({
-      handler: letter.handler ?? '',
-      key: key === undefined ? '' : this.bus.registry.has(key) ? key : UNKNOWN_KEY,
-      kind: letter.kind,
-      reason: letter.reason,
-    });
+    const handling = letter.handlingKey;
+    const key = handling === undefined ? '' : this.bus.registry.has(handling) ? handling : UNKNOWN_KEY;
+    this.deadLettered.inc({ handler: letter.handler ?? '', key, kind: letter.kind, reason: letter.reason });
+    if (letter.reason === 'skipped-by-rebase') this.lateOrdered.inc({ key });
   }
 }
 

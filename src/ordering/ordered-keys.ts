@@ -67,7 +67,8 @@ export class OrderedKeys {
    * and no position is given, `position` would skip an event it holds, or
    * `position` is below the one the lane is at (handled already: republished
    * copies would run again) or, on a bus without an outbox, past the position
-   * the key's next event gets.
+   * the key's next event gets. An event of a skipped position that is
+   * published afterwards becomes a dead letter `skipped-by-rebase`.
    */
   async rebase(key: string, { position }: { position?: number } = {}): Promise<RebasedKey> {
     if (position !== undefined && (!Number.isSafeInteger(position) || position < 1)) {

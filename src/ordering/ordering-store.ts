@@ -102,7 +102,11 @@ export interface HaltedLane {
  * (`laneGapWaitMs`, given at construction; 0: for ever) has passed it
  * re-bases the lane to the first position it holds, records and counts the
  * re-base (see `rebased`), and hands that event out with `rebased` set.
- * `maintain` queues lanes whose gap wait is over.
+ * `maintain` queues lanes whose gap wait is over. Every re-base (an
+ * operator's too) also records on the lane the positions it skipped (the
+ * newest 32 ranges; past that the two oldest merge): the adapter's publish
+ * hands an event that comes later for one of them back in
+ * `AppendResult.late` instead of dropping it as a copy of a handled one.
  */
 export interface OrderingStore {
   /**

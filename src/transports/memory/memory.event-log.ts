@@ -1,4 +1,9 @@
-import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
+import type {
+  AppendResult,
+  LateOrderedEvent,
+  OutgoingEvent,
+  SkippedRange,
+} from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import { Wakeups } from './wakeups.js';
 
@@ -26,13 +31,17 @@ export class MemoryEventLog implements EventLog {
   /**
    * @param dedupeWindowMs - how long accepted ids are remembered.
    * @param onChange - called whenever entries are added or acknowledged.
-   * @param toLane - takes an ordered event (after the dedupe check); false if its position was taken.
+   * @param toLane - takes an ordered event (after the dedupe check); false if its position was taken,
+   *   the re-base that skipped its position if it came late.
    */
   constructor(
     private readonly dedupeWindowMs: number,
     private readonly onChange: () => void = () => {},
-    private readonly toLane: (lane: string, payload: string, position: number | undefined) => boolean = () =>
-      false,
+    private readonly toLane: (
+      lane: string,
+      payload: string,
+      position: number | undefined,
+    ) => boolean | SkippedRange = () => false,
   ) {}
 
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
@@ -41,6 +50,7 @@ export class MemoryEventLog implements EventLog {
     let appended = 0;
     let delayed = 0;
     let dropped = 0;
+    const late: LateOrderedEvent[] = [];
     for (const event of events) {
       if (!event.skipDedupe) {
         if ((this.seen.get(event.id) ?? 0) > now) {
@@ -51,8 +61,14 @@ export class MemoryEventLog implements EventLog {
         this.seen.set(event.id, now + this.dedupeWindowMs);
       }
       if (event.lane !== undefined) {
-        if (this.toLane(event.lane, event.payload, event.position)) appended++;
-        else dropped++;
+        const taken = this.toLane(event.lane, event.payload, event.position);
+        if (taken === true) appended++;
+        else if (taken === false) dropped++;
+        else {
+          // Late, as `publish-events.lua` has it: its id is forgotten, so a publish again finds it late again.
+          if (!event.skipDedupe) this.seen.delete(event.id);
+          late.push({ event, position: event.position ?? 0, rebase: taken });
+        }
       } else if (event.deliverAt !== undefined && event.deliverAt > now) {
         const at = event.deliverAt;
         const index = this.delayedEvents.findIndex((d) => d.deliverAt > at);
@@ -67,7 +83,7 @@ export class MemoryEventLog implements EventLog {
     }
     if (appended > 0) this.wakeAll();
     this.onChange();
-    return { appended, delayed, dropped };
+    return late.length === 0 ? { appended, delayed, dropped } : { appended, delayed, dropped, late };
   }
 
   async releaseDue(limit: number): Promise<number> {

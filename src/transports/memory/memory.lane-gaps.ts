@@ -1,8 +1,12 @@
+import type { SkippedRange } from '../../events/outgoing-event.js';
 import type { LaneRebase, RebaseLog, RebaseReply, RebaseWhy } from '../../ordering/lane-rebase.js';
 import type { Lane } from './memory.lane.js';
 
 /** How many lanes' last re-bases are kept, newest first (`P rebased` in `ordered-steps.lua`). */
 const KEPT = 1_000;
+
+/** How many skipped ranges a lane keeps before its two oldest merge (`SKIPPED_KEPT` in `lane-skipped.lua`). */
+const SKIPPED_KEPT = 32;
 
 /**
  * The gaps and re-bases of the memory lanes: a TypeScript copy of `gap()` in
@@ -80,12 +84,30 @@ export class MemoryLaneGaps {
     return { status: 'ok', from, to };
   }
 
+  /**
+   * The re-base that skipped `position` of `lane`, or `undefined` (see
+   * `skippedAt` in `includes/lane-skipped.lua`): an event for it that comes
+   * now is late, not a copy of one handled.
+   */
+  skippedAt(lane: Lane, position: number): SkippedRange | undefined {
+    return lane.skipped.find((range) => position >= range.from && position < range.to);
+  }
+
   /** The count of re-bases and the newest `limit` lanes' last ones. */
   log(limit: number): RebaseLog {
     return { count: this.count, recent: [...this.recent.values()].reverse().slice(0, Math.max(0, limit)) };
   }
 
   private record(name: string, lane: Lane, rebase: LaneRebase): void {
+    if (rebase.to > rebase.from) {
+      const { from, to, why, at } = rebase;
+      lane.skipped.push({ from, to, why, at });
+      // Past the bound the two oldest merge: a position between them reads as skipped too, never as handled.
+      if (lane.skipped.length > SKIPPED_KEPT) {
+        const [oldest, newer] = lane.skipped.splice(0, 2) as [SkippedRange, SkippedRange];
+        lane.skipped.unshift({ ...newer, from: oldest.from });
+      }
+    }
     lane.next = rebase.to;
     lane.gap = undefined;
     lane.rebase = rebase;

@@ -1,3 +1,4 @@
+import type { SkippedRange } from '../../events/outgoing-event.js';
 import type { LaneNumbering } from '../../ordering/errors/ordering-positions-mismatch.error.js';
 import type { LaneRebase } from '../../ordering/lane-rebase.js';
 import type { HaltReason, LaneEvent } from '../../ordering/ordering-store.js';
@@ -31,6 +32,8 @@ export interface Lane {
   gap: { position: number; since: number } | undefined;
   /** Its last re-base (`rbf`/`rbt`/`rbw`/`rba`). */
   rebase: LaneRebase | undefined;
+  /** The positions its re-bases skipped, oldest first (`sk`, see `includes/lane-skipped.lua`). */
+  readonly skipped: SkippedRange[];
   /** Position to payload; on async lanes with the source event's seq and prev. */
   readonly events: Map<number, { payload: string; seq?: number; prev?: number | undefined }>;
 }
@@ -49,6 +52,7 @@ export function emptyLane(): Lane {
     retryAt: undefined,
     gap: undefined,
     rebase: undefined,
+    skipped: [],
     events: new Map(),
   };
 }

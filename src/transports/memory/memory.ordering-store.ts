@@ -1,4 +1,4 @@
-import type { OutgoingEvent } from '../../events/outgoing-event.js';
+import type { OutgoingEvent, SkippedRange } from '../../events/outgoing-event.js';
 import {
   type LaneNumbering,
   OrderingPositionsMismatchError,
@@ -74,14 +74,16 @@ export class MemoryOrderingStore implements OrderingStore {
 
   /**
    * Adds a published ordered event to its sync lane at `position` (or the
-   * lane's next); resolves to false for a position already handled or present.
-   * Call {@link MemoryOrderingStore.checkNumbering} on its batch first.
+   * lane's next); resolves to false for a position already handled or present,
+   * to the re-base that skipped it for a position the lane went past (late: not
+   * taken). Call {@link MemoryOrderingStore.checkNumbering} on its batch first.
    */
-  append(laneName: string, payload: string, position: number | undefined): boolean {
+  append(laneName: string, payload: string, position: number | undefined): boolean | SkippedRange {
     const lane = this.lane(laneName);
     lane.numbering ??= numberingOf(position);
     const pos = position ?? ++lane.tail;
-    if (pos < lane.next || lane.events.has(pos)) return false;
+    if (pos < lane.next) return this.gaps.skippedAt(lane, pos) ?? false;
+    if (lane.events.has(pos)) return false;
     lane.events.set(pos, { payload });
     this.pendingCount++;
     this.enqueue(laneName, lane);

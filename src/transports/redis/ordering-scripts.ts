@@ -38,11 +38,14 @@ export interface OrderingScripts {
   commitbusOrderedResume(keyCount: number, ...keysAndArgs: string[]): Promise<number>;
 }
 
+/** The re-bases record the positions they skip (`includes/lane-skipped.lua`). */
+const SKIPPED = ['lane-skipped'];
+
 /** The scripts, defined once per connection. */
 export const orderingScripts = luaScripts<OrderingScripts>({
-  commitbusOrderedSteps: { file: 'ordered-steps', keys: 'counted' },
+  commitbusOrderedSteps: { file: 'ordered-steps', keys: 'counted', includes: SKIPPED },
   commitbusOrderedMaintain: { file: 'ordered-maintain', keys: 4 },
-  commitbusOrderedRebase: { file: 'ordered-rebase', keys: 6 },
+  commitbusOrderedRebase: { file: 'ordered-rebase', keys: 6, includes: SKIPPED },
   commitbusOrderedLeave: { file: 'ordered-leave', keys: 3 },
   commitbusOrderedResume: { file: 'ordered-resume', keys: 'counted' },
 });

@@ -1,10 +1,16 @@
-import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
+import type {
+  AppendResult,
+  LateOrderedEvent,
+  OutgoingEvent,
+  SkippedRange,
+} from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-positions-mismatch.error.js';
+import { InternalError } from '../../support/errors/internal.error.js';
 import { type LaneKeys, laneKeys } from './lane-keys.js';
 import type { QueueNames } from './queue-names.js';
 import type { RedisClient } from './redis-client.js';
-import { streamScripts } from './stream-scripts.js';
+import { type LateReply, streamScripts } from './stream-scripts.js';
 
 /** The keys of one bus's log. */
 export type StreamLogKeys = Pick<QueueNames, 'stream' | 'group' | 'delayed' | 'seen' | 'ordering'>;
@@ -92,8 +98,9 @@ export class RedisStreamEventLog implements EventLog {
       const [, , , lane, numbering] = reply;
       throw new OrderingPositionsMismatchError(lane, numbering === 'g' ? 'outbox' : 'transport');
     }
-    const [appended, delayed, dropped] = reply;
-    return { appended, delayed, dropped };
+    const [appended, delayed, dropped, late] = reply;
+    if (late.length === 0) return { appended, delayed, dropped };
+    return { appended, delayed, dropped, late: late.map((l) => lateEvent(events, l)) };
   }
 
   releaseDue(limit: number): Promise<number> {
@@ -173,6 +180,19 @@ export class RedisStreamEventLog implements EventLog {
     // DELCONSUMER drops a consumer's pending entries: only forget consumers with none.
     if (pending.length === 0) await this.client.xgroup('DELCONSUMER', this.streamKey, this.group, consumer);
   }
+}
+
+/** A late event of `publish-events.lua`'s reply, with the event it names. */
+function lateEvent(events: readonly OutgoingEvent[], reply: LateReply): LateOrderedEvent {
+  const [index, position, from, to, why, at] = reply;
+  const event = events[Number(index)];
+  if (event === undefined)
+    throw new InternalError(`publish-events.lua named event ${index} of ${events.length}`);
+  return {
+    event,
+    position: Number(position),
+    rebase: { from: Number(from), to: Number(to), why: why as SkippedRange['why'], at: Number(at) },
+  };
 }
 
 function toLogEntries(entries: StreamEntry[]): LogEntry[] {

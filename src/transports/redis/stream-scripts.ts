@@ -1,9 +1,16 @@
 import { luaScripts } from './lua-scripts.js';
 
+/**
+ * An ordered event that came late, as `publish-events.lua` answers it: its
+ * index in the batch, its position, and the re-base that skipped it.
+ */
+export type LateReply = [index: number, position: number, from: number, to: number, why: string, at: string];
+
 /** The stream log's writes, one atomic round trip each (see the `.lua` files for KEYS/ARGV). */
 export interface StreamScripts {
   /**
-   * Publishes events; resolves to [appended, delayed, dropped], or to
+   * Publishes events; resolves to [appended, delayed, dropped, late] (late:
+   * the ordered events that came for a position a re-base skipped), or to
    * [0, 0, 0, lane, its numbering 'g' or 'l'] when an ordered event numbers
    * its lane the other way (nothing written). `keyCount`
    * keys come first (stream, delayed, lanes' pending and ready, then each
@@ -13,7 +20,7 @@ export interface StreamScripts {
   commitbusPublishEvents(
     keyCount: number,
     ...keysAndArgs: (string | number)[]
-  ): Promise<[number, number, number] | [0, 0, 0, lane: string, numbering: 'g' | 'l']>;
+  ): Promise<[number, number, number, LateReply[]] | [0, 0, 0, lane: string, numbering: 'g' | 'l']>;
   /** Moves due delayed events into the stream; resolves to how many. */
   commitbusReleaseDelayed(delayed: string, stream: string, limit: number): Promise<number>;
   /** Acknowledges and deletes entries; resolves to how many were deleted. */
@@ -39,7 +46,7 @@ export interface StreamScripts {
  * the latency tail (measured with `npm run bench`).
  */
 export const streamScripts = luaScripts<StreamScripts>({
-  commitbusPublishEvents: { file: 'publish-events', keys: 'counted' },
+  commitbusPublishEvents: { file: 'publish-events', keys: 'counted', includes: ['lane-skipped'] },
   commitbusReleaseDelayed: { file: 'release-delayed', keys: 2 },
   commitbusAckEvents: { file: 'ack-events', keys: 1 },
   commitbusClaimStaleEvent: { file: 'claim-stale-event', keys: 1 },

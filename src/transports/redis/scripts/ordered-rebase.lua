@@ -12,7 +12,8 @@
   ('unknown'): a `next` written there would set its numbering before its
   first event does. Recorded as
   the lanes' automatic re-bases are (see ordered-steps.lua), with why
-  'operator'.
+  'operator', the positions it skips in the lane's `sk`
+  (includes/lane-skipped.lua).
 
   KEYS[1]   P ready
   KEYS[2]   P gaps
@@ -50,6 +51,7 @@ local tail = tonumber(f[4] or '0')
 if (f[3] == 'l' or (not f[3] and f[4])) and to > tail + 1 then return { 'beyond', tostring(tail + 1) } end
 
 redis.call('HSET', L, 'next', to, 'rbf', from, 'rbt', to, 'rbw', 'operator', 'rba', now)
+recordSkipped(L, from, to, 'operator', now)
 redis.call('HDEL', L, 'gp', 'gs')
 redis.call('ZREM', GAPS, lane)
 redis.call('ZADD', REBASED, now, lane)

@@ -25,7 +25,8 @@
                    numbers a sync lane's events; see publish-events.lua),
                    gp/gs (a sync lane's missing position and since when it
                    was found missing while later ones wait), rbf/rbt/rbw/rba
-                   (its last re-base: from, to, why, when)
+                   (its last re-base: from, to, why, when), sk (the
+                   positions its re-bases skipped; includes/lane-skipped.lua)
     P gaps         sorted set: sync lane -> when its gap wait ends (ms)
     P rebased      sorted set: lane -> when it was last re-based (ms), the
                    newest 1000
@@ -153,6 +154,7 @@ local function gap(lane, L, E, pos)
   -- No `next` of its own at position 1: the lane's state is gone (or the key's first event never came).
   local why = (pos == 1 and not g[3]) and 'no-state' or 'gap'
   redis.call('HSET', L, 'next', first, 'rbf', pos, 'rbt', first, 'rbw', why, 'rba', now)
+  recordSkipped(L, pos, first, why, now)
   redis.call('HDEL', L, 'gp', 'gs')
   redis.call('ZREM', GAPS, lane)
   redis.call('ZADD', REBASED, now, lane)

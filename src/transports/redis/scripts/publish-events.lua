@@ -28,14 +28,24 @@
   ARGV[2..] per event five arguments: "1" if it has a seen-id key (else ""),
             delivery time in ms or "", payload, lane or "", position or ""
 
-  Returns  { appended to the stream or a lane, delayed, dropped as duplicates },
+  An ordered event for a position below the lane's `next` is a republished
+  copy of one handled (dropped), unless a re-base skipped that position (the
+  lane's `sk`, see includes/lane-skipped.lua): then it came late, the lane
+  cannot take it (its turn is gone), and it is handed back to the publisher,
+  which keeps it as a dead letter. Its seen-id is forgotten, so a publisher
+  that failed to keep it and publishes it again finds it late again, not a
+  duplicate.
+
+  Returns  { appended to the stream or a lane, delayed, dropped as duplicates,
+           late: per event that came late, { its index in the batch from 0,
+           its position, the skipping re-base's from, to, why, at (ms) } },
            or when refused { 0, 0, 0, the lane, its numbering 'g' or 'l' }
   Invariant: a lane's events are all given positions or all numbered here.
 ]]
 local window = tonumber(ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local appended, delayed, dropped = 0, 0, 0
+local appended, delayed, dropped, late = 0, 0, 0, {}
 
 -- First pass, read-only: every ordered event must number its lane as the lane does.
 local numbering, unset = {}, {}
@@ -61,9 +71,10 @@ end
 k = 5
 for i = 2, #ARGV, 5 do
   local checked, deliverAt, payload, lane, position = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-  local fresh = true
+  local fresh, seen = true, nil
   if checked ~= '' then
-    fresh = redis.call('SET', KEYS[k], '1', 'NX', 'PX', window)
+    seen = KEYS[k]
+    fresh = redis.call('SET', seen, '1', 'NX', 'PX', window)
     k = k + 1
   end
   local L, E
@@ -84,8 +95,13 @@ for i = 2, #ARGV, 5 do
     else
       pos = tonumber(position)
     end
+    local behind = pos < tonumber(redis.call('HGET', L, 'next') or '1')
+    local skipped = behind and skippedAt(L, pos)
+    if skipped then
+      if seen then redis.call('DEL', seen) end
+      late[#late + 1] = { (i - 2) / 5, pos, skipped[1], skipped[2], skipped[3], skipped[4] }
     -- A position already handled or already here is a republished event.
-    if pos < tonumber(redis.call('HGET', L, 'next') or '1') or redis.call('HSETNX', E, pos, payload) == 0 then
+    elseif behind or redis.call('HSETNX', E, pos, payload) == 0 then
       dropped = dropped + 1
     else
       redis.call('INCR', KEYS[3])
@@ -100,4 +116,4 @@ for i = 2, #ARGV, 5 do
     appended = appended + 1
   end
 end
-return { appended, delayed, dropped }
+return { appended, delayed, dropped, late }
