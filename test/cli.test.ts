@@ -13,13 +13,17 @@ import makeStoreModule from './fixtures/cli-store.js';
 import { ITEM_ENTITIES } from './fixtures/es-items.js';
 import { type CliResult, runCli, startCli } from './helpers/cli-runner.js';
 import { recordCreated, recordPublished } from './helpers/events.js';
-import { openSchema } from './helpers/postgres.js';
+import { closeSchema, openSchema } from './helpers/postgres.js';
 import { redisEnv } from './helpers/redis.js';
 import { redisTestBed } from './helpers/redis-test-bed.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const MODULE = 'test/fixtures/cli-bus.ts';
-const SCHEMA = 'i12cli_cli';
+// The process id in each schema's name: the same file run from two worktrees at once on the
+// one test database must not share a schema (a second run's set-up reset the event store's
+// tables between this run's skip and its status: the skip looked undone).
+const SCHEMA = `i12cli_cli_${process.pid}`;
+const STORE_SCHEMA = `i12cli_store_${process.pid}`;
 const { prefix, redis } = redisTestBed('i12cli-cli');
 // Each run starts node with tsx (seconds on a busy machine): generous per test.
 const CLI_TIMEOUT = 120_000;
@@ -29,7 +33,8 @@ beforeAll(async () => {
   schemaSource = await openSchema(SCHEMA, []);
 });
 afterAll(async () => {
-  await schemaSource.destroy();
+  await schemaSource.query(`DROP SCHEMA IF EXISTS ${STORE_SCHEMA} CASCADE`);
+  await closeSchema(schemaSource);
 });
 
 /** The env of the fixture module for the bus named `name`. */
@@ -294,7 +299,6 @@ describe('commitbus errors', () => {
 });
 
 describe('commitbus event-store', () => {
-  const STORE_SCHEMA = 'i12cli_store';
   const STORE_MODULE = 'test/fixtures/cli-store.ts';
   const storeCli = (args: string[]) =>
     runCli(['--module', STORE_MODULE, 'event-store', ...args], { CLI_PG_SCHEMA: STORE_SCHEMA });
