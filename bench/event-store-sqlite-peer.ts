@@ -10,18 +10,13 @@
  * statements with no ORM, JSON layer or async driver: a lower bound on
  * strato-db's own cost for the same two commits.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   checkLone,
   LONE_CHECK_SQL,
-  LONE_EVENTS,
-  LONE_RUNS,
-  LONE_WARMUP,
   type LoneFigures,
-  loneFigures,
+  type LoneOptions,
+  measureLone,
   timeLone,
 } from './event-store-sqlite-side.js';
 import {
@@ -111,38 +106,17 @@ function stratoPattern(file: string): { dispatch(data: DepositData): Promise<num
 }
 
 /** Measures the strato-db pattern's lone dispatch on a fresh SQLite file per run. */
-export async function measureStratoPattern(
-  options: { events?: number; runs?: number; onRun?: (run: number, perS: number) => void } = {},
-): Promise<LoneFigures> {
-  const events = options.events ?? LONE_EVENTS;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-es-strato-'));
-  const runs: { perS: number; latencies: number[] }[] = [];
-  const failures: string[] = [];
-  try {
-    const once = async (file: string, count: number) => {
-      const store = stratoPattern(join(dir, file));
-      try {
-        const run = await timeLone(count, (i) => store.dispatch(depositData(i)));
-        const check = new Database(join(dir, file), { readonly: true });
-        const wrong = checkLone(
-          check.prepare(LONE_CHECK_SQL).get() as Parameters<typeof checkLone>[0],
-          count,
-        );
-        check.close();
-        if (wrong !== undefined) failures.push(wrong);
-        return run;
-      } finally {
-        store.close();
-      }
-    };
-    await once('warmup.sqlite', LONE_WARMUP);
-    for (let run = 1; run <= (options.runs ?? LONE_RUNS); run++) {
-      const measured = await once(`run-${run}.sqlite`, events);
-      runs.push(measured);
-      options.onRun?.(run, measured.perS);
+export function measureStratoPattern(options: LoneOptions = {}): Promise<LoneFigures> {
+  return measureLone('bench-es-strato-', options, async (path, count) => {
+    const store = stratoPattern(path);
+    try {
+      const run = await timeLone(count, (i) => store.dispatch(depositData(i)));
+      const check = new Database(path, { readonly: true });
+      const wrong = checkLone(check.prepare(LONE_CHECK_SQL).get() as Parameters<typeof checkLone>[0], count);
+      check.close();
+      return { run, wrong };
+    } finally {
+      store.close();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return loneFigures(runs, failures);
+  });
 }

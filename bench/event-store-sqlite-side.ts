@@ -68,6 +68,45 @@ export function loneFigures(
   };
 }
 
+/** What a lone-dispatch measurement takes: events per run, measured runs, a callback per run. */
+export interface LoneOptions {
+  readonly events?: number;
+  readonly runs?: number;
+  readonly onRun?: (run: number, perS: number) => void;
+}
+
+/**
+ * A warm-up and `options.runs` measured runs of `once`, each on a fresh SQLite
+ * file in a temporary directory named from `dirPrefix` (removed afterwards).
+ * `once(path, count)` dispatches `count` events one at a time and returns its
+ * timing and what its check found wrong.
+ */
+export async function measureLone(
+  dirPrefix: string,
+  options: LoneOptions,
+  once: (
+    path: string,
+    count: number,
+  ) => Promise<{ run: { perS: number; latencies: number[] }; wrong?: string }>,
+): Promise<LoneFigures> {
+  const dir = await mkdtemp(join(tmpdir(), dirPrefix));
+  const runs: { perS: number; latencies: number[] }[] = [];
+  const failures: string[] = [];
+  const check = (wrong: string | undefined) => wrong !== undefined && failures.push(wrong);
+  try {
+    check((await once(join(dir, 'warmup.sqlite'), LONE_WARMUP)).wrong);
+    for (let run = 1; run <= (options.runs ?? LONE_RUNS); run++) {
+      const measured = await once(join(dir, `run-${run}.sqlite`), options.events ?? LONE_EVENTS);
+      check(measured.wrong);
+      runs.push(measured.run);
+      options.onRun?.(run, measured.run.perS);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return loneFigures(runs, failures);
+}
+
 /** Compares the two tables with what `events` deposits make; `undefined` when right. */
 export function checkLone(
   rows: { accounts: number; balance: number; deposits: number; count: number; amount: number },
@@ -89,44 +128,25 @@ export const LONE_CHECK_SQL = `SELECT
   (SELECT coalesce(sum(amount), 0) FROM totals) AS amount`;
 
 /** Measures commitbus's lone dispatch on a fresh SQLite file per run, with the store's defaults. */
-export async function measureSqliteLone(
-  options: { events?: number; runs?: number; onRun?: (run: number, perS: number) => void } = {},
-): Promise<LoneFigures> {
-  const events = options.events ?? LONE_EVENTS;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-es-sqlite-'));
-  const runs: { perS: number; latencies: number[] }[] = [];
-  const failures: string[] = [];
-  try {
-    const once = async (file: string, count: number) => {
-      const dataSource = await new DataSource({
-        type: 'better-sqlite3',
-        database: join(dir, file),
-        entities: [Account, Total, ...COMMITBUS_ENTITIES],
-        synchronize: true,
-      }).initialize();
-      const store = createEventStore({ dataSource, models: [accounts, totals] });
-      await store.start();
-      try {
-        const run = await timeLone(count, (i) => store.dispatch(DEPOSIT, depositData(i)));
-        const [rows] = (await dataSource.query(LONE_CHECK_SQL)) as Parameters<typeof checkLone>[0][];
-        const wrong = rows === undefined ? 'no rows' : checkLone(rows, count);
-        if (wrong !== undefined) failures.push(wrong);
-        return run;
-      } finally {
-        await store.close();
-        await dataSource.destroy();
-      }
-    };
-    await once('warmup.sqlite', LONE_WARMUP);
-    for (let run = 1; run <= (options.runs ?? LONE_RUNS); run++) {
-      const measured = await once(`run-${run}.sqlite`, events);
-      runs.push(measured);
-      options.onRun?.(run, measured.perS);
+export function measureSqliteLone(options: LoneOptions = {}): Promise<LoneFigures> {
+  return measureLone('bench-es-sqlite-', options, async (path, count) => {
+    const dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: path,
+      entities: [Account, Total, ...COMMITBUS_ENTITIES],
+      synchronize: true,
+    }).initialize();
+    const store = createEventStore({ dataSource, models: [accounts, totals] });
+    await store.start();
+    try {
+      const run = await timeLone(count, (i) => store.dispatch(DEPOSIT, depositData(i)));
+      const [rows] = (await dataSource.query(LONE_CHECK_SQL)) as Parameters<typeof checkLone>[0][];
+      return { run, wrong: rows === undefined ? 'no rows' : checkLone(rows, count) };
+    } finally {
+      await store.close();
+      await dataSource.destroy();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return loneFigures(runs, failures);
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
