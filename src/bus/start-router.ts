@@ -50,6 +50,31 @@ export interface StartRouterDeps {
 }
 
 /**
+ * The router's stores (`deps.stores`, or ones made from `config`), checked,
+ * with the client tokens imported when this process serves the API; stores
+ * it made are closed again when that fails.
+ */
+async function openStores(
+  config: CommitbusOptions | CommitbusConfig,
+  clients: RouterOptions['clients'],
+  servesApi: boolean,
+  deps: StartRouterDeps,
+  logger: Logger,
+): Promise<{ stores: RouterStores; stopImport: () => void }> {
+  const stores = deps.stores ?? storesFor(config, logger);
+  try {
+    await checkStore(stores, logger);
+    const stopImport = servesApi
+      ? await importClientsAtStart(clients ?? [], stores, logger, { answerWithinMs: STORE_ANSWER_MS })
+      : () => undefined;
+    return { stores, stopImport };
+  } catch (error) {
+    if (deps.stores === undefined) await stores.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * Starts the HTTP event router: the Routemaster-compatible API, delivery
  * workers and the upkeep loops (promotion of due batches, recovery of dead
  * workers' batches, autodrop), or the subset `options.roles` names. Redis
@@ -73,19 +98,7 @@ export async function startRouter(
   const timeouts = senderTimeouts(options);
   const delivery = deliverySettings(options.delivery, timeouts);
   const upkeep = upkeepSettings(options.upkeep);
-  const stores = deps.stores ?? storesFor(config, logger);
-  let stopImport: () => void = () => undefined;
-  try {
-    await checkStore(stores, logger);
-    if (has('api')) {
-      stopImport = await importClientsAtStart(options.clients ?? [], stores, logger, {
-        answerWithinMs: STORE_ANSWER_MS,
-      });
-    }
-  } catch (error) {
-    if (deps.stores === undefined) await stores.close().catch(() => undefined);
-    throw error;
-  }
+  const { stores, stopImport } = await openStores(config, options.clients, has('api'), deps, logger);
   const sender = new WebhookSender(options.sender);
   const metrics = new RouterMetrics().watchQueues(stores.batches);
 
