@@ -90,17 +90,16 @@ export async function runBatch(parts: BatchParts, handled: number, limit: number
 }
 
 async function attempt(
-  { runner, queue, setting, bus, tuning }: BatchParts,
+  parts: BatchParts,
   handled: number,
   limit: number,
   savepoints: boolean,
 ): Promise<BatchOutcome> {
+  const { runner, queue, setting, tuning } = parts;
   let events: readonly QueuedEvent[] = [];
-  const finished: FinishedEvent[] = [];
-  const history: HistoryEvent[] = [];
-  const committing: UnitOfWork[] = [];
+  const records: BatchRecords = { finished: [], history: [], committing: [], rolledBack: [] };
+  const { finished, history, committing, rolledBack } = records;
   let failed: BatchOutcome['failed'];
-  const rolledBack: { uow: UnitOfWork; failure: StepFailure }[] = [];
   const state = new BatchState(runner, setting.models, {
     dialect: queue.tables.dialect,
     uncached: tuning.uncached,
@@ -121,66 +120,8 @@ async function attempt(
     }
     await state.prefetch(events);
     for (const [i, event] of events.entries()) {
-      if (savepoints) await savepoint(runner, queue.tables.dialect, i);
-      let uow: UnitOfWork | undefined;
-      const uowOf = () => {
-        if (bus === undefined) {
-          throw new EventStoreUsageError(
-            'this event store has no bus: pass createEventStore({ bus }) to send bus events from the cycle',
-          );
-        }
-        uow ??= new UnitOfWork(runner.manager, bus);
-        return uow;
-      };
-      try {
-        const out = await runCycle(setting, state, runner.manager, uowOf, event);
-        if (savepoints || tuning.flushEachEvent)
-          await state.flush().catch((error: unknown) => {
-            throw new CycleFailure('apply', [event.type], error);
-          });
-        const status = out.known ? 'handled' : 'ignored';
-        const record = finishedEvent(event.v, status, out);
-        watch?.throwIfAborted();
-        refuseRequestedRollback(uow, event);
-        await uow?.registered();
-        await uow?.beforeCommit();
-        finished.push(record);
-        history.push({
-          ...event,
-          type: out.type,
-          data: out.data,
-          status,
-          result: out.result,
-          events: out.events,
-        });
-        if (uow !== undefined) committing.push(uow);
-      } catch (error) {
-        if (error instanceof CycleFailure && error.timedOut)
-          throw new StepTimedOut(event, error.failure, uow);
-        if (!savepoints) throw new FastPathFailed(i);
-        // Drop the event's waiting writes first: the rollback statement would flush them.
-        state.reset();
-        await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-        if (error instanceof CycleFailure && error.rejected) {
-          // A reducer's esFail: recorded as rejected (nothing of it written), and the batch goes on.
-          const failure = error.failure;
-          finished.push(
-            finishedEvent(event.v, 'rejected', { ...event, result: undefined, events: [] }, failure),
-          );
-          history.push({ ...event, status: 'rejected', events: [], error: failure });
-          if (uow !== undefined) rolledBack.push({ uow, failure });
-          continue;
-        }
-        failed = {
-          event,
-          failure:
-            error instanceof CycleFailure
-              ? error.failure
-              : new CycleFailure('store', [event.type], error).failure,
-        };
-        if (uow !== undefined) rolledBack.push({ uow, failure: failed.failure });
-        break;
-      }
+      failed = await cycleOne({ parts, state, watch, records, savepoints }, event, i);
+      if (failed !== undefined) break;
     }
     try {
       await state.flush();
@@ -218,6 +159,95 @@ async function attempt(
     throw error;
   } finally {
     watch?.stop();
+  }
+}
+
+/** What the events of an attempt came to so far. */
+interface BatchRecords {
+  readonly finished: FinishedEvent[];
+  readonly history: HistoryEvent[];
+  /** Units of work of handled events: their commit hooks run after the commit. */
+  readonly committing: UnitOfWork[];
+  /** Units of work of failed or rejected events: their rollback hooks run after the commit. */
+  readonly rolledBack: { uow: UnitOfWork; failure: StepFailure }[];
+}
+
+/** What {@link cycleOne} works in. */
+interface CycleScope {
+  readonly parts: BatchParts;
+  readonly state: BatchState;
+  readonly watch: AbortWatch | undefined;
+  readonly records: BatchRecords;
+  readonly savepoints: boolean;
+}
+
+/**
+ * Runs the cycle of `event`, the `i`th of the attempt, and records what came
+ * of it: handled (or ignored), rejected by its reducer (the batch goes on), or
+ * failed, which it returns (the batch stops there). Without savepoints any
+ * failure throws {@link FastPathFailed}; a step that timed out throws
+ * {@link StepTimedOut}.
+ */
+async function cycleOne(
+  { parts, state, watch, records, savepoints }: CycleScope,
+  event: QueuedEvent,
+  i: number,
+): Promise<BatchOutcome['failed']> {
+  const { runner, queue, setting, bus, tuning } = parts;
+  if (savepoints) await savepoint(runner, queue.tables.dialect, i);
+  let uow: UnitOfWork | undefined;
+  const uowOf = () => {
+    if (bus === undefined) {
+      throw new EventStoreUsageError(
+        'this event store has no bus: pass createEventStore({ bus }) to send bus events from the cycle',
+      );
+    }
+    uow ??= new UnitOfWork(runner.manager, bus);
+    return uow;
+  };
+  try {
+    const out = await runCycle(setting, state, runner.manager, uowOf, event);
+    if (savepoints || tuning.flushEachEvent)
+      await state.flush().catch((error: unknown) => {
+        throw new CycleFailure('apply', [event.type], error);
+      });
+    const status = out.known ? 'handled' : 'ignored';
+    const record = finishedEvent(event.v, status, out);
+    watch?.throwIfAborted();
+    refuseRequestedRollback(uow, event);
+    await uow?.registered();
+    await uow?.beforeCommit();
+    records.finished.push(record);
+    records.history.push({
+      ...event,
+      type: out.type,
+      data: out.data,
+      status,
+      result: out.result,
+      events: out.events,
+    });
+    if (uow !== undefined) records.committing.push(uow);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CycleFailure && error.timedOut) throw new StepTimedOut(event, error.failure, uow);
+    if (!savepoints) throw new FastPathFailed(i);
+    // Drop the event's waiting writes first: the rollback statement would flush them.
+    state.reset();
+    await runner.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+    if (error instanceof CycleFailure && error.rejected) {
+      // A reducer's esFail: recorded as rejected (nothing of it written), and the batch goes on.
+      const failure = error.failure;
+      records.finished.push(
+        finishedEvent(event.v, 'rejected', { ...event, result: undefined, events: [] }, failure),
+      );
+      records.history.push({ ...event, status: 'rejected', events: [], error: failure });
+      if (uow !== undefined) records.rolledBack.push({ uow, failure });
+      return undefined;
+    }
+    const failure =
+      error instanceof CycleFailure ? error.failure : new CycleFailure('store', [event.type], error).failure;
+    if (uow !== undefined) records.rolledBack.push({ uow, failure });
+    return { event, failure };
   }
 }
 
