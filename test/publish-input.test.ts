@@ -10,19 +10,11 @@ import {
   withUnitOfWork,
 } from '../src/index.js';
 import { openSqlite, outboxRows } from './helpers/outbox.js';
+import { thrownBy } from './helpers/thrown-by.js';
 
 @EventType('NOTE.ADD')
 class NoteAdded extends Event {
   note!: string;
-}
-
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected a throw');
 }
 
 const opened: { close(): Promise<unknown> }[] = [];

@@ -14,6 +14,7 @@ import {
   MissingEventTypeError,
   UnknownEventTypeError,
 } from '../src/index.js';
+import { thrownBy } from './helpers/thrown-by.js';
 
 class Address {
   street!: string;
@@ -46,15 +47,6 @@ class OrderLineAdded extends Event {
 }
 
 const serializer = new EventSerializer(new EventRegistry([OrderPlaced, OrderLineAdded]));
-
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected a throw');
-}
 
 function address(street: string, since: string): Address {
   return Object.assign(new Address(), { street, since: new Date(since) });
