@@ -12,6 +12,7 @@ import { HandlerPipeline } from '../src/handlers/handler-pipeline.js';
 import { HandlerRunner } from '../src/handlers/handler-runner.js';
 import { ObserverSet } from '../src/handlers/observer-set.js';
 import { type HandledRun, silentLogger } from '../src/index.js';
+import { SoloGate } from '../src/support/solo-gate.js';
 import { MemoryDeadLetterStore, MemoryEventLog } from '../src/transports/memory/index.js';
 import { fastConfig } from './helpers/buses.js';
 import { PIPE_EVENTS, PipeItem } from './helpers/handler-paths.js';
@@ -63,6 +64,7 @@ describe('onRetry of a sync handler', () => {
         limits: { maxEvents: 1, ttlMs: 5_000, batchSize: 10, blockMs: 10, claimStaleAfterMs: 60_000 },
         consumer: 'c',
         stopping: () => false,
+        solo: new SoloGate(),
       });
     };
     const accepted = PipeItem.create({ n: 1 });

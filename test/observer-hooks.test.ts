@@ -27,6 +27,7 @@ import {
   silentLogger,
 } from '../src/index.js';
 import { SchedulingGate } from '../src/scheduling/scheduling-gate.js';
+import { SoloGate } from '../src/support/solo-gate.js';
 import { MemoryDeadLetterStore, MemoryEventLog, MemoryTransport } from '../src/transports/memory/index.js';
 import { queueNames } from '../src/transports/redis/index.js';
 import { fastConfig } from './helpers/buses.js';
@@ -365,6 +366,7 @@ describe('a drain', () => {
       limits: { maxEvents: 2, ttlMs: 5_000, batchSize: 10, blockMs: 10, claimStaleAfterMs: 60_000 },
       consumer: 'c',
       stopping: () => false,
+      solo: new SoloGate(),
     });
     expect(result.handled).toBe(2);
     expect(hooks.letters.map((l) => [l.kind, l.handler, l.reason, l.eventId]).sort()).toEqual([

@@ -19,6 +19,7 @@ import { OrderedConsumer } from '../ordering/ordered-consumer.js';
 import type { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import type { Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import { SoloGate } from '../support/solo-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import type { RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import type { Transport } from './transport.js';
@@ -154,11 +155,14 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
     observer: parts.observer,
   });
   const dispatcher = new Dispatcher(pipeline, gate);
+  // One per process: an event handed out again after its worker died runs alone.
+  const solo = new SoloGate();
   const inner = await transport
     .startWorker({
       dispatcher,
       config,
       logger,
+      solo,
       ...(options.onDrain ? { onDrain: options.onDrain } : {}),
     })
     .catch(async (error: unknown) => {
@@ -166,7 +170,7 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
       throw error;
     });
   const stopLanes = parts.orderedLanes
-    ? await startLanes(parts, pipeline, gate).catch(async (error: unknown) => {
+    ? await startLanes(parts, pipeline, gate, solo).catch(async (error: unknown) => {
         await inner.close(0);
         await gate.close();
         throw error;
@@ -208,6 +212,7 @@ async function startLanes(
   parts: WorkerParts,
   pipeline: HandlerPipeline,
   gate: HandlerGate,
+  solo: SoloGate,
 ): Promise<(timeoutMs: number) => Promise<void>> {
   const { config, logger, transport } = parts;
   const lanes = transport.workerOrdering();
@@ -226,6 +231,7 @@ async function startLanes(
     maintainEveryMs: config.orderingUpkeepMs,
     blockMs: config.blockMs,
     logger,
+    solo,
   })
     .start()
     .catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
+import type { SoloGate } from '../support/solo-gate.js';
 import type { Dispatcher } from './dispatcher.js';
 import { drainBatch } from './drain-batch.js';
 import type { EventLog, LogEntry } from './event-log.js';
@@ -54,6 +55,11 @@ export interface DrainDeps {
   readonly consumer: string;
   /** Polled between batches: true once the worker shuts down. */
   readonly stopping: () => boolean;
+  /**
+   * The worker process's gate, shared by all its drains and handler runs: a
+   * taken-over entry is claimed and handled alone (see {@link runDrain}).
+   */
+  readonly solo: SoloGate;
 }
 
 /**
@@ -65,19 +71,24 @@ export interface DrainDeps {
  * One event cannot fail the rest of its batch (see {@link drainBatch}).
  *
  * Entries a dead drain left pending are taken over one at a time, each
- * handled and acknowledged on its own before the next is claimed: a claim
- * counts a delivery, so only the entry being handled when a drain dies gains
- * one. A process-killing event thus reaches `maxDeliveries` and is given up
- * as `crashed`, while the healthy events of its batch are acknowledged at
- * their second delivery.
+ * claimed, handled and acknowledged alone in the process (`deps.solo`: the
+ * other drains and handler runs of the process finish the event they are on
+ * and start no other meanwhile) before the next is claimed. A claim counts a
+ * delivery, so if the process dies now only that entry gains one: a
+ * process-killing event thus reaches `maxDeliveries` and is given up as
+ * `crashed`, while the healthy events of its batch are acknowledged at their
+ * second delivery. The gate is taken only when an entry is stale
+ * (`EventLog.hasStale`), so drains run side by side otherwise.
  */
 export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
   const { log, limits, consumer } = deps;
   const deadline = Date.now() + limits.ttlMs;
   const deadLetters = observedDeadLetters(deps.deadLetters, deps.dispatcher.pipeline.observer);
-  const batch = async (entries: readonly LogEntry[]): Promise<number> => {
+  const drainOne = (entry: LogEntry) => deps.dispatcher.drainOne(entry.payload, entry.deliveries);
+  /** Handles and acknowledges entries; `alone` when the caller holds the gate alone already. */
+  const batch = async (entries: readonly LogEntry[], alone = false): Promise<number> => {
     const done = await drainBatch(entries, {
-      drainOne: (entry) => deps.dispatcher.drainOne(entry.payload, entry.deliveries),
+      drainOne: alone ? drainOne : (entry) => deps.solo.shared(() => drainOne(entry)),
       enqueue: deps.enqueue,
       deadLetters,
       logger: deps.dispatcher.pipeline.logger,
@@ -101,10 +112,15 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
     const now = Date.now();
     if (now >= deadline) break;
     if (now >= nextClaimAt) {
-      const stale = await log.claimStale(consumer, limits.claimStaleAfterMs);
-      if (stale !== undefined) {
+      const taken = (await log.hasStale(limits.claimStaleAfterMs))
+        ? await deps.solo.alone(async () => {
+            const stale = await log.claimStale(consumer, limits.claimStaleAfterMs);
+            return stale === undefined ? undefined : batch([stale], true);
+          })
+        : undefined;
+      if (taken !== undefined) {
         // Claim again at once: a dead drain's batch comes back one entry after the other.
-        handled += await batch([stale]);
+        handled += taken;
         continue;
       }
       nextClaimAt = now + Math.max(1, Math.floor(limits.claimStaleAfterMs / 2));

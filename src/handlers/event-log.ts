@@ -44,6 +44,12 @@ export interface EventLog {
    * that drain's batch.
    */
   claimStale(consumer: string, minIdleMs: number): Promise<LogEntry | undefined>;
+  /**
+   * Whether an entry has been pending longer than `minIdleMs`, so that
+   * {@link EventLog.claimStale} would find one. Reads only: claims nothing and
+   * counts no delivery.
+   */
+  hasStale(minIdleMs: number): Promise<boolean>;
   /** Acknowledges and removes handled entries. */
   ack(entryIds: readonly string[]): Promise<void>;
   /** Entries not yet acknowledged (waiting or being handled). */

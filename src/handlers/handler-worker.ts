@@ -1,5 +1,6 @@
 import type { CommitbusConfig } from '../config/config.js';
 import type { Logger } from '../support/logger.js';
+import type { SoloGate } from '../support/solo-gate.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { DrainResult } from './drain.js';
 
@@ -11,6 +12,12 @@ export interface WorkerRuntime {
   readonly config: CommitbusConfig;
   /** Where to log. */
   readonly logger: Logger;
+  /**
+   * The process's gate: drains and handler jobs run their events through it,
+   * and an event handed out again after its worker died runs alone (see
+   * {@link SoloGate}).
+   */
+  readonly solo: SoloGate;
   /** Called after each drain job with what it did. */
   readonly onDrain?: (result: DrainResult) => void;
 }

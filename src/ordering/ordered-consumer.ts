@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import type { SoloGate } from '../support/solo-gate.js';
 import { parseLane } from './lane.js';
 import type { LaneRunner } from './lane-runner.js';
 import type { LaneEvent, LaneStep, OrderingStore, StepReply } from './ordering-store.js';
@@ -23,6 +24,11 @@ export interface OrderedConsumerOptions {
   readonly blockMs: number;
   /** Where problems are logged. */
   readonly logger: Logger;
+  /**
+   * The process's gate, shared with its drains and handler jobs: a lane event
+   * runs as shared work, a redelivered one alone (see {@link SoloGate}).
+   */
+  readonly solo: SoloGate;
 }
 
 const STEP_RETRY_MAX_MS = 5_000;
@@ -208,7 +214,8 @@ export class OrderedConsumer {
         await this.record({ op: 'release', lane: event.lane });
         return undefined;
       }
-      return await this.runOne(event, { now: true });
+      // Alone in the process too: no drain or handler job of this worker runs meanwhile.
+      return await this.options.solo.alone(() => this.runOne(event, { alone: true }));
     } finally {
       this.soloLane = undefined;
       for (const wake of [...this.slotWaiters]) {
@@ -218,11 +225,16 @@ export class OrderedConsumer {
     }
   }
 
-  /** Runs one lane event and records its step; `now` sends the step without waiting for other lanes' steps. */
-  private async runOne(current: LaneEvent, { now = false } = {}): Promise<StepReply> {
+  /**
+   * Runs one lane event and records its step. `alone`: the caller holds the
+   * process's gate alone, and the step is sent without waiting for other
+   * lanes' steps.
+   */
+  private async runOne(current: LaneEvent, { alone = false } = {}): Promise<StepReply> {
     let step: LaneStep;
     try {
-      step = await this.options.runner.run(current);
+      const run = () => this.options.runner.run(current);
+      step = await (alone ? run() : this.options.solo.shared(run));
     } catch (error) {
       // Only the store can fail here (a dead letter not written): try the event again soon.
       this.options.logger.error(
@@ -239,7 +251,7 @@ export class OrderedConsumer {
         from: current.from,
       };
     }
-    const reply = await this.record(step, { now });
+    const reply = await this.record(step, { now: alone });
     if (reply === 'lost') {
       this.options.logger.warn(
         { worker: this.worker, lane: current.lane, position: current.position },

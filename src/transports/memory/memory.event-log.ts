@@ -148,6 +148,12 @@ export class MemoryEventLog implements EventLog {
     return undefined;
   }
 
+  async hasStale(minIdleMs: number): Promise<boolean> {
+    const now = Date.now();
+    for (const p of this.pending.values()) if (now - p.since >= minIdleMs) return true;
+    return false;
+  }
+
   async ack(entryIds: readonly string[]): Promise<void> {
     for (const id of entryIds) {
       this.pending.delete(id);

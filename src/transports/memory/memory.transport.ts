@@ -153,6 +153,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
       limits: runtime.config,
       consumer: `memory:${this.drains}`,
       stopping: () => running.stopping,
+      solo: runtime.solo,
     }).then(
       (result) => {
         running.drain = undefined;

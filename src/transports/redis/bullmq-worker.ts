@@ -62,6 +62,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
           limits: config,
           consumer: `${hostname()}:${process.pid}:${job.id}`,
           stopping: () => stopping,
+          solo: runtime.solo,
         });
         if (result.backlog > 0) await drainQueue.add(DRAIN_JOB, {}, DRAIN_JOB_OPTS);
         runtime.onDrain?.(result);
@@ -81,20 +82,25 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
       stalledInterval: config.lockDurationMs,
     },
   );
-  const handlerProcessor = (kind: HandlerJob['kind']) => (job: Job<HandlerJobData>) =>
-    processHandlerJob(
-      {
-        kind,
-        data: job.data,
-        attemptsMade: job.attemptsMade,
-        attempts: job.opts.attempts ?? 1,
-        // Each stall is a delivery whose worker died or lost its lock before finishing.
-        deliveries: job.stalledCounter + 1,
-        // The attempt history travels in the job's data, to the next run and into the dead letter.
-        saveFailures: (failures) => job.updateData({ ...job.data, failures: [...failures] }),
-      },
-      { dispatcher, enqueue, deadLetters },
-    );
+  const handlerProcessor = (kind: HandlerJob['kind']) => (job: Job<HandlerJobData>) => {
+    // Each stall is a delivery whose worker died or lost its lock before finishing.
+    const deliveries = job.stalledCounter + 1;
+    const run = () =>
+      processHandlerJob(
+        {
+          kind,
+          data: job.data,
+          attemptsMade: job.attemptsMade,
+          attempts: job.opts.attempts ?? 1,
+          deliveries,
+          // The attempt history travels in the job's data, to the next run and into the dead letter.
+          saveFailures: (failures) => job.updateData({ ...job.data, failures: [...failures] }),
+        },
+        { dispatcher, enqueue, deadLetters },
+      );
+    // A job handed out again runs alone in the process, as a taken-over stream entry does.
+    return deliveries > 1 ? runtime.solo.alone(run) : runtime.solo.shared(run);
+  };
   const handlerOpts = {
     ...workerOpts,
     concurrency: config.asyncConcurrency,

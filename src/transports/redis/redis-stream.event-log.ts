@@ -153,6 +153,12 @@ export class RedisStreamEventLog implements EventLog {
     return { entryId, payload: payloadOf(fields), deliveries: Number(deliveries) };
   }
 
+  async hasStale(minIdleMs: number): Promise<boolean> {
+    await this.ensureGroup();
+    const stale = await this.client.xpending(this.streamKey, this.group, 'IDLE', minIdleMs, '-', '+', 1);
+    return stale.length > 0;
+  }
+
   async ack(entryIds: readonly string[]): Promise<void> {
     if (entryIds.length === 0) return;
     await streamScripts(this.client).commitbusAckEvents(this.streamKey, this.group, ...entryIds);
