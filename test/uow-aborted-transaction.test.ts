@@ -112,6 +112,34 @@ describe.each([
     expect(await committedRecids(pg)).toEqual(['taken']);
   });
 
+  it('a failure caught in an onRegister that does I/O (a RecordCommitOp) rolls the unit of work back too', async () => {
+    const { transport, uows } = recordingBus(buses, pg, 0, config);
+    await uows.run((uow) => createRecord(uow, 'taken'));
+    const calls: string[] = [];
+    const error = await uows
+      .run(async (uow) => {
+        await createRecord(uow, 'a');
+        uow.register({
+          // Writes its record when registered, and swallows the failure, as an indexing op might.
+          onRegister: (u) =>
+            u.manager.insert(RecordRow, { recid: 'taken' }).then(
+              () => undefined,
+              () => undefined,
+            ),
+          onCommit: () => void calls.push('onCommit'),
+          onRollback: () => void calls.push('onRollback'),
+        });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionAbortedError);
+    expect((error as TransactionAbortedError).statement).toMatch(
+      /^INSERT INTO "commitbus_test_uow_aborted"\."records"/,
+    );
+    expect(calls).toEqual(['onRollback']);
+    expect(transport.sent()).toEqual(['RECORD.CREATE:taken']);
+    expect(await committedRecids(pg)).toEqual(['taken']);
+  });
+
   it('a failure undone by a savepoint (uow.manager.transaction) does not abort the unit of work', async () => {
     const { transport, uows } = recordingBus(buses, pg, 0, config);
     await uows.run((uow) => createRecord(uow, 'taken'));
