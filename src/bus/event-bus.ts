@@ -27,10 +27,10 @@ import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { BusStatus } from './bus-status.js';
-import { createRouterStores } from './create-router-stores.js';
 import { createTransport } from './create-transport.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
+import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
@@ -145,9 +145,12 @@ export class EventBus implements UnitOfWorkBus {
    * Given-up webhook batches share the bus's dead letters.
    */
   get router(): RouterStores {
-    this.routerStores ??= createRouterStores(this.config, this.logger, {
-      deadLetters: this.transport.deadLetters,
-    });
+    if (this.routerStores === undefined) {
+      if (this.transport.routerStores === undefined) {
+        throw new RouterStoresUnsupportedError(this.transport.constructor.name);
+      }
+      this.routerStores = this.transport.routerStores({ deadLetters: this.transport.deadLetters });
+    }
     return this.routerStores;
   }
 

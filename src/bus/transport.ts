@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventLog } from '../handlers/event-log.js';
@@ -5,6 +6,7 @@ import type { HandlerJobQueue } from '../handlers/handler-job-queue.js';
 import type { WorkerHost } from '../handlers/worker-host.js';
 import type { OrderingStore } from '../ordering/ordering-store.js';
 import type { WorkerOrderingSource } from '../ordering/worker-ordering.js';
+import type { RouterStores } from '../router/router-stores.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { Closable } from '../support/closable.js';
 
@@ -30,4 +32,26 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
    * password; any other error as it is. Adapters without a server leave it out.
    */
   failure?(action: string, error: unknown): unknown;
+  /**
+   * Resolves once the adapter's server answers; while it cannot be reached,
+   * rejects soon with a `TransportUnavailableError` naming the server and
+   * `action`. Adapters without a server leave it out.
+   */
+  reachable?(action: string): Promise<void>;
+  /**
+   * The BullMQ queues the adapter's work runs on (drain jobs, async handler
+   * jobs, retries), for a queue UI such as bull-board and for job counts
+   * (`commitbus/dashboard`); closed with the transport. Adapters whose work
+   * is not on BullMQ leave it out. A type only: naming it loads no BullMQ.
+   */
+  readonly bullmqQueues?: readonly Queue[];
+  /**
+   * Opens the HTTP event router's stores (tokens, topics, subscribers, the
+   * delivery queue) where this adapter keeps its data, on connections of
+   * their own that the stores' `close()` ends; given-up batches go to
+   * `shared.deadLetters` (the bus's). Each call opens new stores. Adapters
+   * that cannot hold a router's data leave it out: `bus.router` then throws
+   * `RouterStoresUnsupportedError`.
+   */
+  routerStores?(shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
 }

@@ -1,10 +1,9 @@
 import type { JobType, Queue } from 'bullmq';
 import type { EventBus } from '../bus/event-bus.js';
-import { BullmqTransport } from '../transports/redis/bullmq.transport.js';
 
-/** The bus's BullMQ queues (drain, async, retry); none on the memory transport. */
+/** The BullMQ queues the bus's transport runs on (drain, async, retry); none when its work is not on BullMQ. */
 export function bullmqQueuesOf(bus: EventBus): readonly Queue[] {
-  return bus.transport instanceof BullmqTransport ? bus.transport.bullmqQueues : [];
+  return bus.transport.bullmqQueues ?? [];
 }
 
 /**
@@ -18,7 +17,7 @@ export async function bullmqQueueCounts(
   states: readonly JobType[],
 ): Promise<{ name: string; counts: Record<string, number> }[]> {
   if (queues.length === 0) return [];
-  if (bus.transport instanceof BullmqTransport) await bus.transport.reachable('read the BullMQ queues');
+  await bus.transport.reachable?.('read the BullMQ queues');
   return Promise.all(
     queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...states) })),
   );

@@ -1,4 +1,5 @@
 import type { CommitbusConfig } from '../../config/config.js';
+import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import { runDrain } from '../../handlers/drain.js';
@@ -10,6 +11,7 @@ import { processHandlerJob } from '../../handlers/process-handler-job.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
+import type { RouterStores } from '../../router/router-stores.js';
 import type { Closable } from '../../support/closable.js';
 import { describeError } from '../../support/logger.js';
 import { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
@@ -18,6 +20,7 @@ import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryOrderingStore } from './memory.ordering-store.js';
 import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
+import { memoryRouterStores } from './memory-router-stores.js';
 
 interface Running {
   readonly runtime: WorkerRuntime;
@@ -80,6 +83,11 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
 
   workerOrdering(): WorkerOrdering {
     return { store: this.ordering, close: () => {} };
+  }
+
+  /** The router's stores in this process, lost when it stops (tests, the demo). */
+  routerStores(shared: { readonly deadLetters?: DeadLetterStore }): RouterStores {
+    return memoryRouterStores(shared);
   }
 
   async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { CommitbusConfig } from '../../config/config.js';
+import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
@@ -7,6 +8,7 @@ import type { WorkerHost } from '../../handlers/worker-host.js';
 import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-positions-mismatch.error.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
+import type { RouterStores } from '../../router/router-stores.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
@@ -22,6 +24,7 @@ import type { RedisClient } from './redis-client.js';
 import { RedisConnections } from './redis-connections.js';
 import { describeRedisFailure } from './redis-failure.js';
 import { isRedisOutage } from './redis-outage.js';
+import { redisRouterStores } from './redis-router-stores.js';
 import { RedisStreamEventLog } from './redis-stream.event-log.js';
 
 const KICK_ID = 'kick';
@@ -59,7 +62,7 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   private readonly gapWaitMs: number;
 
   constructor(
-    config: CommitbusConfig,
+    private readonly config: CommitbusConfig,
     private readonly logger: Logger,
   ) {
     this.names = queueNames(config);
@@ -100,6 +103,11 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
    */
   get bullmqQueues(): readonly Queue[] {
     return [this.drainQueue, this.jobs.async, this.jobs.retry];
+  }
+
+  /** The router's stores under the bus's hash tag, on a connection of their own (see `redisRouterStores`). */
+  routerStores(shared: { readonly deadLetters?: DeadLetterStore }): RouterStores {
+    return redisRouterStores(this.config, this.logger, shared);
   }
 
   workerOrdering(): WorkerOrdering {
