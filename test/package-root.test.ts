@@ -191,7 +191,10 @@ const ROOT_TYPES = [
   'SubscriptionStatus',
   'TopicMessage',
   'TopicRouteOptions',
+  'TransportAdapter',
+  'TransportContext',
   'TransportKind',
+  'TransportSettings',
   'UnitOfWorkBus',
   'UnitOfWorkDecoratorOptions',
   'UnitOfWorkMethodDecorator',
@@ -226,7 +229,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(179);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(182);
   });
 
   it('lists every one of its names in the README API section', () => {
@@ -254,6 +257,8 @@ describe('the subpath exports', () => {
       'RedisTokenStore',
       'UnexpectedRedisReplyError',
       'queueNames',
+      'redisRouterStores',
+      'redisTransport',
       'routerKeys',
     ]);
     expect(Object.keys(memory).sort()).toEqual([
@@ -266,6 +271,8 @@ describe('the subpath exports', () => {
       'MemoryTokenStore',
       'MemoryTransport',
       'MemoryWorkerStartedError',
+      'memoryRouterStores',
+      'memoryTransport',
     ]);
   });
 

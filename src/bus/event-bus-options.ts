@@ -7,6 +7,7 @@ import type { DrainResult } from '../handlers/drain.js';
 import type { EventHandlersConfig } from '../handlers/event-handlers-config.js';
 import type { MetricsAddress, MetricsServerOptions } from '../metrics/metrics-server.js';
 import type { Logger } from '../support/logger.js';
+import type { TransportAdapter } from './transport.js';
 
 /**
  * What `createEventBus` takes. Its hooks (`onPublished`, `onHandled`,
@@ -24,6 +25,15 @@ export interface EventBusOptions extends BusObserver {
    * as it is; the deprecated flat names still work, each warned about once.
    */
   config?: CommitbusOptions | CommitbusConfig;
+  /**
+   * Where events wait and workers take them from: `redisTransport({ url })`
+   * (`commitbus/redis`), `memoryTransport()` (`commitbus/memory`), or an
+   * adapter of your own. Its settings win over `config`'s (`transport`,
+   * `redis.url`, `redis.cluster`, `redis.prefix`).
+   * @defaultValue the one `config.transport` names (`REDIS_URL` and the
+   * `COMMITBUS_*` variables through `loadConfigFromEnv()`), else in-process
+   */
+  transport?: TransportAdapter;
   /**
    * Where commitbus logs (a pino logger fits).
    * @defaultValue warnings and errors as JSON lines on stderr

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
@@ -75,11 +76,14 @@ export class EventBus implements UnitOfWorkBus {
 
   /**
    * @param options - what `createEventBus` takes.
-   * @param transport - the adapter; by default the one `config.transport` names.
+   * @param transport - an opened transport (tests); by default `options.transport` opened, else the one `config.transport` names.
    */
   constructor(options: EventBusOptions, transport?: Transport) {
     this.logger = options.logger ?? consoleLogger;
-    this.config = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
+    const resolved = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
+    const adapter = options.transport;
+    this.config =
+      adapter?.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
     this.observers = new ObserverSet(this.logger);
     const hooks = observerOf(options);
     // Only when it has a hook: with no observer, handler runs skip the timing and notices.
@@ -91,7 +95,10 @@ export class EventBus implements UnitOfWorkBus {
       backoff: this.config.defaultBackoff,
       timeoutMs: this.config.handlerTimeoutMs,
     });
-    this.transport = transport ?? createTransport(this.config, this.logger);
+    this.transport =
+      transport ??
+      adapter?.open({ config: this.config, logger: this.logger }) ??
+      createTransport(this.config, this.logger);
     this.orderedLanes = orderedLanesEnabled(this.config.ordering, this.registry);
     this.publishing = new Publishing({
       config: this.config,

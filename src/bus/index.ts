@@ -8,3 +8,4 @@ export { RouterStoresUnsupportedError } from './errors/router-stores-unsupported
 export { createEventBus, EventBus } from './event-bus.js';
 export type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 export { type RunningRouter, type StartRouterDeps, startRouter } from './start-router.js';
+export type { TransportAdapter, TransportContext } from './transport.js';

@@ -1,4 +1,6 @@
 import type { Queue } from 'bullmq';
+import type { CommitbusConfig } from '../config/config.js';
+import type { TransportSettings } from '../config/transport-settings.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventLog } from '../handlers/event-log.js';
@@ -9,6 +11,7 @@ import type { WorkerOrderingSource } from '../ordering/worker-ordering.js';
 import type { RouterStores } from '../router/router-stores.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { Closable } from '../support/closable.js';
+import type { Logger } from '../support/logger.js';
 
 /**
  * Which ports an adapter provides (`commitbus/redis`, `commitbus/memory`);
@@ -54,4 +57,30 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
    * `RouterStoresUnsupportedError`.
    */
   routerStores?(shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
+}
+
+/** What a bus hands an adapter value when it opens its transport. */
+export interface TransportContext {
+  /** The bus's configuration, with the adapter's {@link TransportAdapter.settings} applied. */
+  readonly config: CommitbusConfig;
+  /** Where the bus logs. */
+  readonly logger: Logger;
+}
+
+/**
+ * A transport as a value, given to `createEventBus({ transport })`:
+ * `redisTransport({ url })` from `commitbus/redis`, `memoryTransport()`
+ * from `commitbus/memory`, or one of your own. The bus applies its
+ * `settings` over its options, then calls `open` once and closes what it
+ * returns with the bus. Adapters implement this structurally (they never
+ * import the bus); a new one is a folder of its own plus a line in the
+ * conformance list, and nothing above the adapters names it.
+ */
+export interface TransportAdapter {
+  /** A name for logs and errors (`redis`, `memory`); nothing switches on it. */
+  readonly name: string;
+  /** Where its data lives, applied over the bus's options (its Redis URL wins over `config.redis.url`). */
+  readonly settings?: TransportSettings;
+  /** Opens the transport of one bus. */
+  open(context: TransportContext): Transport;
 }

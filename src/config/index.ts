@@ -20,3 +20,4 @@ export type {
   SchedulingOptions,
 } from './option-groups.js';
 export type { RedisClusterNode } from './redis-cluster-node.js';
+export type { TransportSettings } from './transport-settings.js';

@@ -113,6 +113,14 @@ export function resolveConfig(
   return config;
 }
 
+/**
+ * Checks a flat configuration as {@link resolveConfig} checks what it
+ * makes; throws a `ConfigError` naming the first option that is wrong.
+ */
+export function checkConfig(config: CommitbusConfig): void {
+  validate(config, () => '');
+}
+
 /** `drains.maxEvents`: how messages name an option. */
 function option(key: keyof CommitbusConfig): string {
   return OPTION_PATHS[key];

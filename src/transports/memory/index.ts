@@ -11,3 +11,5 @@ export { MemoryRouterCatalog } from './memory.router-catalog.js';
 export { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 export { MemoryTokenStore } from './memory.token-store.js';
 export { MemoryTransport } from './memory.transport.js';
+export { memoryRouterStores } from './memory-router-stores.js';
+export { memoryTransport } from './memory-transport.js';

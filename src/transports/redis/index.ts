@@ -13,5 +13,7 @@ export { RedisOrderingStore } from './redis.ordering-store.js';
 export { RedisRouterCatalog } from './redis.router-catalog.js';
 export { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 export { RedisTokenStore } from './redis.token-store.js';
+export { redisRouterStores } from './redis-router-stores.js';
 export { RedisStreamEventLog } from './redis-stream.event-log.js';
+export { type RedisTransportOptions, redisTransport } from './redis-transport.js';
 export { type RouterKeys, routerKeys } from './router-keys.js';

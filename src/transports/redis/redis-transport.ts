@@ -1,0 +1,33 @@
+import type { CommitbusConfig } from '../../config/config.js';
+import type { RedisOptions } from '../../config/option-groups.js';
+import type { TransportSettings } from '../../config/transport-settings.js';
+import type { Logger } from '../../support/logger.js';
+import { BullmqTransport } from './bullmq.transport.js';
+
+/** Where `redisTransport` connects: each field left out keeps the bus's `config.redis` option. */
+export type RedisTransportOptions = Partial<Pick<RedisOptions, 'url' | 'cluster' | 'prefix'>>;
+
+/**
+ * The Redis adapter as a value, for `createEventBus({ transport:
+ * redisTransport({ url }) })`: events in a Redis stream, handler jobs on
+ * BullMQ, on one Redis (`url`) or a Redis Cluster (`cluster`: a few nodes,
+ * or an ioredis `Cluster` to copy). Its options win over the bus's
+ * `config.redis`; the rest of `config` (drains, handlers, ...) still
+ * applies. A wrong URL is a `ConfigError` with the password masked.
+ */
+export function redisTransport(options: RedisTransportOptions = {}): {
+  readonly name: 'redis';
+  readonly settings: TransportSettings;
+  open(context: { readonly config: CommitbusConfig; readonly logger: Logger }): BullmqTransport;
+} {
+  const redis: RedisTransportOptions = {
+    ...(options.url === undefined ? {} : { url: options.url }),
+    ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
+    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+  };
+  return {
+    name: 'redis',
+    settings: { transport: 'bullmq', redis },
+    open: ({ config, logger }) => new BullmqTransport(config, logger),
+  };
+}

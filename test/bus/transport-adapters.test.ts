@@ -1,0 +1,140 @@
+/**
+ * Transports as values: `createEventBus({ transport: redisTransport({ url }) })`,
+ * `memoryTransport()`, or an adapter of one's own, made here outside `src`
+ * by wrapping the in-process one. The adapter's settings win over the bus's
+ * options; what an adapter leaves out (router stores) the bus says clearly.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  defineHandler,
+  type EventBus,
+  type EventBusOptions,
+  RouterStoresUnsupportedError,
+} from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
+import { Buses } from '../helpers/buses.js';
+import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
+import { REDIS_URL } from '../helpers/redis.js';
+import { redisTestBed } from '../helpers/redis-test-bed.js';
+
+const { prefix: PREFIX, redis } = redisTestBed('transport-adapters');
+const buses = new Buses();
+
+/** A bus with one sync handler recording the recids it sees, its worker started. */
+async function recordingBus(
+  options: Omit<EventBusOptions, 'events'>,
+): Promise<{ bus: EventBus; seen: string[] }> {
+  const seen: string[] = [];
+  const handler = defineHandler<RecordEvent>('adapters.seen', async (e) => void seen.push(e.recid));
+  const { bus } = await buses.start({
+    events: TEST_EVENTS,
+    handlers: { RECORD: [[handler, true]] },
+    ...options,
+  });
+  return { bus, seen };
+}
+
+const thrown = (run: () => unknown): unknown => {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
+
+describe('redisTransport()', () => {
+  it('runs the bus on the Redis and under the prefix it names, over config.redis', async () => {
+    const { bus, seen } = await recordingBus({
+      transport: redisTransport({ url: REDIS_URL, prefix: PREFIX }),
+      // Both lose to the adapter's own.
+      config: {
+        redis: { url: 'redis://127.0.0.1:1', prefix: 'not-this-one' },
+        drains: { scheduleEveryMs: 0 },
+      },
+    });
+    try {
+      await bus.publish(recordCreated('a'));
+      await bus.whenIdle(10_000);
+      expect(seen).toEqual(['a']);
+      expect(bus.config.transport).toBe('bullmq');
+      expect(bus.config.redisUrl).toBe(REDIS_URL);
+      expect((await bus.status()).bus).toMatchObject({ prefix: PREFIX, transport: 'bullmq' });
+      expect((await redis.keys(`{${PREFIX}:*`)).length).toBeGreaterThan(0);
+      expect(await redis.keys('{not-this-one:*')).toEqual([]);
+    } finally {
+      await buses.closeAll();
+    }
+  });
+
+  it('refuses a wrong URL with a ConfigError that masks its password', () => {
+    const error = thrown(() =>
+      buses.create({
+        events: TEST_EVENTS,
+        transport: redisTransport({ url: 'redis://u:s3cret@127.0.0.1:6379/db?x=1' }),
+      }),
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/redis\.url/);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+});
+
+describe('memoryTransport()', () => {
+  it('runs the bus in this process, whatever config.transport says', async () => {
+    const { bus, seen } = await recordingBus({
+      transport: memoryTransport(),
+      config: { transport: 'bullmq' },
+    });
+    try {
+      await bus.publish(recordCreated('m'));
+      await bus.whenIdle(5_000);
+      expect(seen).toEqual(['m']);
+      expect(bus.config.transport).toBe('memory');
+      expect(bus.router).toBe(bus.router);
+      expect(bus.router.deadLetters).toBe(bus.transport.deadLetters);
+      expect(bus.transport.bullmqQueues).toBeUndefined();
+    } finally {
+      await buses.closeAll();
+    }
+  });
+});
+
+describe('an adapter of its own, without router stores', () => {
+  it('runs the bus, and bus.router throws RouterStoresUnsupportedError', async () => {
+    const inner = memoryTransport();
+    const { bus, seen } = await recordingBus({
+      transport: {
+        name: 'wrapped',
+        ...(inner.settings === undefined ? {} : { settings: inner.settings }),
+        open: (context) => {
+          const t = inner.open(context);
+          return {
+            log: t.log,
+            jobs: t.jobs,
+            rules: t.rules,
+            deadLetters: t.deadLetters,
+            ordering: t.ordering,
+            publish: (events) => t.publish(events),
+            releaseDue: (limit) => t.releaseDue(limit),
+            startWorker: (runtime) => t.startWorker(runtime),
+            workerOrdering: () => t.workerOrdering(),
+            close: () => t.close(),
+          };
+        },
+      },
+    });
+    try {
+      await bus.publish(recordCreated('w'));
+      await bus.whenIdle(5_000);
+      expect(seen).toEqual(['w']);
+      const error = thrown(() => bus.router);
+      expect(error).toBeInstanceOf(RouterStoresUnsupportedError);
+      expect((error as RouterStoresUnsupportedError).code).toBe('COMMITBUS_ROUTER_STORES_UNSUPPORTED');
+    } finally {
+      await buses.closeAll();
+    }
+  });
+});
