@@ -1,5 +1,5 @@
 import type { AttemptFailureJson } from '../dead-letters/attempt-failure.js';
-import type { BackoffOptions } from '../support/backoff.js';
+import type { BackoffOptions } from '../support/retry-policy.js';
 
 /** Work that leaves the drain: one handler run, or a retry of a sync chain. */
 export interface HandlerJob {

@@ -1,6 +1,6 @@
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { type JobState, jobStateOf } from '../../handlers/handler-job-counts.js';
-import { backoffDelay } from '../../support/backoff.js';
+import { retryDelay } from '../../support/retry-policy.js';
 
 interface Ready {
   readonly job: HandlerJob;
@@ -94,7 +94,7 @@ export class MemoryJobRunner {
       const made = attemptsMade + 1;
       if (made < job.attempts && !this.closed) {
         this.live.set(job.jobId, jobStateOf(job, made, false));
-        this.schedule({ job: current, attemptsMade: made }, backoffDelay(job.backoff, made));
+        this.schedule({ job: current, attemptsMade: made }, retryDelay(job.backoff, made));
       } else {
         this.live.delete(job.jobId);
         if (made >= job.attempts) this.onGiveUp(current, error);
