@@ -106,7 +106,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
     };
     const runner = new MemoryJobRunner(
       runtime.config.asyncConcurrency,
-      (job, attemptsMade, save) =>
+      (job, attemptsMade, save, retryIn) =>
         processHandlerJob(
           {
             kind: job.kind,
@@ -114,6 +114,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
             attemptsMade,
             attempts: job.attempts,
             saveFailures: async (failures) => save({ ...job, failures }),
+            retryIn,
           },
           deps,
         ),
