@@ -3,7 +3,6 @@ import { resolveConfig, resolveOptions } from '../src/config/resolve-config.js';
 import { EventRegistry } from '../src/events/event-registry.js';
 import { HandlerTable } from '../src/handlers/handler-table.js';
 import {
-  type BackoffOptions,
   type CommitbusConfig,
   ConfigError,
   createEventBus,
@@ -17,7 +16,6 @@ import {
   type TransportKind,
   UnknownHandlerError,
 } from '../src/index.js';
-import { backoffDelay } from '../src/support/backoff.js';
 
 @EventType('A.B.C')
 class Deep extends Event {}
@@ -208,32 +206,6 @@ describe('loadConfigFromEnv', () => {
       'batchSize must be a positive integer, got 0',
     );
     expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'sqs' })).toThrow('got "sqs"');
-  });
-});
-
-describe('backoffDelay', () => {
-  const samples = (backoff: BackoffOptions, attempt: number) =>
-    Array.from({ length: 500 }, () => backoffDelay(backoff, attempt));
-
-  it('waits between d * (1 - jitter) and d, spread over that range, as BullMQ does', () => {
-    const fixed = samples({ type: 'fixed', delayMs: 1_000, jitter: 0.5 }, 3);
-    expect(Math.min(...fixed)).toBeGreaterThanOrEqual(500);
-    expect(Math.max(...fixed)).toBeLessThanOrEqual(1_000);
-    expect(new Set(fixed).size).toBeGreaterThan(100);
-    // Exponential: d = 100 * 2^(3-1) = 400 before the third retry.
-    const exponential = samples({ type: 'exponential', delayMs: 100, jitter: 0.25 }, 3);
-    expect(Math.min(...exponential)).toBeGreaterThanOrEqual(300);
-    expect(Math.max(...exponential)).toBeLessThanOrEqual(400);
-    expect(Math.max(...exponential) - Math.min(...exponential)).toBeGreaterThan(50);
-  });
-
-  it('is exact without jitter', () => {
-    expect(samples({ type: 'exponential', delayMs: 100 }, 4).every((d) => d === 800)).toBe(true);
-    expect(samples({ type: 'fixed', delayMs: 70, jitter: 0 }, 4).every((d) => d === 70)).toBe(true);
-  });
-
-  it("never passes Node's timer limit, however many attempts an exponential backoff has made", () => {
-    expect(backoffDelay({ type: 'exponential', delayMs: 1_000 }, 40)).toBe(2_147_483_647);
   });
 });
 

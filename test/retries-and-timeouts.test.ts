@@ -122,9 +122,9 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts
     await bus.publish(event);
 
     if (transport === 'bullmq') {
-      // BullMQ computes the waits itself: the jobs carry the handler's backoff, jitter included.
+      // The jobs carry the handler's backoff under commitbus's own strategy: commitbus computes the waits.
       await waitFor('the first failures', () => runsAt.size === 2);
-      const expected = { type: 'fixed', delay: 200, jitter: 0.5 };
+      const expected = { type: 'commitbus:fixed', delay: 200, jitter: 0.5 };
       const [asyncQueue, retryQueue] = [
         openQueue(redis, bus.config, 'async'),
         openQueue(redis, bus.config, 'retry'),
@@ -159,6 +159,49 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts
       }
     }
     expect((await bus.deadLetters.list()).map((l) => l.attempts.length)).toEqual([3, 3]);
+  });
+
+  it('times every retry by the attempt that failed, sync chain and async job alike, and tells onRetry that wait', async () => {
+    const runsAt = new Map<string, number[]>();
+    const retries: { handler: string; attempt: number; delayMs: number }[] = [];
+    const failing = (name: string) =>
+      defineHandler(name, () => {
+        runsAt.set(name, [...(runsAt.get(name) ?? []), Date.now()]);
+        throw new Error(`${name} is down`);
+      });
+    const backoff = { type: 'exponential', delayMs: 100, jitter: 0 } as const;
+    const handlers: EventHandlersConfig = {
+      'RECORD.CREATE': [
+        { handler: failing('doubling.sync'), sync: true, attempts: 4, backoff },
+        { handler: failing('doubling.async'), attempts: 4, backoff },
+      ],
+    };
+    const bus = await start({
+      events: TEST_EVENTS,
+      handlers,
+      config: config('doubling'),
+      onRetry: ({ handler, attempt, delayMs }) => void retries.push({ handler, attempt, delayMs }),
+    });
+    await bus.publish(recordCreated('a'));
+    await bus.whenIdle(10_000);
+
+    // The wait after attempt n is 100 * 2^(n-1) on both: a sync chain's retry job doubles from where the drain left off.
+    for (const name of ['doubling.sync', 'doubling.async']) {
+      const times = runsAt.get(name) ?? [];
+      expect(times).toHaveLength(4);
+      const told = retries.filter((r) => r.handler === name).sort((a, b) => a.attempt - b.attempt);
+      expect(told.map((r) => [r.attempt, r.delayMs])).toEqual([
+        [1, 100],
+        [2, 200],
+        [3, 400],
+      ]);
+      for (let i = 1; i < times.length; i++) {
+        const gap = (times[i] as number) - (times[i - 1] as number);
+        expect(gap, `${name} gap ${i}`).toBeGreaterThanOrEqual(100 * 2 ** (i - 1) - 2);
+        expect(gap, `${name} gap ${i}`).toBeLessThan(100 * 2 ** (i - 1) + 400);
+      }
+    }
+    await expectNoFailedJobs(bus);
   });
 
   it('times out a hung sync handler: the drain goes on, and the rest of the event still runs', async () => {

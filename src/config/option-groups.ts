@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import type { BackoffOptions } from '../support/backoff.js';
+import type { BackoffOptions } from '../support/retry-policy.js';
 import type { RedisClusterNode } from './redis-cluster-node.js';
 
 /**

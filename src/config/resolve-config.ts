@@ -1,4 +1,4 @@
-import { backoffProblem } from '../support/backoff.js';
+import { backoffProblem } from '../support/retry-policy.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import type { CommitbusOptions, ResolvedCommitbusOptions } from './commitbus-options.js';
 import { type CommitbusConfig, DEFAULT_CONFIG } from './config.js';

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../support/logger.js';
+import type { RetryPolicy } from '../support/retry-policy.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventModel, Listener } from './event-model.js';
@@ -92,6 +93,17 @@ export const EVENT_STORE_DEFAULTS = {
   stepTimeoutMs: 30_000,
   sqliteWal: true,
 } as const satisfies Partial<EventStoreOptions>;
+
+/**
+ * The retry policy of a halted event (the writer's) and of a failed event of
+ * a subscription: `retryDelayMs`, doubling per attempt, at most `maxRetryDelayMs`.
+ */
+export function haltRetryPolicy(options: {
+  readonly retryDelayMs: number;
+  readonly maxRetryDelayMs: number;
+}): RetryPolicy {
+  return { type: 'exponential', delayMs: options.retryDelayMs, maxDelayMs: options.maxRetryDelayMs };
+}
 
 /** Checks what {@link createEventStore} was given; throws `EventStoreUsageError` saying what is wrong. */
 export function checkOptions(options: EventStoreOptions): void {

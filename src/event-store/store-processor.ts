@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { describeError, type Logger } from '../support/logger.js';
+import { retryDelay } from '../support/retry-policy.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { refuseAbandoned } from './cycle-attempt.js';
@@ -10,6 +11,7 @@ import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { WriterConflictError } from './errors/writer-conflict.error.js';
 import type { CycleSetting } from './event-cycle.js';
 import type { EventQueue } from './event-queue.js';
+import { haltRetryPolicy } from './event-store-options.js';
 import type { FailureNotices } from './failure-notices.js';
 import { keepingAlive, limitIdle } from './keep-alive.js';
 import type { ListenerQueue } from './listener-queue.js';
@@ -291,7 +293,7 @@ export class StoreProcessor {
     if (outcome.failed === undefined) return 0;
     const { event, failure } = outcome.failed;
     const attempts = event.attempts + 1;
-    const wait = Math.min(this.settings.maxRetryDelayMs, this.settings.retryDelayMs * 2 ** (attempts - 1));
+    const wait = retryDelay(haltRetryPolicy(this.settings), attempts);
     this.halt = { v: event.v, retryAt: Date.now() + wait };
     const [row] = await this.gate(() => queue.history(runner.manager, [event.v]));
     if (row !== undefined) watch.halted(row);

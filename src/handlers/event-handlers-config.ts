@@ -1,5 +1,5 @@
 import type { Event } from '../events/event.js';
-import type { BackoffOptions } from '../support/backoff.js';
+import type { BackoffOptions } from '../support/retry-policy.js';
 import type { Handler, IdempotentHandler } from './handler.js';
 
 /** A handler entry with options. */

@@ -1,5 +1,5 @@
 import type { AttemptFailureJson } from '../dead-letters/attempt-failure.js';
-import type { BackoffOptions } from '../support/backoff.js';
+import { type BackoffOptions, retryDelay } from '../support/retry-policy.js';
 
 /** Work that leaves the drain: one handler run, or a retry of a sync chain. */
 export interface HandlerJob {
@@ -24,4 +24,15 @@ export interface HandlerJob {
   readonly firstAttempt?: number;
   /** Failed attempts so far, first to last; each failed run of the job appends one. */
   readonly failures?: readonly AttemptFailureJson[];
+}
+
+/**
+ * The wait before a job's next run when its run threw without the pipeline
+ * deciding one (a store failed): the handler's backoff at the attempt that
+ * failed, as the pipeline would have said. A transport times every retry of a
+ * job with this or with the wait the run told it, never with a backoff of its own.
+ * @param runsMade - the job's runs so far, the one that failed included.
+ */
+export function jobRetryDelay(job: Pick<HandlerJob, 'backoff' | 'firstAttempt'>, runsMade: number): number {
+  return retryDelay(job.backoff, (job.firstAttempt ?? 1) - 1 + runsMade);
 }

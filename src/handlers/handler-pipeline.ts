@@ -5,8 +5,8 @@ import {
   undecodableDeadLetter,
 } from '../dead-letters/dead-letter.js';
 import type { Event } from '../events/event.js';
-import { backoffDelay } from '../support/backoff.js';
 import { describeError, type Logger } from '../support/logger.js';
+import { retryDelay } from '../support/retry-policy.js';
 import { HandlerCrashedError } from './errors/handler-crashed.error.js';
 import { asError } from './errors/thrown-value.error.js';
 import { UnknownHandlerError } from './errors/unknown-handler.error.js';
@@ -140,7 +140,7 @@ export class HandlerPipeline {
             : 'ordered event handler failed; it runs again after its backoff, and later events of its key wait',
         );
         if (ran !== undefined) this.observer.notify('onHandlerFailed', { ...ran, error, next: 'retry' });
-        const delayMs = backoffDelay(handler.backoff, attempt);
+        const delayMs = retryDelay(handler.backoff, attempt);
         return end({ op: 'retry', handler, index, attempt, failures: all, delayMs, error });
       }
       const given = this.giveUp(work, event, handler, index, all, reason);

@@ -1,5 +1,5 @@
 import type { EventRegistry } from '../events/event-registry.js';
-import { type BackoffOptions, backoffProblem } from '../support/backoff.js';
+import { type BackoffOptions, backoffProblem } from '../support/retry-policy.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { describeValue } from './describe-value.js';
 import { HandlerConfigError } from './errors/handler-config.error.js';

@@ -1,4 +1,4 @@
-export type { BackoffOptions } from '../support/backoff.js';
+export type { BackoffOptions } from '../support/retry-policy.js';
 export type {
   AfterFailure,
   BusObserver,

@@ -30,6 +30,13 @@ export interface HandlerJobRun {
   readonly deliveries?: number;
   /** Stores the failures so far with the job, before it is run again. */
   saveFailures(failures: readonly AttemptFailureJson[]): Promise<void>;
+  /**
+   * Told the wait before the job's next run, as the pipeline decided it (the
+   * handler's backoff at the attempt that failed), just before the error that
+   * asks for that run is thrown. A run that throws without telling it (a store
+   * failed) waits `jobRetryDelay`.
+   */
+  readonly retryIn?: (delayMs: number) => void;
 }
 
 /** What running handler jobs needs. */
@@ -45,8 +52,8 @@ export interface HandlerJobDeps {
 /**
  * Runs one async-handler or retry job through the handler pipeline. When the
  * job's own handler fails with attempts left, its failures are saved with the
- * job and the error (always an `Error`) is thrown, so the transport runs it
- * again after its backoff. Anything else the pipeline decided (dead letters,
+ * job, the wait is told to `run.retryIn` and the error (always an `Error`) is
+ * thrown, so the transport runs it again after that wait. Anything else the pipeline decided (dead letters,
  * retry jobs further down a sync chain, parked and dropped runs) is stored,
  * and the job completes.
  */
@@ -76,5 +83,8 @@ export async function processHandlerJob(run: HandlerJobRun, deps: HandlerJobDeps
     await run.saveFailures(stored.again.failures.map(attemptFailureToJson));
   }
   if (stored.retried !== undefined) deps.dispatcher.pipeline.observer.notify('onRetry', stored.retried);
-  if (stored.again !== undefined) throw stored.again.error;
+  if (stored.again !== undefined) {
+    run.retryIn?.(stored.again.delayMs);
+    throw stored.again.error;
+  }
 }

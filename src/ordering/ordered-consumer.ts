@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FailureLog } from '../support/failure-log.js';
 import { describeError, type Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import { type RetryPolicy, retryDelay } from '../support/retry-policy.js';
 import type { SoloGate } from '../support/solo-gate.js';
 import { parseLane } from './lane.js';
 import type { LaneRunner } from './lane-runner.js';
@@ -31,7 +33,8 @@ export interface OrderedConsumerOptions {
   readonly solo: SoloGate;
 }
 
-const STEP_RETRY_MAX_MS = 5_000;
+/** The wait between tries of a store call that failed (Redis away): 100 ms, doubling, at most 5 s. */
+const STORE_RETRY: RetryPolicy = { type: 'exponential', delayMs: 100, maxDelayMs: 5_000 };
 
 /** Events a worker handles on one lane before it puts the lane back in the queue (time-slicing). */
 const EVENTS_PER_TURN = 100;
@@ -112,7 +115,7 @@ export class OrderedConsumer {
   }
 
   private async intake(): Promise<void> {
-    let failures = 0;
+    const failures = new FailureLog(this.options.logger);
     while (!this.stopping) {
       if (this.active >= this.options.concurrency || this.soloLane !== undefined) {
         await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
@@ -132,17 +135,15 @@ export class OrderedConsumer {
           const one = await this.store.waitAndClaim(this.worker, this.blockMs);
           events = one === undefined ? [] : [one];
         }
-        failures = 0;
+        failures.succeeded();
         for (const event of events) this.startLane(event);
       } catch (error) {
         if (this.stopping) break;
-        if (failures++ % 30 === 0) {
-          this.options.logger.warn(
-            { worker: this.worker, error: describeError(error).message },
-            'could not take ordered lanes; retrying',
-          );
-        }
-        await sleep(Math.min(STEP_RETRY_MAX_MS, 100 * 2 ** Math.min(failures, 6)));
+        failures.failed(
+          { worker: this.worker, error: describeError(error).message },
+          'could not take ordered lanes; retrying',
+        );
+        await sleep(retryDelay(STORE_RETRY, failures.inARow));
       }
     }
   }
@@ -268,7 +269,9 @@ export class OrderedConsumer {
    * on its own at once with `now`); retried while the store is unreachable.
    */
   private async record(step: LaneStep, { now = false } = {}): Promise<StepReply> {
-    for (let failures = 0; ; failures++) {
+    // Made on the first failure only: a step's record is on the hot path.
+    let failures: FailureLog | undefined;
+    for (;;) {
       try {
         return await new Promise<StepReply>((resolve, reject) => {
           if (now) {
@@ -279,13 +282,12 @@ export class OrderedConsumer {
           if (this.batch.length === 1) setImmediate(() => this.flush());
         });
       } catch (error) {
-        if (failures % 30 === 0) {
-          this.options.logger.warn(
-            { lane: step.lane, op: step.op, error: describeError(error).message },
-            'could not record an ordered event step; retrying',
-          );
-        }
-        await sleep(Math.min(STEP_RETRY_MAX_MS, 100 * 2 ** Math.min(failures, 6)));
+        failures ??= new FailureLog(this.options.logger);
+        failures.failed(
+          { lane: step.lane, op: step.op, error: describeError(error).message },
+          'could not record an ordered event step; retrying',
+        );
+        await sleep(retryDelay(STORE_RETRY, failures.inARow));
       }
     }
   }

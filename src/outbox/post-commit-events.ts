@@ -6,6 +6,7 @@ import type { OutgoingEvent } from '../events/outgoing-event.js';
 import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
 import type { Logger } from '../support/logger.js';
 import { describeError } from '../support/logger.js';
+import { mayRetry, retryDelay } from '../support/retry-policy.js';
 import { PublishAfterCommitError } from '../uow/errors/publish-after-commit.error.js';
 import { UnitOfWorkClosedError } from '../uow/errors/unit-of-work-closed.error.js';
 import type { UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
@@ -170,6 +171,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
     const outgoing = this.outgoing();
     if (outgoing.length === 0) return;
     const { publishAttempts, publishBackoffMs } = this.bus.config;
+    const policy = { type: 'exponential', delayMs: publishBackoffMs, attempts: publishAttempts } as const;
     let lastError: unknown;
     for (let attempt = 1; attempt <= publishAttempts; attempt++) {
       try {
@@ -177,7 +179,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
         return;
       } catch (error) {
         lastError = error;
-        if (attempt < publishAttempts) await sleep(publishBackoffMs * 2 ** (attempt - 1));
+        if (mayRetry(policy, attempt)) await sleep(retryDelay(policy, attempt));
       }
     }
     throw new PublishAfterCommitError(

@@ -1,3 +1,4 @@
+import { FailureLog } from './failure-log.js';
 import type { Logger } from './logger.js';
 import { describeError } from './logger.js';
 
@@ -10,7 +11,7 @@ export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private failuresInARow = 0;
+  private readonly failures: FailureLog;
 
   /**
    * @param name - named in logs.
@@ -22,8 +23,10 @@ export class PeriodicTask {
     private readonly name: string,
     private readonly everyMs: number,
     private readonly run: () => Promise<unknown>,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.failures = new FailureLog(logger);
+  }
 
   /** Runs once now (or, with `now: false`, after `everyMs`), then on schedule. */
   start({ now = true }: { now?: boolean } = {}): this {
@@ -50,18 +53,13 @@ export class PeriodicTask {
   private tick(): void {
     this.running = this.run()
       .then(
-        () => {
-          if (this.failuresInARow > 0) this.logger.info({ task: this.name }, `${this.name} recovered`);
-          this.failuresInARow = 0;
-        },
-        (error: unknown) => {
-          // An outage fails every run: log the first failure, then one in 30.
-          if (this.failuresInARow++ % 30 !== 0) return;
-          this.logger.warn(
-            { task: this.name, error: describeError(error).message, failuresInARow: this.failuresInARow },
+        () => this.failures.succeeded({ fields: { task: this.name }, message: `${this.name} recovered` }),
+        // An outage fails every run: the first failure is logged, then one in 30.
+        (error: unknown) =>
+          this.failures.failed(
+            { task: this.name, error: describeError(error).message },
             `${this.name} failed; it is retried on schedule`,
-          );
-        },
+          ),
       )
       .finally(() => {
         this.running = undefined;

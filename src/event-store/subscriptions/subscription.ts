@@ -1,7 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { describeError, type Logger } from '../../support/logger.js';
+import { retryDelay } from '../../support/retry-policy.js';
 import { withTransactionGate } from '../../uow/transaction-gate.js';
 import type { EventQueue } from '../event-queue.js';
+import { haltRetryPolicy } from '../event-store-options.js';
 import type { HistoryEvent } from '../store-event.js';
 import type { CheckpointTable } from './checkpoint-table.js';
 import { runHandler } from './run-handler.js';
@@ -256,8 +258,7 @@ export class Subscription {
       { ...fields, error: failure.message },
       `event store: subscription "${this.name}" failed v${failure.v}; retrying`,
     );
-    const { retryDelayMs, maxRetryDelayMs } = this.options;
-    return Math.min(maxRetryDelayMs, retryDelayMs * 2 ** Math.min(30, failure.attempts - 1));
+    return retryDelay(haltRetryPolicy(this.options), failure.attempts);
   }
 
   private async renew(): Promise<void> {

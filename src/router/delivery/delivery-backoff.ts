@@ -1,3 +1,5 @@
+import { retryDelay } from '../../support/retry-policy.js';
+
 /** How long a failed batch waits before its next delivery. */
 export interface DeliveryBackoff {
   /**
@@ -41,7 +43,11 @@ export function deliveryRetryDelay(
 ): number {
   const hp = Math.max(0, Math.min(100, health));
   const byHealth = Math.round(backoff.baseMs * 2 ** -hp);
-  const byAttempt = backoff.floorMs * 2 ** Math.max(0, Math.min(attempts - 1, 40));
+  // The floor is commitbus's one retry policy; only the health part is Routemaster's.
+  const byAttempt = retryDelay(
+    { type: 'exponential', delayMs: backoff.floorMs, maxDelayMs: backoff.maxMs },
+    attempts,
+  );
   const delay = Math.min(backoff.maxMs, Math.max(byHealth, byAttempt));
   return Math.round(delay * (1 + random() * 0.5));
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterReason } from '../../dead-letters/dead-letter.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import { FailureLog } from '../../support/failure-log.js';
 import { describeError, type Logger, silentLogger } from '../../support/logger.js';
 import type { Batch } from '../batch.js';
 import type { BatchStore } from '../batch-store.js';
@@ -75,7 +76,7 @@ export class DeliveryWorker {
 
   private async run(): Promise<void> {
     const { settings } = this.deps;
-    let failuresInARow = 0;
+    const failures = new FailureLog(this.logger);
     while (!this.closing) {
       const free = settings.concurrency - this.inFlight.size;
       try {
@@ -89,17 +90,15 @@ export class DeliveryWorker {
                 maxInFlightPerSubscriber: settings.maxInFlightPerSubscriber,
               })
             : [];
-        failuresInARow = 0;
+        failures.succeeded();
         const read = this.readOncePerSubscriber();
         for (const batch of taken) this.track(this.deliver(batch, read(batch.subscriber)));
         if (taken.length === 0 || taken.length === free) await this.idle();
       } catch (error) {
-        if (failuresInARow++ % 30 === 0) {
-          this.logger.warn(
-            { worker: this.id, error: describeError(error).message, failuresInARow },
-            'delivery worker could not take batches; it tries again',
-          );
-        }
+        failures.failed(
+          { worker: this.id, error: describeError(error).message },
+          'delivery worker could not take batches; it tries again',
+        );
         await this.idle();
       }
     }

@@ -1,20 +1,26 @@
-import type { HandlerJob } from '../../handlers/handler-job.js';
+import { type HandlerJob, jobRetryDelay } from '../../handlers/handler-job.js';
 import { type JobState, jobStateOf } from '../../handlers/handler-job-counts.js';
-import { backoffDelay } from '../../support/backoff.js';
 
 interface Ready {
   readonly job: HandlerJob;
   readonly attemptsMade: number;
 }
 
-/** Runs one job; `save` replaces the job (its data) before the job is run again. */
+/**
+ * Runs one job; `save` replaces the job (its data) before the job is run
+ * again, `retryIn` sets the wait before that run (else {@link jobRetryDelay}).
+ */
 export type MemoryJobProcessor = (
   job: HandlerJob,
   attemptsMade: number,
   save: (job: HandlerJob) => void,
+  retryIn: (delayMs: number) => void,
 ) => Promise<void>;
 
-/** Runs {@link HandlerJob}s in this process with BullMQ's semantics: ids, delays, attempts, backoff. */
+/**
+ * Runs {@link HandlerJob}s in this process with BullMQ's semantics: ids,
+ * delays, attempts; each retry waits what commitbus's retry policy says.
+ */
 export class MemoryJobRunner {
   /** Jobs waiting, delayed or running, by id. */
   private readonly live = new Map<string, JobState>();
@@ -85,16 +91,24 @@ export class MemoryJobRunner {
     this.running++;
     this.live.set(job.jobId, jobStateOf(job, attemptsMade, true));
     let current = job;
+    let decided: number | undefined;
     try {
-      await this.process(job, attemptsMade, (saved) => {
-        current = saved;
-      });
+      await this.process(
+        job,
+        attemptsMade,
+        (saved) => {
+          current = saved;
+        },
+        (delayMs) => {
+          decided = delayMs;
+        },
+      );
       this.live.delete(job.jobId);
     } catch (error) {
       const made = attemptsMade + 1;
       if (made < job.attempts && !this.closed) {
         this.live.set(job.jobId, jobStateOf(job, made, false));
-        this.schedule({ job: current, attemptsMade: made }, backoffDelay(job.backoff, made));
+        this.schedule({ job: current, attemptsMade: made }, decided ?? jobRetryDelay(job, made));
       } else {
         this.live.delete(job.jobId);
         if (made >= job.attempts) this.onGiveUp(current, error);

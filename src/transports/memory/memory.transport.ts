@@ -114,7 +114,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
     };
     const runner = new MemoryJobRunner(
       runtime.config.asyncConcurrency,
-      (job, attemptsMade, save) =>
+      (job, attemptsMade, save, retryIn) =>
         processHandlerJob(
           {
             kind: job.kind,
@@ -122,6 +122,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
             attemptsMade,
             attempts: job.attempts,
             saveFailures: async (failures) => save({ ...job, failures }),
+            retryIn,
           },
           deps,
         ),

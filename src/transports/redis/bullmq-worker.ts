@@ -5,6 +5,7 @@ import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import { type HandlerJobData, processHandlerJob } from '../../handlers/process-handler-job.js';
+import { commitbusBackoffStrategy } from './bullmq-backoff.js';
 import type { QueueNames } from './queue-names.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import type { RedisClient } from './redis-client.js';
@@ -82,6 +83,8 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
       stalledInterval: config.lockDurationMs,
     },
   );
+  // The wait each failed handler job's run decided, read by the workers' backoff strategy.
+  const retryWaits = new WeakMap<object, number>();
   const handlerProcessor = (kind: HandlerJob['kind']) => (job: Job<HandlerJobData>) => {
     // Each stall is a delivery whose worker died or lost its lock before finishing.
     const deliveries = job.stalledCounter + 1;
@@ -95,6 +98,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
           deliveries,
           // The attempt history travels in the job's data, to the next run and into the dead letter.
           saveFailures: (failures) => job.updateData({ ...job.data, failures: [...failures] }),
+          retryIn: (delayMs) => retryWaits.set(job, delayMs),
         },
         { dispatcher, enqueue, deadLetters },
       );
@@ -110,6 +114,8 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
     // are not failures of the handler, and BullMQ's default (1) would fail the
     // job for good, losing the handler's run for its event.
     maxStalledCount: 1_000,
+    // Retries are timed by commitbus's retry policy, not by BullMQ's built-in backoffs.
+    settings: { backoffStrategy: commitbusBackoffStrategy(retryWaits) },
   };
   const workers = [
     drainWorker,

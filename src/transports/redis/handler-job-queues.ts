@@ -8,6 +8,7 @@ import {
 } from '../../handlers/handler-job-counts.js';
 import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
 import type { HandlerJobData } from '../../handlers/process-handler-job.js';
+import { bullmqBackoff } from './bullmq-backoff.js';
 import { bullmqJobId } from './bullmq-job-id.js';
 import type { QueueNames } from './queue-names.js';
 import type { RedisClient } from './redis-client.js';
@@ -67,7 +68,8 @@ export class HandlerJobQueues implements HandlerJobQueue {
           opts: {
             jobId: bullmqJobId(j.jobId),
             attempts: j.attempts,
-            backoff: { type: j.backoff.type, delay: j.backoff.delayMs, jitter: j.backoff.jitter ?? 0 },
+            // Timed by commitbus (the workers' commitbusBackoffStrategy), as on every other path.
+            backoff: bullmqBackoff(j.backoff),
             delay: j.delayMs,
             removeOnComplete: true,
             removeOnFail: false,
