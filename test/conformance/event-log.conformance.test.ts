@@ -1,0 +1,111 @@
+/**
+ * The `EventLog` port's contract (src/handlers/event-log.ts), run against
+ * every adapter in ./adapters.ts through the log its transport opens:
+ * appends in order with a dedupe window, delayed entries held until due,
+ * entries pending for their reader until acknowledged, stale ones taken
+ * over one at a time with their deliveries counted, and a read-only look
+ * for stale ones.
+ */
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { EventLog } from '../../src/handlers/event-log.js';
+import { createEventBus, type EventBus, silentLogger } from '../../src/index.js';
+import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { ADAPTERS } from './adapters.js';
+
+const PREFIX = testPrefix('conformance-log');
+const redis = openRedis();
+const open: EventBus[] = [];
+let n = 0;
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((bus) => bus.close()));
+});
+afterAll(async () => {
+  await deleteKeys(redis, PREFIX);
+  await redis.quit();
+});
+
+/** A fresh log of `adapter`'s transport (its own bus name), with a dedupe window of `dedupeWindowMs`. */
+function logOf(adapter: (typeof ADAPTERS)[number], dedupeWindowMs = 60_000): EventLog {
+  const bus = createEventBus({
+    events: [],
+    logger: silentLogger,
+    transport: adapter.adapter(),
+    config: {
+      name: `log${++n}`,
+      redis: { prefix: PREFIX },
+      outbox: { enabled: false },
+      publishing: { dedupeWindowMs },
+    },
+  });
+  open.push(bus);
+  return bus.transport.log;
+}
+
+const event = (id: string, extra: object = {}) => ({ id, payload: JSON.stringify({ id }), ...extra });
+
+describe.each(ADAPTERS)('EventLog on $name', (adapter) => {
+  it('appends in order; a read hands each entry to one consumer, delivered once, pending until acknowledged', async () => {
+    const log = logOf(adapter);
+    expect(await log.append([event('a'), event('b'), event('c')])).toMatchObject({ appended: 3, dropped: 0 });
+    const first = await log.read('one', 2, 10);
+    expect(first.map((e) => [JSON.parse(e.payload).id, e.deliveries ?? 1])).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    const second = await log.read('two', 10, 10);
+    expect(second.map((e) => JSON.parse(e.payload).id)).toEqual(['c']);
+    expect(await log.read('three', 10, 10)).toEqual([]);
+    expect(await log.backlog()).toBe(3);
+    expect(await log.oldestAt()).toBeInstanceOf(Date);
+    await log.ack([...first, ...second].map((e) => e.entryId));
+    expect(await log.backlog()).toBe(0);
+    expect(await log.oldestAt()).toBeUndefined();
+    await log.removeConsumer('one');
+  });
+
+  it('drops an id accepted within the dedupe window, unless told to skip it; accepts it again after the window', async () => {
+    const log = logOf(adapter, 300);
+    expect(await log.append([event('x')])).toMatchObject({ appended: 1 });
+    expect(await log.append([event('x')])).toMatchObject({ appended: 0, dropped: 1 });
+    expect(await log.append([event('x', { skipDedupe: true })])).toMatchObject({ appended: 1, dropped: 0 });
+    await waitFor('the window to pass', async () => (await log.append([event('x')])).appended === 1);
+    expect(await log.backlog()).toBe(3);
+  });
+
+  it('holds an event with a future deliverAt until releaseDue finds it due', async () => {
+    const log = logOf(adapter);
+    expect(await log.append([event('later', { deliverAt: Date.now() + 200 })])).toMatchObject({
+      appended: 0,
+      delayed: 1,
+    });
+    expect(await log.delayed()).toBe(1);
+    expect(await log.read('early', 10, 10)).toEqual([]);
+    await waitFor('the event to be due', async () => (await log.releaseDue(10)) === 1);
+    expect(await log.delayed()).toBe(0);
+    expect((await log.read('on-time', 10, 10)).map((e) => JSON.parse(e.payload).id)).toEqual(['later']);
+  });
+
+  it('takes over the oldest stale entry, one at a time, counting a delivery; hasStale only looks', async () => {
+    const log = logOf(adapter);
+    await log.append([event('p'), event('q')]);
+    await log.read('dead', 10, 10);
+    expect(await log.claimStale('alive', 60_000)).toBeUndefined();
+    expect(await log.hasStale(60_000)).toBe(false);
+    await waitFor('the entries to be idle 50 ms', () => log.hasStale(50));
+    // Looking again and again counts nothing.
+    for (let i = 0; i < 3; i++) expect(await log.hasStale(50)).toBe(true);
+    const taken = await log.claimStale('alive', 50);
+    expect(taken === undefined ? undefined : [JSON.parse(taken.payload).id, taken.deliveries]).toEqual([
+      'p',
+      2,
+    ]);
+    await log.ack([taken?.entryId ?? '']);
+    await waitFor('the other one to be idle 50 ms', () => log.hasStale(50));
+    const next = await log.claimStale('alive', 50);
+    expect(next === undefined ? undefined : [JSON.parse(next.payload).id, next.deliveries]).toEqual(['q', 2]);
+    await log.ack([next?.entryId ?? '']);
+    expect(await log.hasStale(0)).toBe(false);
+    expect(await log.backlog()).toBe(0);
+  });
+});
