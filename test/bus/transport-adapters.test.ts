@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
+import { wrappedMemoryTransport } from '../conformance/adapters.js';
 import { Buses } from '../helpers/buses.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { REDIS_URL } from '../helpers/redis.js';
@@ -104,28 +105,7 @@ describe('memoryTransport()', () => {
 
 describe('an adapter of its own, without router stores', () => {
   it('runs the bus, and bus.router throws RouterStoresUnsupportedError', async () => {
-    const inner = memoryTransport();
-    const { bus, seen } = await recordingBus({
-      transport: {
-        name: 'wrapped',
-        ...(inner.settings === undefined ? {} : { settings: inner.settings }),
-        open: (context) => {
-          const t = inner.open(context);
-          return {
-            log: t.log,
-            jobs: t.jobs,
-            rules: t.rules,
-            deadLetters: t.deadLetters,
-            ordering: t.ordering,
-            publish: (events) => t.publish(events),
-            releaseDue: (limit) => t.releaseDue(limit),
-            startWorker: (runtime) => t.startWorker(runtime),
-            workerOrdering: () => t.workerOrdering(),
-            close: () => t.close(),
-          };
-        },
-      },
-    });
+    const { bus, seen } = await recordingBus({ transport: wrappedMemoryTransport() });
     try {
       await bus.publish(recordCreated('w'));
       await bus.whenIdle(5_000);

@@ -19,8 +19,11 @@ export interface ConformanceAdapter {
   readonly adapter: () => TransportAdapter;
 }
 
-/** The in-process adapter behind an object of another shape: an adapter from outside `src`. */
-function wrapped(): TransportAdapter {
+/**
+ * The in-process adapter behind an object of another shape, with its core
+ * ports only (no router stores): an adapter from outside `src`.
+ */
+export function wrappedMemoryTransport(): TransportAdapter {
   const inner = memoryTransport();
   return {
     name: 'wrapped',
@@ -46,7 +49,7 @@ function wrapped(): TransportAdapter {
 /** On the cluster project, the Redis adapter runs on the cluster; the in-process ones run there too (they are quick). */
 export const ADAPTERS: readonly ConformanceAdapter[] = [
   { name: 'memory', adapter: memoryTransport },
-  { name: 'wrapped memory', adapter: wrapped },
+  { name: 'wrapped memory', adapter: wrappedMemoryTransport },
   ON_CLUSTER
     ? { name: 'redis cluster', adapter: () => redisTransport({ cluster: CLUSTER_NODES ?? [] }) }
     : { name: 'redis', adapter: () => redisTransport({ url: REDIS_URL }) },
