@@ -12,24 +12,13 @@ import {
   ConfigError,
   createEventBus,
   DEFAULT_CONFIG,
-  type Logger,
   loadConfigFromEnv,
   startRouter,
 } from '../../src/index.js';
 import { createTestBus } from '../../src/testing/index.js';
 import type { MemoryTransport } from '../../src/transports/memory/memory.transport.js';
 import { TEST_EVENTS } from '../helpers/events.js';
-
-/** A logger that keeps its warnings. */
-function capture(): Logger & { warnings: { fields: object; message: string }[] } {
-  const warnings: { fields: object; message: string }[] = [];
-  return {
-    info: () => {},
-    error: () => {},
-    warn: (fields, message) => warnings.push({ fields, message }),
-    warnings,
-  };
-}
+import { recordingLogger } from '../helpers/recording-logger.js';
 
 describe('grouped options', () => {
   it('resolve to the flat configuration the code reads, each option to its own field', () => {
@@ -85,7 +74,7 @@ describe('grouped options', () => {
 describe('the ordering lease', () => {
   /** The deadline of the one worker lease a bus's worker took, minus when it was taken. */
   async function leaseTaken(config: Parameters<typeof createEventBus>[0]['config']): Promise<number> {
-    const bus = createEventBus({ events: TEST_EVENTS, logger: capture(), config });
+    const bus = createEventBus({ events: TEST_EVENTS, logger: recordingLogger(), config });
     const before = Date.now();
     const worker = await bus.startWorker({ handleSignals: false });
     const store = (bus.transport as MemoryTransport).ordering;
@@ -114,7 +103,7 @@ describe('the ordering lease', () => {
 
 describe('the deprecated flat names', () => {
   it('still work, and each is warned about once per logger, naming its new place', () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const config = { lockDurationMs: 8_000, maxEvents: 10, outbox: false, ordering: 'off' as const };
     const first = createEventBus({ events: TEST_EVENTS, logger, config });
     const second = createEventBus({ events: TEST_EVENTS, logger, config });
@@ -126,13 +115,13 @@ describe('the deprecated flat names', () => {
     });
     // lockDurationMs keeps its old second job (the ordering lease) while ordering.leaseMs is not given.
     expect(second.config.orderingLeaseMs).toBe(8_000);
-    expect(logger.warnings.map((w) => w.message)).toEqual([
+    expect(logger.at('warn').map((w) => w.message)).toEqual([
       'commitbus option "lockDurationMs" is deprecated: use handlers.lockDurationMs (and ordering.leaseMs); the flat name is removed in the next minor version',
       'commitbus option "maxEvents" is deprecated: use drains.maxEvents; the flat name is removed in the next minor version',
       'commitbus option "outbox" is deprecated: use outbox.enabled; the flat name is removed in the next minor version',
       'commitbus option "ordering" is deprecated: use ordering.mode; the flat name is removed in the next minor version',
     ]);
-    expect(logger.warnings[0]?.fields).toEqual({
+    expect(logger.at('warn')[0]?.fields).toEqual({
       option: 'lockDurationMs',
       replacement: 'handlers.lockDurationMs (and ordering.leaseMs)',
     });
@@ -157,7 +146,7 @@ describe('the deprecated flat names', () => {
   });
 
   it('include every field of a resolved configuration, so a spread copy of one still resolves', () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const resolved = resolveConfig({
       handlers: { lockDurationMs: 9_000 },
       publishing: { delayedPollMs: 100 },
@@ -171,7 +160,7 @@ describe('the deprecated flat names', () => {
       delayedPollMs: 100,
       orderingUpkeepMs: 300,
     });
-    const warned = logger.warnings.map((w) => (w.fields as { option: string }).option);
+    const warned = logger.at('warn').map((w) => (w.fields as { option: string }).option);
     expect(warned).toContain('maxEvents');
     // Flat fields that were never options are not deprecated names.
     expect(warned).not.toContain('orderingLeaseMs');
@@ -179,18 +168,18 @@ describe('the deprecated flat names', () => {
   });
 
   it('are not warned about in a configuration resolveConfig or loadConfigFromEnv made', () => {
-    const logger = capture();
+    const logger = recordingLogger();
     createEventBus({
       events: TEST_EVENTS,
       logger,
       config: resolveConfig({ redis: { prefix: 'i12config-x' } }),
     });
     createEventBus({ events: TEST_EVENTS, logger, config: loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: '3' }) });
-    expect(logger.warnings).toEqual([]);
+    expect(logger.at('warn')).toEqual([]);
   });
 
   it('work in loadConfigFromEnv overrides and the test bus, warned on their logger', async () => {
-    const logger = capture();
+    const logger = recordingLogger();
     expect(loadConfigFromEnv({}, { maxEvents: 4 }, logger).drains.maxEvents).toBe(4);
     const bus = await createTestBus({
       events: TEST_EVENTS,
@@ -199,7 +188,7 @@ describe('the deprecated flat names', () => {
     });
     expect(bus.config).toMatchObject({ maxEvents: 3, blockMs: 20, scheduleEveryMs: 0, transport: 'memory' });
     await bus.close();
-    expect(logger.warnings.map((w) => (w.fields as { option: string }).option)).toEqual([
+    expect(logger.at('warn').map((w) => (w.fields as { option: string }).option)).toEqual([
       'maxEvents',
       'blockMs',
     ]);
@@ -320,7 +309,7 @@ describe('loadConfigFromEnv', () => {
   });
 
   it('lets COMMITBUS_LOCK_DURATION_MS and COMMITBUS_DELAYED_POLL_MS still set the options split off them, warned once', () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const lock = loadConfigFromEnv({ COMMITBUS_LOCK_DURATION_MS: '120000' }, {}, logger);
     expect(lock.handlers.lockDurationMs).toBe(120_000);
     expect(lock.ordering.leaseMs).toBe(120_000);
@@ -328,18 +317,18 @@ describe('loadConfigFromEnv', () => {
     expect(poll.publishing.delayedPollMs).toBe(5_000);
     expect(poll.ordering.upkeepMs).toBe(5_000);
     loadConfigFromEnv({ COMMITBUS_LOCK_DURATION_MS: '120000' }, {}, logger);
-    expect(logger.warnings.map((w) => w.message)).toEqual([
+    expect(logger.at('warn').map((w) => w.message)).toEqual([
       'commitbus environment variable "COMMITBUS_LOCK_DURATION_MS" is deprecated: use COMMITBUS_HANDLERS_LOCK_DURATION_MS (and COMMITBUS_ORDERING_LEASE_MS); it still sets both',
       'commitbus environment variable "COMMITBUS_DELAYED_POLL_MS" is deprecated: use COMMITBUS_PUBLISHING_DELAYED_POLL_MS (and COMMITBUS_ORDERING_UPKEEP_MS); it still sets both',
     ]);
-    expect(logger.warnings[0]?.fields).toEqual({
+    expect(logger.at('warn')[0]?.fields).toEqual({
       variable: 'COMMITBUS_LOCK_DURATION_MS',
       replacement: 'COMMITBUS_HANDLERS_LOCK_DURATION_MS (and COMMITBUS_ORDERING_LEASE_MS)',
     });
   });
 
   it('leaves a split-off option to its own variable or an override, without the warning', () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const env = { COMMITBUS_LOCK_DURATION_MS: '120000', COMMITBUS_DELAYED_POLL_MS: '5000' };
     const own = loadConfigFromEnv(
       { ...env, COMMITBUS_ORDERING_LEASE_MS: '60000', COMMITBUS_ORDERING_UPKEEP_MS: '400' },
@@ -354,12 +343,12 @@ describe('loadConfigFromEnv', () => {
     // The new variables alone do one job each.
     const fresh = loadConfigFromEnv({ COMMITBUS_HANDLERS_LOCK_DURATION_MS: '120000' }, {}, logger);
     expect(fresh.ordering.leaseMs).toBe(30_000);
-    expect(logger.warnings).toEqual([]);
+    expect(logger.at('warn')).toEqual([]);
     // A flat override does both jobs itself, and is what is warned about.
     const flat = loadConfigFromEnv(env, { lockDurationMs: 9_000 }, logger);
     expect(flat.handlers.lockDurationMs).toBe(9_000);
     expect(flat.ordering.leaseMs).toBe(9_000);
-    expect(logger.warnings.map((w) => w.fields)).toEqual([
+    expect(logger.at('warn').map((w) => w.fields)).toEqual([
       { variable: 'COMMITBUS_DELAYED_POLL_MS', replacement: expect.any(String) },
       { option: 'lockDurationMs', replacement: 'handlers.lockDurationMs (and ordering.leaseMs)' },
     ]);

@@ -14,12 +14,12 @@ import {
   COMMITBUS_ENTITIES,
   createEventBus,
   type EventBus,
-  type Logger,
   SendEventOp,
   withUnitOfWork,
 } from '../../src/index.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { PG, resetSchema } from '../helpers/postgres.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SCHEMA = 'i12config_secrets';
@@ -43,16 +43,9 @@ function shown(error: unknown): string {
   return [String(error), message, inspect(error, { depth: Number.POSITIVE_INFINITY }), json].join('\n');
 }
 
-function capture(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (level: string) => (fields: object, message: string) =>
-    lines.push(JSON.stringify({ level, message, ...fields }));
-  return { info: keep('info'), warn: keep('warn'), error: keep('error'), lines };
-}
-
 let dataSource: DataSource;
 let bus: EventBus;
-const logger = capture();
+const logger = recordingLogger();
 
 beforeAll(async () => {
   await resetSchema(SCHEMA);
@@ -95,9 +88,9 @@ describe('a PostgreSQL password in the DataSource URL', () => {
     const worker = await bus.startWorker({ handleSignals: false });
     await dataSource.query(`DROP TABLE ${SCHEMA}.commitbus_outbox`);
     await waitFor('the relay to log its failure', () =>
-      logger.lines.some((l) => l.includes('commitbus_outbox')),
+      logger.json().some((l) => l.includes('commitbus_outbox')),
     );
     await worker.close();
-    expectNoSecret(logger.lines.join('\n'));
+    expectNoSecret(logger.json().join('\n'));
   });
 });

@@ -5,7 +5,6 @@
  * with a wrong password through the real bus, router and config loader.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,8 @@ import {
   TransportUnavailableError,
 } from '../../src/index.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
+import { freePort } from '../helpers/free-port.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The server's password: holds characters a URL must percent-encode. */
@@ -50,23 +51,6 @@ function expectNoSecret(shown: string): void {
   }
   expect(shown).not.toContain('Wr0ng');
   expect(shown).not.toContain('Right/pw');
-}
-
-/** A logger that keeps every line it is given, as JSON. */
-function capture(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (level: string) => (fields: object, message: string) =>
-    lines.push(JSON.stringify({ level, message, ...fields }));
-  return { info: keep('info'), warn: keep('warn'), error: keep('error'), lines };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 let server: ChildProcess;
@@ -125,7 +109,7 @@ function busWithWrongPassword(logger: Logger, config: object = { redis: { url: w
 
 describe('a wrong Redis password', () => {
   it('is in no part of the TransportUnavailableError a publish throws, nor in the log', async () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const bus = busWithWrongPassword(logger);
     const error = await bus.publish(recordCreated('secret-1')).then(
       () => expect.unreachable('the publish should fail'),
@@ -139,11 +123,11 @@ describe('a wrong Redis password', () => {
     expect(cause.message).toContain('WRONGPASS');
     expect(cause.command).toBeUndefined();
     await waitFor('the connection error to be logged', () => logger.lines.length > 0);
-    expectNoSecret(everythingShown(error, logger.lines));
+    expectNoSecret(everythingShown(error, logger.json()));
   });
 
   it('is named as the cause, with the fix, once the connection has given up, not "max retries"', async () => {
-    const bus = busWithWrongPassword(capture());
+    const bus = busWithWrongPassword(recordingLogger());
     await bus.publish(recordCreated('secret-2')).catch(() => undefined);
     const error = await rejected(bus.status());
     expect(error).toBeInstanceOf(TransportUnavailableError);
@@ -155,7 +139,7 @@ describe('a wrong Redis password', () => {
 
   it('written with a bare "@" in the URL: the message says to percent-encode it', async () => {
     const bare = `redis://:i17-Wr0ng@pw@127.0.0.1:${port}`;
-    const bus = busWithWrongPassword(capture(), { redis: { url: bare } });
+    const bus = busWithWrongPassword(recordingLogger(), { redis: { url: bare } });
     const error = await rejected(bus.status());
     expect(error).toBeInstanceOf(TransportUnavailableError);
     expect(error.message).toMatch(
@@ -165,7 +149,7 @@ describe('a wrong Redis password', () => {
   });
 
   it('is in nothing the operations API throws (dead letters, rules) or a worker logs', async () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const bus = busWithWrongPassword(logger);
     const thrown: unknown[] = [];
     await bus.deadLetters.list().catch((e: unknown) => thrown.push(e));
@@ -177,11 +161,11 @@ describe('a wrong Redis password', () => {
     await worker?.close();
     expect(thrown.length).toBeGreaterThan(0);
     for (const error of thrown) expectNoSecret(everythingShown(error));
-    expectNoSecret(logger.lines.join('\n'));
+    expectNoSecret(logger.json().join('\n'));
   });
 
   it('given as a Redis Cluster node (REDIS_CLUSTER_NODES) is in nothing the bus logs', async () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const options = loadConfigFromEnv({
       REDIS_CLUSTER_NODES: `redis://default:${encodeURIComponent(WRONG)}@127.0.0.1:${port}`,
       COMMITBUS_REDIS_PREFIX: PREFIX,
@@ -198,12 +182,12 @@ describe('a wrong Redis password', () => {
       settled = e;
     });
     await waitFor('the connection error to be logged', () => logger.lines.length > 0);
-    expect(logger.lines.join('\n')).toContain('Redis Cluster at 127.0.0.1');
-    expectNoSecret(everythingShown(settled, logger.lines));
+    expect(logger.json().join('\n')).toContain('Redis Cluster at 127.0.0.1');
+    expectNoSecret(everythingShown(settled, logger.json()));
   });
 
   it('is in nothing the router throws when Redis refuses its credentials', async () => {
-    const logger = capture();
+    const logger = recordingLogger();
     const error = await startRouter(
       { transport: 'bullmq', redis: { url: wrongUrl(), prefix: PREFIX } },
       { roles: ['upkeep'] },
@@ -216,7 +200,7 @@ describe('a wrong Redis password', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ConfigError);
-    expectNoSecret(everythingShown(error, logger.lines));
+    expectNoSecret(everythingShown(error, logger.json()));
   });
 });
 
@@ -278,7 +262,7 @@ describe('a Redis URL built by hand, past resolveConfig', () => {
           prefix: PREFIX,
           name: 'by-hand',
         },
-        capture(),
+        recordingLogger(),
       );
     } catch (error) {
       thrown = error;

@@ -6,7 +6,6 @@
  * not installed, and options out of range.
  */
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import type { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors/config.error.js';
@@ -27,6 +26,7 @@ import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { StoreBed } from '../helpers/event-store-bed.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
+import { freePort } from '../helpers/free-port.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 
 const bed = redisTestBed('i12dash2-guards');
@@ -319,15 +319,3 @@ describe('options and bull-board', () => {
     expect((await fetch(`${dashboard.url}/queues/api/queues`, ops)).status).toBe(200);
   });
 });
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}

@@ -11,7 +11,6 @@ import {
   type AtkCounter,
   AtkCounterEntity,
   type Bed,
-  capturingLogger,
   writerPid,
 } from '../helpers/es-attack-bed.js';
 import {
@@ -26,6 +25,7 @@ import {
   rows,
   within,
 } from '../helpers/es-attack-suite.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Attacks on the event store in one process (hangs, limits, errors), each a finding: what should
@@ -259,7 +259,7 @@ describe('MEDIUM-LOW: limits and confusing errors', () => {
     const store = createEventStore({
       dataSource: single,
       models: [counters],
-      logger: capturingLogger(),
+      logger: recordingLogger(),
       pollMs: 10,
     });
     attack.extra.push(() => within(1_000, store.close()));
@@ -283,7 +283,7 @@ describe('held up: no password in what the store throws or logs', () => {
     const password = 's3cret-atk';
     const url = `postgres://postgres:${password}@127.0.0.1:5432/${bed.dataSource.driver.database}`;
     const seen: unknown[] = [];
-    const logger = capturingLogger();
+    const logger = recordingLogger();
     const withUrl = await new DataSource({
       type: 'postgres',
       url,

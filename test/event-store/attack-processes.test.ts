@@ -3,13 +3,9 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEventStore, defineModel } from '../../src/index.js';
 import { type ChildWorker, childWorkers, spawnWorker } from '../helpers/child-worker.js';
-import {
-  ATK_ENTITIES,
-  type AtkCounter,
-  AtkCounterEntity,
-  capturingLogger,
-} from '../helpers/es-attack-bed.js';
+import { ATK_ENTITIES, type AtkCounter, AtkCounterEntity } from '../helpers/es-attack-bed.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor, waitForProgress } from '../helpers/wait-for.js';
 
 // Attacks on the event store with real processes: SIGKILL of the writer in
@@ -88,7 +84,7 @@ async function queueDirectly(n: number): Promise<void> {
   const store = createEventStore({
     dataSource,
     models: [defineModel<AtkCounter>({ entity: AtkCounterEntity, types: ['TALLY'] })],
-    logger: capturingLogger(),
+    logger: recordingLogger(),
   });
   for (let i = 0; i < n; i += 500) {
     await Promise.all(

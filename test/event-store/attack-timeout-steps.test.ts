@@ -5,7 +5,6 @@ import {
   ATK_ENTITIES,
   type AtkCounter,
   AtkCounterEntity,
-  capturingLogger,
   gate,
   writerPid,
 } from '../helpers/es-attack-bed.js';
@@ -20,6 +19,7 @@ import {
   within,
 } from '../helpers/es-attack-suite.js';
 import { forever, hitsAnd, NO_RETRY, replayHangs, version } from '../helpers/es-timeout-attacks.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Attacks on the event store's stepTimeoutMs (each kind of step, operators, replay, close, options): a cycle callback that does not settle
@@ -221,7 +221,7 @@ describe('PostgreSQL: replay and close', () => {
     const admin = createEventStore({
       dataSource: adminSource,
       models: [model(true)],
-      logger: capturingLogger(),
+      logger: recordingLogger(),
       stepTimeoutMs: 400,
       takeoverMs: 20,
     });

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { createEventStore, defineModel, EventStoreHaltedError } from '../../src/index.js';
-import { type AtkCounter, AtkCounterEntity, capturingLogger, gate } from '../helpers/es-attack-bed.js';
+import { type AtkCounter, AtkCounterEntity, gate } from '../helpers/es-attack-bed.js';
 import {
   attack,
   attackSuite,
@@ -20,6 +20,7 @@ import {
   sqliteFile,
   version,
 } from '../helpers/es-timeout-attacks.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Attacks on the event store's stepTimeoutMs (SQLite): a cycle callback that does not settle
@@ -206,7 +207,7 @@ describe('SQLite', () => {
     const admin = createEventStore({
       dataSource,
       models: [replayHangs],
-      logger: capturingLogger(),
+      logger: recordingLogger(),
       stepTimeoutMs: 400,
     });
     attack.extra.push(() => within(2_000, admin.close()));

@@ -6,13 +6,13 @@ import {
   ATK_ENTITIES,
   type AtkCounter,
   AtkCounterEntity,
-  capturingLogger,
   gate,
   writerPid,
 } from '../helpers/es-attack-bed.js';
 import { attack, attackSuite, counters, type Data, onPg, rows, within } from '../helpers/es-attack-suite.js';
 import { forever, hitsAnd, NO_RETRY, version } from '../helpers/es-timeout-attacks.js';
 import { PG, resetSchema } from '../helpers/postgres.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Attacks on the event store's stepTimeoutMs (the writer coming back, where the timeout strikes): a cycle callback that does not settle
@@ -83,7 +83,7 @@ describe('PostgreSQL: the writer comes back after a step times out', () => {
         if (n === 2) await dataSource.getRepository(AtkCounterEntity).update({ id }, { note: 'derived' });
       },
     });
-    const logger = capturingLogger();
+    const logger = recordingLogger();
     const store = createEventStore({
       dataSource,
       models: [noted],
@@ -142,7 +142,7 @@ describe('PostgreSQL: the writer comes back after a step times out', () => {
         },
       });
     const options = {
-      logger: capturingLogger(),
+      logger: recordingLogger(),
       pollMs: 10,
       takeoverMs: 50,
       stepTimeoutMs: 500,

@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMITBUS_ENTITIES, type Logger, OutboxNotConfiguredError } from '../../src/index.js';
+import { COMMITBUS_ENTITIES, OutboxNotConfiguredError } from '../../src/index.js';
 import { Buses } from '../helpers/buses.js';
 import { OUTBOX_TEST_EVENTS, openSqlite } from '../helpers/outbox.js';
 import { closeSchema, connectSchema, resetSchema } from '../helpers/postgres.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { RecordingTransport, RecordRow } from '../helpers/records.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -44,17 +45,6 @@ const sqlite: Database = {
   table: /the table commitbus_outbox does not exist/,
 };
 
-/** A logger keeping each error it is given. */
-function errorLog(): { logger: Logger; errors: { fields: object; message: string }[] } {
-  const errors: { fields: object; message: string }[] = [];
-  const logger: Logger = {
-    info: () => {},
-    warn: () => {},
-    error: (fields, message) => void errors.push({ fields, message }),
-  };
-  return { logger, errors };
-}
-
 describe.each([
   ['PostgreSQL', postgres],
   ['SQLite', sqlite],
@@ -90,11 +80,11 @@ describe.each([
 
   it('a bus without a worker logs the coded error as it starts, before any unit of work', async () => {
     const ds = await open(true, true);
-    const { logger, errors } = errorLog();
+    const logger = recordingLogger();
     buses.create({ events: OUTBOX_TEST_EVENTS, dataSource: ds, logger }, new RecordingTransport());
-    await waitFor('the missing outbox logged', () => errors.length > 0);
-    expect(errors[0]?.fields).toMatchObject({ code: 'COMMITBUS_OUTBOX_NOT_CONFIGURED' });
-    expect(errors[0]?.message).toMatch(db.table);
+    await waitFor('the missing outbox logged', () => logger.at('error').length > 0);
+    expect(logger.at('error')[0]?.fields).toMatchObject({ code: 'COMMITBUS_OUTBOX_NOT_CONFIGURED' });
+    expect(logger.at('error')[0]?.message).toMatch(db.table);
   });
 
   it("bus.status() names the missing table or entity with the coded error, not TypeORM's", async () => {
@@ -104,7 +94,7 @@ describe.each([
     ] as const) {
       const ds = await open(commitbus, dropTable);
       const bus = buses.create(
-        { events: OUTBOX_TEST_EVENTS, dataSource: ds, logger: errorLog().logger },
+        { events: OUTBOX_TEST_EVENTS, dataSource: ds, logger: recordingLogger() },
         new RecordingTransport(),
       );
       const error = await bus.status().catch((e: unknown) => e);
@@ -115,14 +105,14 @@ describe.each([
 
   it('with the table in place the worker starts and nothing is logged', async () => {
     const ds = await open(true, false);
-    const { logger, errors } = errorLog();
+    const logger = recordingLogger();
     const bus = buses.create(
       { events: OUTBOX_TEST_EVENTS, dataSource: ds, logger },
       new RecordingTransport(),
     );
     const worker = await bus.startWorker({ handleSignals: false });
     await worker.close();
-    expect(errors).toEqual([]);
+    expect(logger.at('error')).toEqual([]);
   });
 
   it('outbox off: a worker starts without the table', async () => {

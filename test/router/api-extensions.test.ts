@@ -132,8 +132,8 @@ describeRouterApi('router-api-ext', 'router API extensions on $name stores', (be
     expect((await bed.root.delete(`/api_tokens/${token}`)).status).toBe(204);
     expectError(await client.get('/topics'), 401, 'unauthorized');
 
-    expect(bed.logged.some((line) => line.includes('stores are down'))).toBe(true);
-    const everything = JSON.stringify({ logged: bed.logged, answered: bed.answered });
+    expect(bed.logger.json().some((line) => line.includes('stores are down'))).toBe(true);
+    const everything = JSON.stringify({ logged: bed.logger.json(), answered: bed.answered });
     expect(everything).not.toContain(ROOT_KEY);
     expect(everything).not.toContain(token.slice('secretive--'.length));
     expect(bed.answered).toContainEqual({

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import { ConfigError } from '../../src/index.js';
 import { OwnRedis } from '../helpers/own-redis.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
 
@@ -10,18 +11,15 @@ import { RoutemasterClient } from '../helpers/routemaster-client.js';
 // credentials, and requests built to break it.
 const PREFIX = testPrefix('router-bad-days');
 const ROOT_KEY = 'bad-days-root-key';
-const lines: { level: string; message: string; fields: object }[] = [];
-const logger = {
-  info: () => {},
-  warn: (fields: object, message: string) => lines.push({ level: 'warn', message, fields }),
-  error: (fields: object, message: string) => lines.push({ level: 'error', message, fields }),
-};
+const logger = recordingLogger();
+/** What the router warned and logged as errors, in order. */
+const lines = () => logger.at('warn', 'error');
 let router: RunningRouter | undefined;
 const agent = new Agent();
 afterEach(async () => {
   await router?.close();
   router = undefined;
-  lines.length = 0;
+  logger.clear();
 });
 
 async function start(config: {
@@ -40,7 +38,7 @@ describe('the router with Redis away', () => {
   it('answers publishes 503 with Retry-After, pulse 500, and logs one line, not one per request', async () => {
     // Nothing listens on port 1: every command fails after its retries.
     const root = await start({ transport: 'bullmq', redisUrl: 'redis://127.0.0.1:1' });
-    expect(lines.map((l) => l.message)).toContain(
+    expect(lines().map((l) => l.message)).toContain(
       'router: its store does not answer yet; the router starts and waits for it',
     );
     const answers = await Promise.all(
@@ -51,7 +49,7 @@ describe('the router with Redis away', () => {
       expect(answer.headers['retry-after']).toBe('1');
       expect(answer.json).toMatchObject({ error: 'store_unavailable' });
     }
-    expect(lines.filter((l) => l.message === 'router API: the store is unavailable')).toHaveLength(1);
+    expect(lines().filter((l) => l.message === 'router API: the store is unavailable')).toHaveLength(1);
     expect((await root.get('/pulse')).status).toBe(500);
   });
 
@@ -66,12 +64,12 @@ describe('the router with Redis away', () => {
         { logger },
       );
       expect(Date.now() - began).toBeLessThan(15_000);
-      const said = lines.map((l) => l.message);
+      const said = lines().map((l) => l.message);
       expect(said).toContain('router: its store does not answer yet; the router starts and waits for it');
       expect(said).toContain(
         'router: the store does not answer yet; the listed client tokens are imported once it does',
       );
-      expect(JSON.stringify(lines)).not.toContain('0123456789abcdef');
+      expect(JSON.stringify(lines())).not.toContain('0123456789abcdef');
     } finally {
       frozen.thaw();
       await router?.close();
@@ -103,7 +101,7 @@ describe('requests built to break the API', () => {
       .send('POST', '/topics/orders', `{"type":"create","url":"https://x.test/1","data":${deep}}`);
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ error: 'data_too_deep' });
-    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines().filter((l) => l.level === 'error')).toEqual([]);
   });
 
   it('refuses a "__proto__" key written with escapes', async () => {

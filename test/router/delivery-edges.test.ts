@@ -10,10 +10,10 @@ import {
   memoryRig,
   numbers,
   REQUEST_MS,
-  recordingLogger,
   redisRig,
   startTestRouter,
 } from '../helpers/delivery-rig.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { publish, type RouterRig, routerEvent, subscribe, subscriberRecord } from '../helpers/router-rig.js';
 import { testCertificate } from '../helpers/tls.js';

@@ -7,14 +7,8 @@ import { DeliveryWorker } from '../../src/router/delivery/delivery-worker.js';
 import { webhookRedriver } from '../../src/router/delivery/webhook-dead-letter.js';
 import { WebhookSender } from '../../src/router/delivery/webhook-sender.js';
 import { RouterMetrics } from '../../src/router/router-metrics.js';
-import {
-  CONNECT_MS,
-  numbers,
-  REQUEST_MS,
-  recordingLogger,
-  rigs,
-  startTestRouter,
-} from '../helpers/delivery-rig.js';
+import { CONNECT_MS, numbers, REQUEST_MS, rigs, startTestRouter } from '../helpers/delivery-rig.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { testPrefix } from '../helpers/redis.js';
 import { publish, type RouterRig, routerEvent, subscribe, subscriberRecord } from '../helpers/router-rig.js';
 import { testCertificate } from '../helpers/tls.js';

@@ -13,6 +13,7 @@ import { deliverySettings } from '../../src/router/delivery/delivery-settings.js
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { loadRouterConfigFromEnv } from '../../src/router/load-router-config-from-env.js';
 import { loadRouterOptionsFromEnv } from '../../src/router/load-router-options-from-env.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { deleteKeys, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
 
@@ -21,17 +22,14 @@ const SHOP = 'shop--0123456789abcdef0123456789abcdef';
 const BILLING = 'billing--fedcba9876543210fedcba9876543210';
 const redis = openRedis();
 const agent = new Agent();
-const warnings: string[] = [];
-const logger = {
-  info: () => {},
-  warn: (_fields: object, message: string) => warnings.push(message),
-  error: (_fields: object, message: string) => warnings.push(message),
-};
+const logger = recordingLogger();
+/** What the router warned and logged as errors, in order. */
+const warnings = () => logger.messages('warn', 'error');
 let running: RunningRouter | undefined;
 afterEach(async () => {
   await running?.close();
   running = undefined;
-  warnings.length = 0;
+  logger.clear();
 });
 afterAll(async () => {
   await agent.close();
@@ -159,7 +157,7 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
     expect(loadRouterConfigFromEnv({ ROUTEMASTER_REDIS_URL: 'redis://rm-host' }, { logger }).transport).toBe(
       'bullmq',
     );
-    expect(warnings).toEqual([]);
+    expect(warnings()).toEqual([]);
   });
 
   it('uses ours when both name a Redis, and warns when they differ', () => {
@@ -168,7 +166,7 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
       { logger },
     );
     expect(config.redis.url).toBe('redis://ours:6379');
-    expect(warnings).toEqual([
+    expect(warnings()).toEqual([
       "router: REDIS_URL and Routemaster's ROUTEMASTER_REDIS_URL name different Redis servers; the router uses REDIS_URL",
     ]);
   });
@@ -179,9 +177,11 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
       { logger },
     );
     expect(config.redis.url).toBe('redis://ours:6379');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^router: ROUTEMASTER_REDIS_URL .* is wrong: .*; the router uses REDIS_URL$/);
-    expect(warnings.join('\n')).not.toContain('s3cret');
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatch(
+      /^router: ROUTEMASTER_REDIS_URL .* is wrong: .*; the router uses REDIS_URL$/,
+    );
+    expect(warnings().join('\n')).not.toContain('s3cret');
   });
 
   it('refuses a URL it cannot read, naming the variable without the password, and no Redis at all', () => {
@@ -235,10 +235,10 @@ describe('a router started from a Routemaster environment', () => {
       { roles: ['api'], port: 0, api: { rootKey: 'rm-root-key' }, clients: [SHOP] },
       { logger },
     );
-    expect(warnings).toContain(
+    expect(warnings()).toContain(
       'router: the store does not answer yet; the listed client tokens are imported once it does',
     );
-    expect(warnings.join('\n')).not.toContain(SHOP);
+    expect(warnings().join('\n')).not.toContain(SHOP);
   });
 
   it('refuses sender timeouts past the longest Node timer, naming the option', async () => {

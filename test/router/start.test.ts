@@ -5,6 +5,7 @@ import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
 import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
 import { CLUSTER_NODES, deleteKeys, ON_CLUSTER, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
 
@@ -15,18 +16,15 @@ const PREFIX = testPrefix('router-start');
 const ROOT_KEY = 'router-start-root-key';
 const agent = new Agent();
 const redis = openRedis();
-const warnings: string[] = [];
-const logger = {
-  info: () => {},
-  warn: (_fields: object, message: string) => warnings.push(message),
-  error: (_fields: object, message: string) => warnings.push(message),
-};
+const logger = recordingLogger();
+/** What the router warned and logged as errors, in order. */
+const warnings = () => logger.messages('warn', 'error');
 let running: RunningRouter[] = [];
 
 afterEach(async () => {
   await Promise.all(running.map((router) => router.close()));
   running = [];
-  warnings.length = 0;
+  logger.clear();
 });
 afterAll(async () => {
   await agent.close();
@@ -70,7 +68,7 @@ describe('startRouter with a Redis named and no transport', () => {
     running = [];
     const second = await start(config('given-url'));
     expect(await tokenNames(second)).toContain('shop');
-    expect(warnings).toEqual([]);
+    expect(warnings()).toEqual([]);
   });
 });
 
@@ -93,7 +91,7 @@ describe('startRouter with no Redis named', () => {
   it('runs in memory when transport memory is asked for by name, and warns that nothing outlives it', async () => {
     const first = await start({ transport: 'memory', redis: { prefix: PREFIX } });
     expect((await first.addToken('shop')).status).toBe(201);
-    expect(warnings.some((w) => w.includes("transport 'memory'") && w.includes('lost when it stops'))).toBe(
+    expect(warnings().some((w) => w.includes("transport 'memory'") && w.includes('lost when it stops'))).toBe(
       true,
     );
     // A second router on the same options shares nothing with the first.
