@@ -8,12 +8,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../src/handlers/dispatcher.js';
 import { runDrain } from '../../src/handlers/drain.js';
 import type { HandlerJob } from '../../src/handlers/handler-job.js';
-import { HandlerPipeline } from '../../src/handlers/handler-pipeline.js';
-import { HandlerRunner } from '../../src/handlers/handler-runner.js';
 import { ObserverSet } from '../../src/handlers/observer-set.js';
 import { type HandledRun, silentLogger } from '../../src/index.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
 import { MemoryDeadLetterStore, MemoryEventLog } from '../../src/transports/memory/index.js';
+import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import { PIPE_EVENTS, PipeItem } from '../helpers/handler-paths.js';
 import { Recorder } from '../helpers/recorder.js';
@@ -44,15 +43,7 @@ describe('onRetry of a sync handler', () => {
       },
       config: { transport: 'memory' },
     });
-    const pipeline = new HandlerPipeline({
-      plans: bus.handlers,
-      decode: (payload) => bus.serializer.deserialize(payload),
-      runner: new HandlerRunner(async () => {}, silentLogger),
-      rules: { verdict: () => 'run' },
-      settings: { maxDeliveries: 5 },
-      logger: silentLogger,
-      observer,
-    });
+    const pipeline = busPipeline(bus, observer);
     const drainOf = async (event: PipeItem, enqueue: (jobs: HandlerJob[]) => Promise<void>) => {
       const log = new MemoryEventLog(0, () => {});
       await log.append([{ id: event.id, payload: bus.encode(event).payload }]);

@@ -9,8 +9,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../src/handlers/dispatcher.js';
 import { runDrain } from '../../src/handlers/drain.js';
-import { HandlerPipeline } from '../../src/handlers/handler-pipeline.js';
-import { HandlerRunner } from '../../src/handlers/handler-runner.js';
 import { ObserverSet } from '../../src/handlers/observer-set.js';
 import {
   type BusObserver,
@@ -30,6 +28,7 @@ import { SchedulingGate } from '../../src/scheduling/scheduling-gate.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
 import { MemoryDeadLetterStore, MemoryEventLog, MemoryTransport } from '../../src/transports/memory/index.js';
 import { queueNames } from '../../src/transports/redis/index.js';
+import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import {
   HANDLER_PATHS,
@@ -336,15 +335,7 @@ describe('a drain', () => {
       handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
       config: { transport: 'memory' },
     });
-    const pipeline = new HandlerPipeline({
-      plans: bus.handlers,
-      decode: (payload) => bus.serializer.deserialize(payload),
-      runner: new HandlerRunner(async () => {}, silentLogger),
-      rules: { verdict: () => 'run' },
-      settings: { maxDeliveries: 5 },
-      logger: silentLogger,
-      observer,
-    });
+    const pipeline = busPipeline(bus, observer);
     const [refused, broken] = [PipeItem.create({ n: 1 }), PipeItem.create({ n: 2 })];
     // The drain fails on `broken` alone (as a broken rule store would make it).
     class BreakingDispatcher extends Dispatcher {

@@ -1,72 +1,15 @@
-/**
- * Handlers listed through `handlers().on(...)` run as the map form's do, on
- * the memory transport (SQLite) and on Redis (PostgreSQL): parent key first
- * (`SHOP`, `SHOP.ORDER`, `SHOP.ORDER.PAID`, whatever the order of the `on`
- * calls), sync ones inline in order, async ones once each, and idempotent
- * ones (defined so, or listed so) with a unit of work whose writes commit
- * with their record.
- */
-import { DataSource } from 'typeorm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
-import {
-  COMMITBUS_ENTITIES,
-  type CommitbusConfig,
-  defineHandler,
-  type EventBus,
-  type HandlerContext,
-  handlers,
-} from '../../src/index.js';
-import { Buses, fastConfig } from '../helpers/buses.js';
-import { closeSchema, openSchema } from '../helpers/postgres.js';
+import { defineHandler, type EventBus, type HandlerContext, handlers } from '../../src/index.js';
+import { type IdempotentSetup, idempotentBed } from '../helpers/idempotent-bed.js';
 import { Recorder } from '../helpers/recorder.js';
 import { RecordRow } from '../helpers/records.js';
-import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
 import { OrderEvent, OrderPaid, orderPaid, SHOP_EVENTS, ShopEvent } from '../helpers/shop-events.js';
 
-const SCHEMA = 'commitbus_test_i12types';
-const redis = openRedis();
-const buses = new Buses();
-let pgSource: DataSource;
-let sqliteSource: DataSource;
-const prefixes: string[] = [];
+const bed = idempotentBed('commitbus_test_i12types');
+const { buses } = bed;
 
-beforeAll(async () => {
-  pgSource = await openSchema(SCHEMA, [RecordRow]);
-  sqliteSource = await new DataSource({
-    type: 'better-sqlite3',
-    database: ':memory:',
-    entities: [RecordRow, ...COMMITBUS_ENTITIES],
-    synchronize: true,
-  }).initialize();
-});
-beforeEach(async () => {
-  for (const ds of [pgSource, sqliteSource]) {
-    await ds.getRepository(RecordRow).clear();
-    await ds.getRepository(HandledEventEntity).clear();
-  }
-});
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(redis, prefix);
-  await redis.quit();
-  await closeSchema(pgSource);
-  await sqliteSource.destroy();
-});
-
-const setups: { name: string; source: () => DataSource; config: (p: string) => Partial<CommitbusConfig> }[] =
-  [
-    {
-      name: 'memory + SQLite',
-      source: () => sqliteSource,
-      config: () => fastConfig({ transport: 'memory' }),
-    },
-    {
-      name: 'bullmq + PostgreSQL',
-      source: () => pgSource,
-      config: (prefix) => fastConfig({ transport: 'bullmq', prefix }),
-    },
-  ];
+const setups: IdempotentSetup[] = [bed.onSqlite, bed.onPostgres];
 
 /** The sync handlers, as they must run per event: parent key first, each key's in listing order. */
 const SYNC = ['shop.any', 'shop.audit', 'orders.sync', 'orders.audit', 'paid.sync'];
@@ -108,8 +51,7 @@ function shopHandlers(rec: Recorder) {
 for (const setup of setups) {
   describe(`handlers().on(...) on ${setup.name}`, () => {
     async function start(rec: Recorder): Promise<EventBus> {
-      const prefix = testPrefix('i12types');
-      prefixes.push(prefix);
+      const prefix = bed.prefix('i12types');
       const { bus } = await buses.start({
         events: SHOP_EVENTS,
         handlers: shopHandlers(rec),

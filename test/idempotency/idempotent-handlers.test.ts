@@ -1,51 +1,21 @@
-import { DataSource } from 'typeorm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { describe, expect, it } from 'vitest';
 import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
 import { IdempotentRunner } from '../../src/idempotency/idempotent-runner.js';
 import {
-  COMMITBUS_ENTITIES,
-  type CommitbusConfig,
   defineHandler,
   type EventBus,
   type EventHandlersConfig,
   IdempotencyNotConfiguredError,
   SendEventOp,
 } from '../../src/index.js';
-import { Buses, fastConfig } from '../helpers/buses.js';
-import { closeSchema, openSchema } from '../helpers/postgres.js';
+import { fastConfig } from '../helpers/buses.js';
+import { type IdempotentSetup, idempotentBed } from '../helpers/idempotent-bed.js';
 import { RecordCreated, RecordRow, RecordUpdated } from '../helpers/records.js';
-import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const SCHEMA = 'commitbus_test_idempotent';
-const redis = openRedis();
-const buses = new Buses();
-let pgSource: DataSource;
-let sqliteSource: DataSource;
-const prefixes: string[] = [];
-
-beforeAll(async () => {
-  pgSource = await openSchema(SCHEMA, [RecordRow]);
-  sqliteSource = await new DataSource({
-    type: 'better-sqlite3',
-    database: ':memory:',
-    entities: [RecordRow, ...COMMITBUS_ENTITIES],
-    synchronize: true,
-  }).initialize();
-});
-beforeEach(async () => {
-  for (const ds of [pgSource, sqliteSource]) {
-    await ds.getRepository(RecordRow).clear();
-    await ds.getRepository(HandledEventEntity).clear();
-  }
-});
-afterEach(() => buses.closeAll());
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(redis, prefix);
-  await redis.quit();
-  await closeSchema(pgSource);
-  await sqliteSource.destroy();
-});
+const bed = idempotentBed('commitbus_test_idempotent');
+const { buses } = bed;
 
 /** Body runs of each handler, by event id. */
 class Runs {
@@ -72,25 +42,12 @@ function recordWriter(runs: Runs, failFirst = 0) {
 const recids = async (ds: DataSource) =>
   (await ds.getRepository(RecordRow).find({ order: { id: 'ASC' } })).map((r) => r.recid);
 
-const setups: { name: string; source: () => DataSource; config: (p: string) => Partial<CommitbusConfig> }[] =
-  [
-    {
-      name: 'bullmq + PostgreSQL',
-      source: () => pgSource,
-      config: (prefix) => fastConfig({ transport: 'bullmq', prefix }),
-    },
-    {
-      name: 'memory + SQLite',
-      source: () => sqliteSource,
-      config: () => fastConfig({ transport: 'memory' }),
-    },
-  ];
+const setups: IdempotentSetup[] = [bed.onPostgres, bed.onSqlite];
 
 for (const setup of setups) {
   describe(`idempotent handlers on ${setup.name}`, () => {
     async function start(handlers: EventHandlersConfig): Promise<EventBus> {
-      const prefix = testPrefix('idempotent');
-      prefixes.push(prefix);
+      const prefix = bed.prefix('idempotent');
       const { bus } = await buses.start({
         events: [RecordCreated, RecordUpdated],
         handlers,
@@ -177,7 +134,7 @@ describe('idempotent handlers, configuration and upkeep', () => {
 
   it('concurrent runs of the same (event, handler) commit one body run: the second waits on the record and skips', async () => {
     const bus = buses.create({ events: [RecordCreated], config: fastConfig({ transport: 'memory' }) });
-    const runner = new IdempotentRunner(pgSource, bus);
+    const runner = new IdempotentRunner(bed.onPostgres.source(), bus);
     let bodies = 0;
     let releaseFirst!: () => void;
     const firstHolds = new Promise<void>((resolve) => {
@@ -196,13 +153,13 @@ describe('idempotent handlers, configuration and upkeep', () => {
     expect(await first).toBe('ran');
     expect(await second).toBe('skipped');
     expect(bodies).toBe(1);
-    expect(await recids(pgSource)).toEqual(['concurrent']);
+    expect(await recids(bed.onPostgres.source())).toEqual(['concurrent']);
   });
 
   it('forgetOlderThan deletes completion records past the retention and keeps newer ones', async () => {
     const bus = buses.create({ events: [RecordCreated], config: fastConfig({ transport: 'memory' }) });
-    const runner = new IdempotentRunner(pgSource, bus);
-    const repo = pgSource.getRepository(HandledEventEntity);
+    const runner = new IdempotentRunner(bed.onPostgres.source(), bus);
+    const repo = bed.onPostgres.source().getRepository(HandledEventEntity);
     await repo.insert([
       { eventId: 'old', handler: 'h', handledAt: Date.now() - 10_000 },
       { eventId: 'new', handler: 'h', handledAt: Date.now() },
