@@ -11,29 +11,30 @@ const LOCAL_CLUSTER = '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
  * and the cluster's own.
  */
 const ON_CLUSTER_TOO = [
-  'test/bullmq-dispatch.test.ts',
-  'test/bullmq-drains.test.ts',
-  'test/retries-and-timeouts.test.ts',
-  'test/dead-letters.test.ts',
-  'test/scheduling-rules.test.ts',
-  'test/ordering.test.ts',
-  'test/ordering-invariants.test.ts',
-  'test/ordering-rebase.test.ts',
-  'test/outbox.test.ts',
-  'test/outbox-delivery.test.ts',
+  'test/conformance/**/*.test.ts',
+  'test/transports/redis/bullmq-dispatch.test.ts',
+  'test/transports/redis/bullmq-drains.test.ts',
+  'test/handlers/retries-and-timeouts.test.ts',
+  'test/dead-letters/dead-letters.test.ts',
+  'test/scheduling/rules.test.ts',
+  'test/ordering/ordering.test.ts',
+  'test/ordering/invariants.test.ts',
+  'test/ordering/rebase.test.ts',
+  'test/outbox/outbox.test.ts',
+  'test/outbox/delivery.test.ts',
   'test/chaos/crash.test.ts',
-  'test/handler-pipeline.test.ts',
-  'test/crash-deliveries.test.ts',
-  'test/poison-input.test.ts',
-  'test/redis-cluster.test.ts',
-  'test/router-stores.test.ts',
-  'test/router-stores-line.test.ts',
-  'test/router-delivery.test.ts',
-  'test/router-wiring.test.ts',
+  'test/handlers/pipeline.test.ts',
+  'test/handlers/crash-deliveries.test.ts',
+  'test/transports/redis/poison-input.test.ts',
+  'test/transports/redis/redis-cluster.test.ts',
+  'test/router/stores.test.ts',
+  'test/router/stores-line.test.ts',
+  'test/router/delivery.test.ts',
+  'test/router/wiring.test.ts',
 ];
 
 /** Runs only under `npm run test:chaos` (ES_ATTACK_PROCS=1). */
-const SOAK_ONLY = 'test/attack-event-store-processes.test.ts';
+const SOAK_ONLY = 'test/event-store/attack-processes.test.ts';
 
 export default defineConfig({
   test: {
@@ -56,7 +57,7 @@ export default defineConfig({
           // attacks (a frozen writer, 150 dispatch loops, kills in 500-event
           // batches) take half a minute: `npm run test:chaos` runs them.
           exclude: [
-            'test/redis-cluster.test.ts',
+            'test/transports/redis/redis-cluster.test.ts',
             ...(process.env.ES_ATTACK_PROCS === '1' ? [] : [SOAK_ONLY]),
           ],
         },

@@ -2,7 +2,7 @@
  * The package root: what a service author needs. Adapters and their stores
  * are at `commitbus/redis` and `commitbus/memory`, the test bus at
  * `commitbus/testing`, the router's parts at `commitbus/router`, the event store's at
- * `commitbus/event-store`. `test/package-root.test.ts` pins this list: adding a
+ * `commitbus/event-store`. `test/package/package-root.test.ts` pins this list: adding a
  * name is a deliberate change (and a line in README's API section).
  * @module commitbus
  */

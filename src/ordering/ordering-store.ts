@@ -141,7 +141,7 @@ export interface OrderingStore {
   pendingInHalted(): Promise<number>;
   /**
    * Reads the state of `lanes` and `workers` at one instant, changing
-   * nothing: for checks of the invariants (`test/ordering-invariants.test.ts`
+   * nothing: for checks of the invariants (`test/ordering/invariants.test.ts`
    * runs both adapters through it) and for debugging a key.
    */
   inspect(lanes: Iterable<string>, workers: Iterable<string>): Promise<OrderingState>;

@@ -8,14 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/handlers/dispatcher.js';
 import { type DrainDeps, runDrain } from '../../src/handlers/drain.js';
 import type { EventLog } from '../../src/handlers/event-log.js';
-import { HandlerPipeline } from '../../src/handlers/handler-pipeline.js';
-import { HandlerRunner } from '../../src/handlers/handler-runner.js';
-import { ObserverSet } from '../../src/handlers/observer-set.js';
 import { defineHandler } from '../../src/index.js';
-import { silentLogger } from '../../src/support/logger.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
 import { MemoryDeadLetterStore } from '../../src/transports/memory/index.js';
 import { queueNames, RedisStreamEventLog } from '../../src/transports/redis/index.js';
+import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { openRedis } from '../helpers/redis.js';
@@ -85,15 +82,7 @@ describe('drains of one process taking over a dead drain’s entries', () => {
     const claimStaleAfterMs = 50;
     await waitFor('the dead drain’s entries to be stale', () => log.hasStale(claimStaleAfterMs));
 
-    const pipeline = new HandlerPipeline({
-      plans: bus.handlers,
-      decode: (payload) => bus.serializer.deserialize(payload),
-      runner: new HandlerRunner(async () => {}, silentLogger),
-      rules: { verdict: () => 'run' },
-      settings: { maxDeliveries: 5 },
-      logger: silentLogger,
-      observer: new ObserverSet(silentLogger),
-    });
+    const pipeline = busPipeline(bus);
     const solo = new SoloGate();
     let stopping = false;
     const [firstConnection, secondConnection] = [openRedis(), openRedis()];

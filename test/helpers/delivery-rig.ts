@@ -63,13 +63,6 @@ export function rigs(prefix: string): [string, () => Promise<RouterRig>][] {
   ];
 }
 
-/** Log lines a test can read. */
-export function recordingLogger(): Logger & { lines: { level: string; message: string; fields: object }[] } {
-  const lines: { level: string; message: string; fields: object }[] = [];
-  const log = (level: string) => (fields: object, message: string) => lines.push({ level, message, fields });
-  return { lines, info: log('info'), warn: log('warn'), error: log('error') };
-}
-
 /** A worker, upkeep and metrics over `rig`, with short timeouts and backoff. */
 export async function startTestRouter(
   rig: RouterRig,

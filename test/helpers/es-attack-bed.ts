@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { DataSource, EntitySchema } from 'typeorm';
 import type { EventStoreOptions } from '../../src/event-store/index.js';
 import { COMMITBUS_ENTITIES, createEventStore, type EventStore } from '../../src/index.js';
-import type { Logger } from '../../src/support/index.js';
 import { closeSchema, openSchema } from './postgres.js';
+import { type LogLine, recordingLogger } from './recording-logger.js';
 
 /** A counter row: the attack tests' main table. */
 export interface AtkCounter {
@@ -54,22 +54,6 @@ export const AtkBigEntity = new EntitySchema<AtkBig>({
 /** Every attack entity. */
 export const ATK_ENTITIES = [AtkCounterEntity, AtkUuidEntity, AtkBigEntity];
 
-/** A log line as the capturing logger kept it. */
-export interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly fields: object;
-}
-
-/** A logger keeping every line. */
-export function capturingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const keep = (level: LogLine['level']) => (fields: object, message: string) => {
-    lines.push({ level, message, fields });
-  };
-  return { lines, info: keep('info'), warn: keep('warn'), error: keep('error') };
-}
-
 /** An event store on a fresh PostgreSQL schema (or an SQLite memory database), with its logs. */
 export interface Bed {
   readonly dataSource: DataSource;
@@ -105,7 +89,7 @@ async function startBed(
   options: Extra,
   drop: () => Promise<void>,
 ): Promise<Bed> {
-  const logger = capturingLogger();
+  const logger = recordingLogger();
   const store = createEventStore({
     dataSource,
     models,

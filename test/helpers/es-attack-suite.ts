@@ -5,13 +5,13 @@ import {
   type AtkCounter,
   AtkCounterEntity,
   type Bed,
-  capturingLogger,
   gate,
   pgBed,
   sqliteBed,
   writerPid,
 } from './es-attack-bed.js';
 import { connectSchema } from './postgres.js';
+import { recordingLogger } from './recording-logger.js';
 
 /** Event data of the attack tests' counters. */
 export type Data = StoreEvent<{ id: string; n?: number; bad?: boolean }>;
@@ -83,7 +83,7 @@ export async function peer(models: Parameters<typeof pgBed>[1], options: { takeo
   const store = createEventStore({
     dataSource,
     models,
-    logger: capturingLogger(),
+    logger: recordingLogger(),
     pollMs: 10,
     takeoverMs: options.takeoverMs ?? 20,
     retryDelayMs: 50,

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { COMMITBUS_ENTITIES, createEventStore, defineModel, type EventStore } from '../../src/index.js';
-import { AtkBigEntity, type AtkCounter, AtkCounterEntity, capturingLogger } from './es-attack-bed.js';
+import { AtkBigEntity, type AtkCounter, AtkCounterEntity } from './es-attack-bed.js';
 import { attack, type Data, within } from './es-attack-suite.js';
+import { recordingLogger } from './recording-logger.js';
 
 /** Never settles. */
 export const forever = () => new Promise<never>(() => {});
@@ -36,7 +37,7 @@ export async function sqliteFile(
   const store = createEventStore({
     dataSource,
     models,
-    logger: capturingLogger(),
+    logger: recordingLogger(),
     pollMs: 10,
     takeoverMs: 50,
     ...NO_RETRY,

@@ -11,7 +11,6 @@ import {
   type EventHandlersConfig,
   type EventStore,
   type EventStoreOptions,
-  type Logger,
   silentLogger,
   UnitOfWorkManager,
 } from '../../src/index.js';
@@ -19,19 +18,13 @@ import { withTransactionGate } from '../../src/uow/transaction-gate.js';
 import { ITEM_ENTITIES } from '../fixtures/es-items.js';
 import { LEDGER_ENTITIES } from '../fixtures/ledger-models.js';
 import { closeSchema, openSchema } from './postgres.js';
+import { type LogLine, recordingLogger } from './recording-logger.js';
 
 /** The databases the event store runs on. */
 export type Dialect = 'postgres' | 'sqlite';
 
 /** What {@link StoreBed.create} takes: the store's options without the DataSource, fast by default. */
 export type BedStoreOptions = Omit<EventStoreOptions, 'dataSource'>;
-
-/** A line the bed's logger received. */
-export interface LoggedLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly fields: object;
-  readonly message: string;
-}
 
 /** A queue/history row as stored (JSON columns parsed), for assertions on the table itself. */
 export interface EventRow {
@@ -63,7 +56,7 @@ interface Opened {
   readonly dataSource: DataSource;
   readonly stores: EventStore[];
   readonly buses: EventBus[];
-  readonly logs: LoggedLine[];
+  readonly logs: LogLine[];
 }
 
 /**
@@ -92,18 +85,14 @@ export class StoreBed {
   }
 
   /** What the stores logged (they log to the bed, not the console). */
-  get logs(): readonly LoggedLine[] {
+  get logs(): readonly LogLine[] {
     return this.current().logs;
   }
 
   /** A store on the test's DataSource, not started (a dispatcher only, until `start()`). */
   create(options: BedStoreOptions): EventStore {
     const { dataSource, stores, logs } = this.current();
-    const logger: Logger = {
-      info: (fields, message) => logs.push({ level: 'info', fields, message }),
-      warn: (fields, message) => logs.push({ level: 'warn', fields, message }),
-      error: (fields, message) => logs.push({ level: 'error', fields, message }),
-    };
+    const logger = recordingLogger(logs);
     const store = createEventStore({ ...FAST, logger, ...options, dataSource });
     stores.push(store);
     return store;

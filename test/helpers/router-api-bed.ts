@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Batch } from '../../src/router/batch.js';
 import { createRouterApi, type RouterApi } from '../../src/router/http/router-api.js';
 import type { AnsweredRequest } from '../../src/router/http/router-api-deps.js';
-import type { Logger } from '../../src/support/logger.js';
 import { type HeldCall, holdable } from './hold-gate.js';
+import { type RecordingLogger, recordingLogger } from './recording-logger.js';
 import { type Answer, RoutemasterClient } from './routemaster-client.js';
 import { describeOnEachStores, type RouterStores } from './router-stores.js';
 import { testCertificate, trustingAgent } from './tls.js';
@@ -33,8 +33,8 @@ export interface RouterApiBed {
   readonly root: RoutemasterClient;
   /** A client sending no credentials. */
   readonly anonymous: RoutemasterClient;
-  /** Log lines, as JSON. */
-  readonly logged: string[];
+  /** What the API logged. */
+  readonly logger: RecordingLogger;
   /** Every answered request, as the metrics hook saw it. */
   readonly answered: AnsweredRequest[];
   /** The registry served at /metrics (with `router_events_published_total` fed by `onPublished`). */
@@ -57,7 +57,7 @@ export interface RouterApiBed {
 /** Starts a router API over HTTPS (a self-signed certificate) on `stores` (fresh ones). */
 export async function startRouterApiBed(stores: RouterStores): Promise<RouterApiBed> {
   const certificate = await testCertificate();
-  const logged: string[] = [];
+  const logger = recordingLogger();
   const answered: AnsweredRequest[] = [];
   const registry = new Registry();
   const published = new Counter({
@@ -66,8 +66,6 @@ export async function startRouterApiBed(stores: RouterStores): Promise<RouterApi
     labelNames: ['topic'],
     registers: [registry],
   });
-  const log = (fields: object, message: string) => logged.push(JSON.stringify({ message, ...fields }));
-  const logger: Logger = { info: log, warn: log, error: log };
   let storesUp = true;
   const subscribers = holdable(stores.subscribers, [
     'saveSubscriber',
@@ -99,7 +97,7 @@ export async function startRouterApiBed(stores: RouterStores): Promise<RouterApi
     api,
     root,
     anonymous: root.as(undefined),
-    logged,
+    logger,
     answered,
     registry,
     setStoresUp: (up) => {

@@ -161,7 +161,7 @@ function failFast(cluster: Cluster): void {
     cluster.off('ready', settled);
     cluster.off('error', settled);
     // ioredis keeps no public way to fail its offline queue; `flushQueue` is what it calls on `end`
-    // (test/redis-cluster-config.test.ts fails if an ioredis upgrade drops or changes it).
+    // (test/config/redis-cluster-config.test.ts fails if an ioredis upgrade drops or changes it).
     if (error !== undefined) (cluster as unknown as OfflineQueue).flushQueue?.(error);
   };
   cluster.on('ready', settled);

@@ -1,0 +1,222 @@
+/**
+ * The dashboard's server over real HTTP on a memory bus: what it shows without
+ * BullMQ, the JSON API's actions (rules, halted keys, the event store's halt,
+ * router subscribers), and what it refuses (other origins, no credentials).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BULL_BOARD_MODULES, loadBullBoard } from '../../src/dashboard/bull-board.js';
+import {
+  BullBoardMissingError,
+  type DashboardOptions,
+  type DashboardSnapshot,
+  type RunningDashboard,
+  startDashboard,
+  type Unavailable,
+} from '../../src/dashboard/index.js';
+import {
+  defineHandler,
+  defineModel,
+  type EventHandlersConfig,
+  isCommitbusError,
+  type StoreEvent,
+} from '../../src/index.js';
+import { ItemEntity, items } from '../fixtures/es-items.js';
+import { Buses } from '../helpers/buses.js';
+import { StoreBed } from '../helpers/event-store-bed.js';
+import { FlowStep, flowStep, TEST_EVENTS } from '../helpers/events.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const buses = new Buses();
+const dashboards: RunningDashboard[] = [];
+afterEach(async () => {
+  await Promise.all(dashboards.splice(0).map((d) => d.close()));
+  await buses.closeAll();
+});
+
+const MEMORY = { transport: 'memory', scheduleEveryMs: 0, blockMs: 20, name: 'i12dashboard-api' } as const;
+const ACTION = { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' };
+
+async function open(options: DashboardOptions): Promise<RunningDashboard> {
+  const dashboard = await startDashboard(options);
+  dashboards.push(dashboard);
+  return dashboard;
+}
+
+/** The overview as these tests read it: every part available. */
+type Overview = { [K in keyof DashboardSnapshot]: Exclude<DashboardSnapshot[K], Unavailable> };
+
+async function overview(dashboard: RunningDashboard): Promise<Overview> {
+  return (await (await fetch(`${dashboard.url}/api/overview`)).json()) as Overview;
+}
+
+function post(dashboard: RunningDashboard, path: string, body: object, headers: object = ACTION) {
+  return fetch(`${dashboard.url}/api${path}`, {
+    method: 'POST',
+    headers: headers as Record<string, string>,
+    body: JSON.stringify(body),
+  });
+}
+
+describe('the dashboard on a memory bus', () => {
+  it('says there are no BullMQ queues, serves no bull-board, and listens on 127.0.0.1', async () => {
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const dashboard = await open({ bus });
+    expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(`${dashboard.url}/`);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'nonce-");
+    const text = await page.text();
+    expect(text).toContain(
+      "The memory transport has no BullMQ queues: only commitbus's own views are shown.",
+    );
+    expect((await fetch(`${dashboard.url}/queues/`)).status).toBe(404);
+    expect(await overview(dashboard)).toMatchObject({ transport: 'memory', queues: [], deadLetterCount: 0 });
+  });
+
+  it('refuses actions without the header, from another origin or site, and malformed ones', async () => {
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const dashboard = await open({ bus });
+    const json = { 'content-type': 'application/json' };
+    expect((await post(dashboard, '/dead-letters/purge', { all: true }, json)).status).toBe(403);
+    const foreign = { ...ACTION, origin: 'https://evil.example' };
+    expect((await post(dashboard, '/dead-letters/purge', { all: true }, foreign)).status).toBe(403);
+    const crossSite = { ...ACTION, 'sec-fetch-site': 'cross-site' };
+    expect((await post(dashboard, '/dead-letters/purge', { all: true }, crossSite)).status).toBe(403);
+    const sameOrigin = { ...ACTION, origin: dashboard.url, 'sec-fetch-site': 'same-origin' };
+    expect((await post(dashboard, '/dead-letters/purge', { all: true }, sameOrigin)).status).toBe(200);
+    const empty = await post(dashboard, '/dead-letters/redrive', { filter: {} });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ code: 'COMMITBUS_DASHBOARD_REQUEST' });
+    expect((await fetch(`${dashboard.url}/api/dead-letters/purge`)).status).toBe(404); // GET acts on nothing
+  });
+
+  it('pauses and resumes a handler through the API; an unknown handler is a 400 saying so', async () => {
+    const handler = defineHandler('dashboard.api.notes', () => {});
+    const handlers: EventHandlersConfig = { 'RECORD.CREATE': [handler] };
+    const bus = buses.create({ events: TEST_EVENTS, handlers, config: MEMORY });
+    const dashboard = await open({ bus });
+    const paused = await post(dashboard, '/rules', { action: 'pause', handler: 'dashboard.api.notes' });
+    expect(await paused.json()).toMatchObject({ changed: true });
+    expect(await bus.rules.list()).toMatchObject([
+      { kind: 'pause', target: { handler: 'dashboard.api.notes' } },
+    ]);
+    expect(await (await fetch(`${dashboard.url}/`)).text()).toContain('<td>dashboard.api.notes</td>');
+    const unknown = await post(dashboard, '/rules', { action: 'block', handler: 'no.such' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: 'COMMITBUS_RULE_TARGET' });
+    await post(dashboard, '/rules', { action: 'resume', handler: 'dashboard.api.notes' });
+    expect(await bus.rules.list()).toEqual([]);
+  });
+
+  it('lists a halted order key and re-drives it: the handler runs again and the key goes on', async () => {
+    let failing = true;
+    const runs: string[] = [];
+    const step = defineHandler<FlowStep>('dashboard.api.step', (event) => {
+      runs.push(event.recid);
+      if (failing && event.recid === 'a') throw new Error('step a failed');
+    });
+    const handlers: EventHandlersConfig = { 'FLOW.STEP': [{ handler: step, sync: true, attempts: 1 }] };
+    const { bus } = await buses.start({ events: [...TEST_EVENTS, FlowStep], handlers, config: MEMORY });
+    const dashboard = await open({ bus });
+    await bus.publish([flowStep('f1', 'a'), flowStep('f1', 'b')]);
+    await waitFor('the halt', async () => (await overview(dashboard)).halted.length === 1);
+    expect((await overview(dashboard)).halted).toMatchObject([
+      { key: 'flow:f1', error: 'step a failed', waiting: 2 },
+    ]);
+    expect(await (await fetch(`${dashboard.url}/`)).text()).toContain('data-key="flow:f1"');
+    failing = false;
+    expect(await (await post(dashboard, '/ordering/redrive', { key: 'flow:f1' })).json()).toMatchObject({
+      lanes: 1,
+    });
+    await bus.whenIdle(10_000);
+    expect(runs).toEqual(['a', 'a', 'b']);
+    expect((await overview(dashboard)).halted).toEqual([]);
+  });
+
+  it("lists the router's subscribers and their queues, never their signing secrets", async () => {
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const router = bus.router;
+    await router.subscribers.saveSubscriber({
+      name: 'billing',
+      callback: 'https://billing.test/hook',
+      uuid: 'u-1',
+      maxEvents: 10,
+      timeoutMs: 0,
+      topics: ['records'],
+    });
+    await router.subscribers.addSigningSecret('billing', 'whsec_secret');
+    const dashboard = await open({ bus, router });
+    expect((await overview(dashboard)).subscribers).toMatchObject([
+      { name: 'billing', callback: 'https://billing.test/hook', topics: ['records'], paused: false },
+    ]);
+    const page = await (await fetch(`${dashboard.url}/`)).text();
+    expect(page).toContain('<td>billing</td>');
+    expect(page).not.toContain('whsec_secret');
+    expect(JSON.stringify(await overview(dashboard))).not.toContain('whsec_secret');
+  });
+
+  it('asks for Basic credentials when given some, and honours an auth hook', async () => {
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const dashboard = await open({
+      bus,
+      basicAuth: { username: 'ops', password: 'pa:ss' },
+      auth: ({ headers }) => headers['x-team'] !== 'intruders',
+    });
+    const without = await fetch(`${dashboard.url}/`);
+    expect(without.status).toBe(401);
+    expect(without.headers.get('www-authenticate')).toContain('Basic');
+    const wrong = `Basic ${Buffer.from('ops:nope').toString('base64')}`;
+    expect((await fetch(`${dashboard.url}/`, { headers: { authorization: wrong } })).status).toBe(401);
+    const right = `Basic ${Buffer.from('ops:pa:ss').toString('base64')}`;
+    expect((await fetch(`${dashboard.url}/api/overview`, { headers: { authorization: right } })).status).toBe(
+      200,
+    );
+    const refused = await fetch(`${dashboard.url}/`, {
+      headers: { authorization: right, 'x-team': 'intruders' },
+    });
+    expect(refused.status).toBe(403);
+  });
+
+  it('throws BullBoardMissingError saying what to install when bull-board is not there', async () => {
+    const missing = { ...BULL_BOARD_MODULES, fastify: '@bull-board/not-installed-here' };
+    const error = await loadBullBoard(missing).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BullBoardMissingError);
+    expect(isCommitbusError(error)).toBe(true);
+    expect((error as BullBoardMissingError).code).toBe('COMMITBUS_BULL_BOARD_MISSING');
+    expect((error as Error).message).toContain('npm install @bull-board/api @bull-board/fastify');
+  });
+});
+
+describe('the dashboard with an event store (SQLite)', () => {
+  const bed = new StoreBed('sqlite', 'unused');
+  beforeEach(() => bed.open());
+  afterEach(() => bed.close());
+
+  it('shows its version and halt, and skips the halted event from the API', async () => {
+    const broken = defineModel({
+      name: 'broken',
+      entity: ItemEntity,
+      reducers: {
+        'ITEM.BAD': (_event: StoreEvent) => {
+          throw new Error('cannot <b>reduce</b>');
+        },
+      },
+    });
+    const store = await bed.start({ models: [items, broken], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const dashboard = await open({ bus, eventStore: store });
+    await store.dispatch('ITEM.RESULT', { ins: [{ id: 'a', name: 'a', qty: 1 }] });
+    await store.dispatch('ITEM.BAD', { x: 1 }, { wait: false });
+    await waitFor('the halt', async () => (await overview(dashboard)).eventStore?.halted !== undefined);
+    expect((await overview(dashboard)).eventStore).toMatchObject({
+      version: 1,
+      halted: { v: 2, type: 'ITEM.BAD' },
+    });
+    const page = await (await fetch(`${dashboard.url}/`)).text();
+    expect(page).toContain('cannot &lt;b&gt;reduce&lt;/b&gt;');
+    expect(await (await post(dashboard, '/event-store/skip', { v: 2 })).json()).toMatchObject({ v: 2 });
+    await waitFor('v2 skipped', async () => (await overview(dashboard)).eventStore?.version === 2);
+    expect((await overview(dashboard)).eventStore?.halted).toBeUndefined();
+    const noStore = await open({ bus });
+    expect((await post(noStore, '/event-store/retry', {})).status).toBe(400);
+  });
+});

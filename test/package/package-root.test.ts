@@ -1,0 +1,309 @@
+/**
+ * The package's public surface, pinned: the root exports what a service author
+ * needs, the adapters and their stores are at `commitbus/redis` and
+ * `commitbus/memory`, the test bus at `commitbus/testing`, the router's parts
+ * at `commitbus/router`. Adding a name to the
+ * root is a deliberate change: add it here and to README's API section.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import * as root from '../../src/index.js';
+import * as memory from '../../src/transports/memory/index.js';
+import * as redis from '../../src/transports/redis/index.js';
+
+const ROOT_VALUES = [
+  'BusClosedError',
+  'BusMetrics',
+  'COMMITBUS_ENTITIES',
+  'COMMITBUS_MIGRATIONS',
+  'COMMITBUS_TRACER_NAME',
+  'CommitbusError',
+  'ConfigError',
+  'CorruptDeadLetterError',
+  'DEFAULT_CONFIG',
+  'DataSourceMismatchError',
+  'DeadLetterFilterError',
+  'DeadLetterRedriveError',
+  'DispatchOp',
+  'DuplicateEventTypeError',
+  'Event',
+  'EventBus',
+  'EventRejectedError',
+  'EventSkippedError',
+  'EventStore',
+  'EventStoreHaltedError',
+  'EventTooLargeError',
+  'EventType',
+  'HandlerConfigError',
+  'HandlerCrashedError',
+  'HandlerTimeoutError',
+  'HandlersBuilder',
+  'IdempotencyNotConfiguredError',
+  'IdleTimeoutError',
+  'InternalError',
+  'InvalidDeliveryOptionsError',
+  'InvalidEventFieldError',
+  'InvalidEventIdError',
+  'InvalidEventTypeOptionsError',
+  'InvalidHandlingKeyError',
+  'InvalidOrderKeyError',
+  'MalformedEventError',
+  'MalformedParkedWorkError',
+  'MetricsServerError',
+  'MissingEventTypeError',
+  'NestedTransactionError',
+  'NestedUnitOfWorkFailedError',
+  'NoBusError',
+  'NoDataSourceError',
+  'NoWebhookRedriverError',
+  'NonRetryableError',
+  'NotAnEventError',
+  'OrderingDisabledError',
+  'OrderingNotConfiguredError',
+  'OrderingPositionsMismatchError',
+  'OrderingRebaseError',
+  'OutboxNotConfiguredError',
+  'PublishAfterCommitError',
+  'RouterStoresUnsupportedError',
+  'RuleTargetError',
+  'SendEventOp',
+  'SubscriptionHaltedError',
+  'ThrownValueError',
+  'TransactionAbortedError',
+  'TransportUnavailableError',
+  'UnitOfWork',
+  'UnitOfWorkClosedError',
+  'UnitOfWorkDecoratorError',
+  'UnitOfWorkHooksError',
+  'UnitOfWorkManager',
+  'UnknownEventTypeError',
+  'UnknownHandlerError',
+  'consoleLogger',
+  'createBusMetrics',
+  'createEventBus',
+  'createEventStore',
+  'createRouterStores',
+  'currentUnitOfWork',
+  'defineHandler',
+  'defineModel',
+  'handlers',
+  'isCommitbusError',
+  'loadConfigFromEnv',
+  'loadRouterOptionsFromEnv',
+  'silentLogger',
+  'startRouter',
+  'topicRoute',
+  'unitOfWork',
+  'withUnitOfWork',
+];
+
+const ROOT_TYPES = [
+  'AfterFailure',
+  'AfterLastAttempt',
+  'AttemptFailure',
+  'BackoffOptions',
+  'BusMetricsOptions',
+  'BusObserver',
+  'BusStatus',
+  'CommitbusConfig',
+  'CommitbusOptions',
+  'ConcreteEventClass',
+  'DeadLetter',
+  'DeadLetterFilter',
+  'DeadLetterKind',
+  'DeadLetterReason',
+  'DeadLetterTarget',
+  'DeadLetters',
+  'DefineHandlerOptions',
+  'DeliveryOptions',
+  'DispatchOptions',
+  'DrainOptions',
+  'DrainResult',
+  'DrainStopReason',
+  'EventBusOptions',
+  'EventContext',
+  'EventHandlersConfig',
+  'EventModel',
+  'EventOrdering',
+  'EventProps',
+  'EventStoreOptions',
+  'EventTypeOptions',
+  'FailedRun',
+  'FailureListener',
+  'FlatCommitbusOptions',
+  'HaltedKey',
+  'HandledRun',
+  'Handler',
+  'HandlerContext',
+  'HandlerEntry',
+  'HandlerEntryOptions',
+  'HandlerFn',
+  'HandlerOptions',
+  'HandlerRunOptions',
+  'HasUnitOfWorks',
+  'HistoryEvent',
+  'IdempotencyOptions',
+  'IdempotentHandler',
+  'IdempotentHandlerContext',
+  'Logger',
+  'MetricsAddress',
+  'MetricsServerOptions',
+  'MetricsSource',
+  'MetricsStatus',
+  'Operation',
+  'OrderedKeys',
+  'OrderingMode',
+  'OrderingOptions',
+  'OrderingPolicy',
+  'OutboxOptions',
+  'ParkedRun',
+  'PublishingOptions',
+  'RebasedKey',
+  'RebasedKeys',
+  'RedisClusterNode',
+  'RedisOptions',
+  'RedriveFailure',
+  'ReduceContext',
+  'Reducer',
+  'ReducerResult',
+  'ResolvedCommitbusOptions',
+  'RouterOptions',
+  'RouterRole',
+  'RouterStores',
+  'RuleKind',
+  'RuleTarget',
+  'RunningRouter',
+  'RunningWorker',
+  'ScheduledRetry',
+  'SchedulingOptions',
+  'SchedulingRule',
+  'SchedulingRules',
+  'StartRouterDeps',
+  'StartWorkerOptions',
+  'StoreEvent',
+  'StoreFailure',
+  'Subscription',
+  'SubscriptionContext',
+  'SubscriptionHandler',
+  'SubscriptionOptions',
+  'SubscriptionStatus',
+  'TopicMessage',
+  'TopicRouteOptions',
+  'TransportAdapter',
+  'TransportContext',
+  'TransportKind',
+  'TransportSettings',
+  'UnitOfWorkBus',
+  'UnitOfWorkDecoratorOptions',
+  'UnitOfWorkMethodDecorator',
+  'UnitOfWorkOptions',
+];
+
+/**
+ * Every name a module exports, values and types, read from its source: its
+ * `export ... from` lists, following `export *` (the shape of every index.ts).
+ */
+function exportedNames(file: string): { values: string[]; types: string[] } {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement)) continue;
+    const from = (statement.moduleSpecifier as ts.StringLiteral | undefined)?.text;
+    if (statement.exportClause === undefined && from !== undefined) {
+      const inner = exportedNames(join(dirname(file), from.replace(/\.js$/, '.ts')));
+      values.push(...inner.values);
+      types.push(...inner.types);
+    } else if (statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
+      for (const specifier of statement.exportClause.elements) {
+        (statement.isTypeOnly || specifier.isTypeOnly ? types : values).push(specifier.name.text);
+      }
+    }
+  }
+  return { values: values.sort(), types: types.sort() };
+}
+
+describe('the package root', () => {
+  it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
+    expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
+    expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(182);
+  });
+
+  it('lists every one of its names in the README API section', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const api = readme.slice(
+      readme.indexOf('\n## API'),
+      readme.indexOf('\n## ', readme.indexOf('\n## API') + 1),
+    );
+    const missing = [...ROOT_VALUES, ...ROOT_TYPES].filter((name) => !api.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the subpath exports', () => {
+  it('commitbus/redis and commitbus/memory carry the adapters and their stores', () => {
+    expect(Object.keys(redis).sort()).toEqual([
+      'BullmqTransport',
+      'HandlerJobQueues',
+      'RedisBatchStore',
+      'RedisDeadLetterStore',
+      'RedisOrderingStore',
+      'RedisRouterCatalog',
+      'RedisSchedulingRuleStore',
+      'RedisStreamEventLog',
+      'RedisTokenStore',
+      'UnexpectedRedisReplyError',
+      'queueNames',
+      'redisRouterStores',
+      'redisTransport',
+      'routerKeys',
+    ]);
+    expect(Object.keys(memory).sort()).toEqual([
+      'MemoryBatchStore',
+      'MemoryDeadLetterStore',
+      'MemoryEventLog',
+      'MemoryOrderingStore',
+      'MemoryRouterCatalog',
+      'MemorySchedulingRuleStore',
+      'MemoryTokenStore',
+      'MemoryTransport',
+      'MemoryWorkerStartedError',
+      'memoryRouterStores',
+      'memoryTransport',
+    ]);
+  });
+
+  it('are mapped in package.json to the built index of each', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      exports: Record<string, { types: string; import: string; default: string } | string>;
+    };
+    // `./package.json` maps to itself, so tools can read the version.
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+    const entries = Object.entries(pkg.exports).flatMap(([path, target]) =>
+      typeof target === 'string' ? [] : [[path, target] as const],
+    );
+    const sources = Object.fromEntries(
+      entries.map(([path, target]) => [
+        path,
+        target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'),
+      ]),
+    );
+    expect(sources).toEqual({
+      '.': 'src/index.ts',
+      './event-store': 'src/event-store/index.ts',
+      './testing': 'src/testing/index.ts',
+      './redis': 'src/transports/redis/index.ts',
+      './memory': 'src/transports/memory/index.ts',
+      './router': 'src/bus/router.ts',
+      './dashboard': 'src/dashboard/index.ts',
+    });
+    for (const [path, target] of entries) {
+      expect(target.types, path).toBe(target.import.replace(/\.js$/, '.d.ts'));
+      // The same ES module for require() (Node >= 20.19 loads ES modules through it).
+      expect(target.default, path).toBe(target.import);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { Agent } from 'undici';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
+import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
+import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
+import { resolveConfig } from '../../src/config/resolve-config.js';
+import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
+import { recordingLogger } from '../helpers/recording-logger.js';
+import { CLUSTER_NODES, deleteKeys, ON_CLUSTER, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
+import { RoutemasterClient } from '../helpers/routemaster-client.js';
+
+// Where startRouter keeps its data: on the Redis its config names (a URL or
+// a cluster is enough, with no transport), in memory only when asked for by
+// name, and nowhere at all when nothing is named: then it refuses to start.
+const PREFIX = testPrefix('router-start');
+const ROOT_KEY = 'router-start-root-key';
+const agent = new Agent();
+const redis = openRedis();
+const logger = recordingLogger();
+/** What the router warned and logged as errors, in order. */
+const warnings = () => logger.messages('warn', 'error');
+let running: RunningRouter[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.map((router) => router.close()));
+  running = [];
+  logger.clear();
+});
+afterAll(async () => {
+  await agent.close();
+  await deleteKeys(redis, PREFIX);
+  await redis.quit();
+});
+
+/** The test Redis as grouped options, with no transport. */
+function redisOptions(name: string): CommitbusOptions {
+  const where = ON_CLUSTER ? { cluster: CLUSTER_NODES } : { url: REDIS_URL };
+  return { name, redis: { ...where, prefix: PREFIX } };
+}
+
+async function start(config: Parameters<typeof startRouter>[0]): Promise<RoutemasterClient> {
+  const router = await startRouter(
+    config,
+    { port: 0, roles: ['api'], api: { rootKey: ROOT_KEY } },
+    { logger },
+  );
+  running.push(router);
+  return new RoutemasterClient(router.url as string, ROOT_KEY, agent);
+}
+
+async function tokenNames(root: RoutemasterClient): Promise<string[]> {
+  const answer = await root.get('/api_tokens');
+  expect(answer.status).toBe(200);
+  return (answer.json as { name: string }[]).map((t) => t.name);
+}
+
+describe('startRouter with a Redis named and no transport', () => {
+  it.each([
+    ['grouped options', (name: string) => redisOptions(name)],
+    [
+      'a configuration resolveConfig made (its transport the default)',
+      (name: string) => resolveConfig(redisOptions(name)),
+    ],
+  ])('keeps its data on that Redis, so a router started again finds it: %s', async (_, config) => {
+    const first = await start(config('given-url'));
+    expect((await first.addToken('shop')).status).toBe(201);
+    await Promise.all(running.map((router) => router.close()));
+    running = [];
+    const second = await start(config('given-url'));
+    expect(await tokenNames(second)).toContain('shop');
+    expect(warnings()).toEqual([]);
+  });
+});
+
+describe('startRouter with no Redis named', () => {
+  it.each([
+    ['no config', undefined],
+    ['empty options', {}],
+    ['a prefix but no Redis', { redis: { prefix: PREFIX } }],
+    ['a resolved default configuration', resolveConfig({})],
+    ['loadConfigFromEnv of an environment with no Redis', loadConfigFromEnv({}, {}, logger)],
+  ])('refuses to start with a coded error that says what to set: %s', async (_, config) => {
+    const started = startRouter(config, { roles: ['upkeep'] }, { logger });
+    await expect(started).rejects.toBeInstanceOf(RouterRedisRequiredError);
+    const error = (await started.catch((e: unknown) => e)) as RouterRedisRequiredError;
+    expect(error.code).toBe('COMMITBUS_ROUTER_REDIS_REQUIRED');
+    expect(error.message).toContain('redis.url');
+    expect(error.message).toContain("transport: 'memory'");
+  });
+
+  it('runs in memory when transport memory is asked for by name, and warns that nothing outlives it', async () => {
+    const first = await start({ transport: 'memory', redis: { prefix: PREFIX } });
+    expect((await first.addToken('shop')).status).toBe(201);
+    expect(warnings().some((w) => w.includes("transport 'memory'") && w.includes('lost when it stops'))).toBe(
+      true,
+    );
+    // A second router on the same options shares nothing with the first.
+    const second = await start({ transport: 'memory', redis: { prefix: PREFIX } });
+    expect(await tokenNames(second)).toEqual([]);
+  });
+});
