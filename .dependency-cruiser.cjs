@@ -18,6 +18,7 @@ const ROOMS = [
   ['outbox'],
   ['router', 'event-store', 'metrics'],
   ['transports/memory', 'transports/redis'],
+  ['transports/select'],
   ['bus'],
   ['dashboard'],
   ['cli', 'testing'],

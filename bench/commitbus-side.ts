@@ -8,6 +8,7 @@ import {
   EventType,
   type RunningWorker,
 } from '../src/index.js';
+import { redisTransport } from '../src/transports/redis/index.js';
 import { type BenchTarget, HandledTally, nowMs } from './load.js';
 
 /** The benchmark's event: carries its send time. */
@@ -17,7 +18,7 @@ export class BenchEvent extends Event {
   sentAt = 0;
 }
 
-/** commitbus on the BullMQ transport, with one sync no-op handler, worker in this process. */
+/** commitbus on the Redis transport (BullMQ jobs), with one sync no-op handler, worker in this process. */
 export class CommitbusSide implements BenchTarget {
   readonly label = 'commitbus';
   readonly tally = new HandledTally();
@@ -33,7 +34,9 @@ export class CommitbusSide implements BenchTarget {
     this.bus = createEventBus({
       events: [BenchEvent],
       handlers: { BENCH: [[noop, true]] },
-      config: { ...config, transport: 'bullmq' },
+      config,
+      // On the Redis the config names.
+      transport: redisTransport(),
     });
   }
 

@@ -7,6 +7,7 @@ import {
   EventType,
   type RunningWorker,
 } from '../src/index.js';
+import { redisTransport } from '../src/transports/redis/index.js';
 import { type BenchTarget, HandledTally, measureThroughput, nowMs } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { median } from './stats.js';
@@ -83,7 +84,7 @@ class PublishSide implements BenchTarget {
 
 /**
  * Throughput of ordered events against unordered ones, in one process on the
- * bullmq transport. One bus (no DataSource, so ordered events take their
+ * Redis transport. One bus (no DataSource, so ordered events take their
  * positions in Redis, at publish), a sync no-op handler per class as on the
  * commitbus side of the main comparison, and a worker in this process with the
  * default config (`orderedConcurrency` 64). Each case is the main comparison's
@@ -116,7 +117,8 @@ export async function measureOrderingThroughput(
   const bus = createEventBus({
     events: [FreeBenchEvent, KeyedBenchEvent],
     handlers: { 'BENCH_ORDERING.FREE': [[free, true]], 'BENCH_ORDERING.KEYED': [[keyed, true]] },
-    config: { transport: 'bullmq', redisUrl: options.redisUrl, prefix: options.prefix },
+    config: { prefix: options.prefix },
+    transport: redisTransport({ url: options.redisUrl }),
   });
   const byKey = (n: number) => n % options.keys;
   const unordered = new PublishSide(

@@ -11,6 +11,7 @@ import {
   silentLogger,
   UnitOfWorkManager,
 } from '../src/index.js';
+import { redisTransport } from '../src/transports/redis/index.js';
 import { queueNames } from '../src/transports/redis/queue-names.js';
 import { BenchEvent } from './commitbus-side.js';
 import { nowMs } from './load.js';
@@ -113,7 +114,7 @@ async function adminQuery(databaseUrl: string, sql: string): Promise<void> {
  * worker running (publish cost only):
  *
  * - **outbox**: `UnitOfWorkManager.run` inserting one row through
- *   `uow.manager` and registering `SendEventOp(event)`, on a bullmq bus with
+ *   `uow.manager` and registering `SendEventOp(event)`, on a Redis bus with
  *   the outbox on: the event row is written in the transaction, published
  *   after commit, then deleted in a batch;
  * - **plain**: the same insert in `dataSource.transaction`, then BullMQ
@@ -140,7 +141,8 @@ export async function measureOutboxCost(options: OutboxCostOptions): Promise<Out
     await dataSource.initialize();
     const activeBus = createEventBus({
       events: [BenchEvent],
-      config: { transport: 'bullmq', redisUrl: options.redisUrl, prefix: options.prefix, name: 'outbox' },
+      config: { prefix: options.prefix, name: 'outbox' },
+      transport: redisTransport({ url: options.redisUrl }),
       logger: silentLogger,
       dataSource,
     });

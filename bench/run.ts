@@ -199,7 +199,7 @@ async function compareOutbox(prefix: string): Promise<OutboxCost> {
   console.log(
     `\noutbox cost on ${DATABASE_URL} and ${REDIS_URL}, prefix ${prefix}: ${OUTBOX_UNITS} units of work per run, ` +
       `${OUTBOX_CONCURRENCY} in flight, warm-up of ${OUTBOX_WARMUP}, ${OUTBOX_RUNS} runs per side, alternating; no workers\n` +
-      'with outbox: UnitOfWorkManager.run, insert + SendEventOp (bullmq, outbox on); ' +
+      'with outbox: UnitOfWorkManager.run, insert + SendEventOp (redis, outbox on); ' +
       'plain: dataSource.transaction insert, then queue.add',
   );
   const cost = await measureOutboxCost({

@@ -28,6 +28,7 @@ import {
   type StoreEvent,
   silentLogger,
 } from '../../src/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium-args.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
       'ORDER.PLACE': [{ handler: sendEmail, attempts: 1 }, createInvoice],
       'PAYMENT.CAPTURE': [{ handler: postLedger, sync: true, attempts: 1 }],
     },
-    config: { transport: 'bullmq', redisUrl: REDIS_URL, prefix: PREFIX, name: 'shop', blockMs: 50 },
+    config: { prefix: PREFIX, name: 'shop', blockMs: 50 },
+    transport: redisTransport({ url: REDIS_URL }),
     logger: silentLogger,
   });
   const dataSource = await new DataSource({

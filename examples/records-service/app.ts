@@ -11,6 +11,7 @@ import {
   silentLogger,
   UnitOfWorkManager,
 } from '../../src/index.js';
+import { transportFromEnv } from '../../src/transports/select/index.js';
 import { ENTITIES } from './entities.js';
 import { EVENTS } from './events.js';
 import { eventHandlers } from './handlers.js';
@@ -67,6 +68,8 @@ export async function createApp(
     handlers: eventHandlers(dataSource),
     dataSource,
     config: demoConfig(env),
+    // Redis when REDIS_URL (or REDIS_CLUSTER_NODES) is set, else in this process.
+    transport: transportFromEnv(env),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });

@@ -3,6 +3,7 @@
 // remove: SQLite in memory and the in-process bus end with the process.
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { transportFromEnv } from '../../src/transports/select/index.js';
 import { demoConfig, demoSchema } from './app.js';
 
 /** What {@link removeDemoData} removed. */
@@ -30,7 +31,7 @@ export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Prom
     }
   }
   let keys = 0;
-  if (config.transport === 'bullmq' && config.redis.cluster === undefined) {
+  if (transportFromEnv(env).name === 'redis' && config.redis.cluster === undefined) {
     const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     try {

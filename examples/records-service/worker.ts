@@ -4,7 +4,7 @@
 import { createApp } from './app.js';
 
 const app = await createApp();
-if (app.bus.config.transport !== 'bullmq') {
+if (app.bus.transport.inProcess === true) {
   console.error(
     'the worker needs REDIS_URL: with the in-process transport, events never leave the publisher',
   );

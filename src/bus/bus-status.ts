@@ -60,7 +60,7 @@ export interface RuleStatus {
  * ISO 8601 strings, ages milliseconds, absent values `null`.
  */
 export interface BusStatus {
-  /** Which bus: its `name`, `prefix` and `transport`. */
+  /** Which bus: its `name`, `prefix` and its transport adapter's name (`redis`, `memory`). */
   readonly bus: { readonly name: string; readonly prefix: string; readonly transport: string };
   /** When this was read (ISO 8601). */
   readonly readAt: string;

@@ -28,10 +28,11 @@ export interface EventBusOptions extends BusObserver {
   /**
    * Where events wait and workers take them from: `redisTransport({ url })`
    * (`commitbus/redis`), `memoryTransport()` (`commitbus/memory`), or an
-   * adapter of your own. Its settings win over `config`'s (`transport`,
-   * `redis.url`, `redis.cluster`, `redis.prefix`).
-   * @defaultValue the one `config.transport` names (`REDIS_URL` and the
-   * `COMMITBUS_*` variables through `loadConfigFromEnv()`), else in-process
+   * adapter of your own; `transportFromEnv()` (`commitbus/transports`)
+   * picks one from `COMMITBUS_TRANSPORT`, `REDIS_URL` and
+   * `REDIS_CLUSTER_NODES`. Its settings win over `config`'s (`redis.url`,
+   * `redis.cluster`, `redis.prefix`).
+   * @defaultValue in-process; a `ConfigError` when `config` names a Redis
    */
   transport?: TransportAdapter;
   /**

@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
+import { ConfigError } from '../config/errors/config.error.js';
+import { redisGiven } from '../config/redis-given.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
@@ -26,9 +28,9 @@ import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
+import { defaultTransport } from '../transports/select/default-transport.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { BusStatus } from './bus-status.js';
-import { createTransport } from './create-transport.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
@@ -37,7 +39,7 @@ import { backlogOf, waitUntilIdle } from './idle.js';
 import { Publishing } from './publishing.js';
 import { readBusStatus } from './read-bus-status.js';
 import { startBusWorker } from './start-worker.js';
-import type { Transport } from './transport.js';
+import type { Transport, TransportAdapter } from './transport.js';
 
 /**
  * The event bus: publishes events and runs workers that hand them to the
@@ -76,12 +78,12 @@ export class EventBus implements UnitOfWorkBus {
 
   /**
    * @param options - what `createEventBus` takes.
-   * @param transport - an opened transport (tests); by default `options.transport` opened, else the one `config.transport` names.
+   * @param transport - an opened transport (tests); by default `options.transport` opened, else the embedded default.
    */
   constructor(options: EventBusOptions, transport?: Transport) {
     this.logger = options.logger ?? consoleLogger;
     const resolved = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
-    const adapter = options.transport;
+    const adapter = transport === undefined ? adapterOf(options) : options.transport;
     this.config =
       adapter?.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
     this.observers = new ObserverSet(this.logger);
@@ -96,9 +98,7 @@ export class EventBus implements UnitOfWorkBus {
       timeoutMs: this.config.handlerTimeoutMs,
     });
     this.transport =
-      transport ??
-      adapter?.open({ config: this.config, logger: this.logger }) ??
-      createTransport(this.config, this.logger);
+      transport ?? (adapter as TransportAdapter).open({ config: this.config, logger: this.logger });
     this.orderedLanes = orderedLanesEnabled(this.config.ordering, this.registry);
     this.publishing = new Publishing({
       config: this.config,
@@ -154,7 +154,7 @@ export class EventBus implements UnitOfWorkBus {
   get router(): RouterStores {
     if (this.routerStores === undefined) {
       if (this.transport.routerStores === undefined) {
-        throw new RouterStoresUnsupportedError(this.transport.constructor.name);
+        throw new RouterStoresUnsupportedError(this.transport.name);
       }
       this.routerStores = this.transport.routerStores({ deadLetters: this.transport.deadLetters });
     }
@@ -358,7 +358,23 @@ function observerOf(options: EventBusOptions): BusObserver {
   return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
 }
 
-/** Creates an event bus on the configured transport (`memory` unless told otherwise). */
+/**
+ * The adapter a bus opens: the one given, else the embedded default, unless
+ * the options name a Redis (`redis.url`, `REDIS_URL` through
+ * `loadConfigFromEnv`): a bus that would keep in memory what was meant for
+ * that Redis is refused with a `ConfigError` saying what to pass.
+ */
+function adapterOf(options: EventBusOptions): TransportAdapter {
+  if (options.transport !== undefined) return options.transport;
+  if (redisGiven(options.config)) {
+    throw new ConfigError(
+      "the options name a Redis (redis.url or redis.cluster; REDIS_URL or REDIS_CLUSTER_NODES through loadConfigFromEnv) but no transport adapter was given, and the bus will not keep in this process what was meant for that Redis: pass transport: redisTransport() from 'commitbus/redis' (it takes its Redis from these options), or transportFromEnv() from 'commitbus/transports'",
+    );
+  }
+  return defaultTransport();
+}
+
+/** Creates an event bus on `options.transport`, else on the embedded default (in-process). */
 export function createEventBus(options: EventBusOptions): EventBus {
   return new EventBus(options);
 }

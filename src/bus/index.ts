@@ -1,6 +1,5 @@
 export type { BusStatus } from './bus-status.js';
 export { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from './commitbus-schema.js';
-export { createRouterStores } from './create-router-stores.js';
 export { BusClosedError } from './errors/bus-closed.error.js';
 export { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 export { IdleTimeoutError } from './errors/idle-timeout.error.js';

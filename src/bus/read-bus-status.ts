@@ -18,9 +18,9 @@ import type { Transport } from './transport.js';
 /** What {@link readBusStatus} reads from: the bus's ports, and its outbox if any. */
 export interface BusStatusSources {
   /** Which bus it is. */
-  readonly config: Pick<CommitbusConfig, 'name' | 'prefix' | 'transport'>;
+  readonly config: Pick<CommitbusConfig, 'name' | 'prefix'>;
   /** The ports the counts are read from. */
-  readonly transport: Pick<Transport, 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
+  readonly transport: Pick<Transport, 'name' | 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
   /** The bus's handler names, listed even when they have nothing. */
   readonly handlerNames: readonly string[];
   /** The halted keys (`bus.ordering.halted()`). */
@@ -88,7 +88,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     };
   }
   return {
-    bus: { name: config.name, prefix: config.prefix, transport: config.transport },
+    bus: { name: config.name, prefix: config.prefix, transport: transport.name },
     readAt: new Date(now).toISOString(),
     backlog: { events, oldestAgeMs: ageOf(oldest, now), ordered, delayed },
     jobs: { waiting: jobs.waiting, running: jobs.running, retrying: jobs.retrying },

@@ -5,5 +5,4 @@
  * @module commitbus/router
  */
 export * from '../router/index.js';
-export { createRouterStores } from './create-router-stores.js';
 export { type RunningRouter, type StartRouterDeps, startRouter } from './start-router.js';

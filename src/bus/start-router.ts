@@ -3,7 +3,7 @@ import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { resolveConfig } from '../config/resolve-config.js';
-import { transportGiven } from '../config/transport-given.js';
+import { withTransportSettings } from '../config/transport-settings.js';
 import { checkClientTokens, importClientsAtStart } from '../router/client-token-import.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
 import { DeliveryWorker } from '../router/delivery/delivery-worker.js';
@@ -18,7 +18,8 @@ import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
-import { createRouterStores } from './create-router-stores.js';
+import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
+import type { TransportAdapter } from './transport.js';
 
 /** A router started by {@link startRouter}. */
 export interface RunningRouter {
@@ -47,6 +48,14 @@ export interface StartRouterDeps {
    * process); they are not closed by the router.
    */
   readonly stores?: RouterStores;
+  /**
+   * Where the router keeps its records when not given `stores`: an adapter
+   * that can hold them (`redisTransport()` from `commitbus/redis`, which
+   * takes its Redis from `config` unless given one). The in-process one
+   * (`memoryTransport()`) keeps them in this process only (tests,
+   * development), and the router warns so.
+   */
+  readonly transport?: Pick<TransportAdapter, 'name' | 'settings' | 'inProcess' | 'routerStores'>;
 }
 
 /**
@@ -61,7 +70,7 @@ async function openStores(
   deps: StartRouterDeps,
   logger: Logger,
 ): Promise<{ stores: RouterStores; stopImport: () => void }> {
-  const stores = deps.stores ?? storesFor(config, logger);
+  const stores = deps.stores ?? storesFor(config, deps, logger);
   try {
     await checkStore(stores, logger);
     const stopImport = servesApi
@@ -77,14 +86,13 @@ async function openStores(
 /**
  * Starts the HTTP event router: the Routemaster-compatible API, delivery
  * workers and the upkeep loops (promotion of due batches, recovery of dead
- * workers' batches, autodrop), or the subset `options.roles` names. Redis
- * comes from `config` (the bus's `redis` options and `name`; grouped, or a
- * configuration `resolveConfig`, `loadConfigFromEnv` or
- * `loadRouterConfigFromEnv` returned): a `redis.url` or `redis.cluster` is
- * enough, `transport: 'bullmq'` alone uses the default URL. It runs in memory
- * only when `transport: 'memory'` is asked for by name (tests, development);
- * with no Redis and no transport named it throws `RouterRedisRequiredError`.
- * `deps.stores` (a bus's `bus.router`) replaces all of that.
+ * workers' batches, autodrop), or the subset `options.roles` names. Its
+ * records live where `deps.transport` keeps them (`redisTransport()`, on the
+ * Redis `config` names: the bus's `redis` options and `name`, grouped or as
+ * `resolveConfig`, `loadConfigFromEnv` or `loadRouterConfigFromEnv` returned
+ * them); `memoryTransport()` keeps them in this process (tests,
+ * development). With neither `deps.transport` nor `deps.stores` (a bus's
+ * `bus.router`) it throws `RouterRedisRequiredError`.
  */
 export async function startRouter(
   config: CommitbusOptions | CommitbusConfig = {},
@@ -193,19 +201,25 @@ function senderTimeouts(options: RouterOptions): number {
   return (options.sender?.connectTimeoutMs ?? 2_000) + (options.sender?.requestTimeoutMs ?? 20_000);
 }
 
-// On Redis when `config` names one (or the bullmq transport); in memory only when asked for by name.
-function storesFor(config: CommitbusOptions | CommitbusConfig, logger: Logger): RouterStores {
+// The router's own stores, on `deps.transport`: a router names where its records live, it never falls back to memory.
+function storesFor(
+  config: CommitbusOptions | CommitbusConfig,
+  deps: StartRouterDeps,
+  logger: Logger,
+): RouterStores {
   const resolved = resolveConfig(config, warnDeprecatedOptions(logger));
-  const given = transportGiven(config);
-  const transport = given.transport ?? (given.redis ? 'bullmq' : undefined);
-  if (transport === undefined) throw new RouterRedisRequiredError('options');
-  if (transport === 'memory') {
+  const adapter = deps.transport;
+  if (adapter === undefined) throw new RouterRedisRequiredError('options');
+  if (adapter.routerStores === undefined) throw new RouterStoresUnsupportedError(adapter.name);
+  if (adapter.inProcess === true) {
     logger.warn(
       {},
-      "router: transport 'memory' keeps tokens, subscribers and queued events in this process only; they are lost when it stops (tests, development)",
+      `router: transport '${adapter.name}' keeps tokens, subscribers and queued events in this process only; they are lost when it stops (tests, development)`,
     );
   }
-  return createRouterStores({ ...resolved, transport }, logger);
+  const applied =
+    adapter.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
+  return adapter.routerStores({ config: applied, logger }, {});
 }
 
 /**

@@ -19,6 +19,15 @@ import type { Logger } from '../support/logger.js';
  * implement them structurally and never import the bus (see ARCHITECTURE.md).
  */
 export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
+  /** The adapter's name (`redis`, `memory`), for status, logs and errors; nothing switches on it. */
+  readonly name: string;
+  /**
+   * `true` when its data lives in this process only (the in-process
+   * adapter): no other process sees what it holds, so the CLI refuses to
+   * show or work it unless asked (`COMMITBUS_TRANSPORT=memory`), and a
+   * router on it warns that its records are lost when it stops.
+   */
+  readonly inProcess?: boolean;
   /** The work source: published events waiting for a drain. */
   readonly log: EventLog;
   /** Handler jobs: async runs, retries, re-driven dead letters. */
@@ -81,6 +90,16 @@ export interface TransportAdapter {
   readonly name: string;
   /** Where its data lives, applied over the bus's options (its Redis URL wins over `config.redis.url`). */
   readonly settings?: TransportSettings;
+  /** As {@link Transport.inProcess}: `true` when what it holds lives in this process only. */
+  readonly inProcess?: boolean;
   /** Opens the transport of one bus. */
   open(context: TransportContext): Transport;
+  /**
+   * Opens the HTTP event router's stores alone, for a router without a bus
+   * (`startRouter(config, options, { transport })`), as
+   * {@link Transport.routerStores} does for a bus; `context.config` is the
+   * router's configuration with the adapter's settings applied. Adapters
+   * that cannot hold a router's data leave it out.
+   */
+  routerStores?(context: TransportContext, shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
 }

@@ -15,9 +15,9 @@ const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
  * @throws CliError saying what to set.
  */
 export function refuseUnaskedMemoryTransport(bus: EventBus, what: string): void {
-  if (bus.config.transport !== 'memory') return;
+  if (bus.transport.inProcess !== true) return;
   if (process.env[TRANSPORT_VARIABLE]?.trim() === 'memory') return;
   throw new CliError(
-    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (no Redis is configured: REDIS_URL, COMMITBUS_REDIS_URL and REDIS_CLUSTER_NODES are unset, or the module's config says transport: 'memory'). Set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
+    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (no Redis is configured: REDIS_URL, COMMITBUS_REDIS_URL and REDIS_CLUSTER_NODES are unset, or the module gives the bus memoryTransport()). Set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
   );
 }

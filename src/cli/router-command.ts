@@ -6,6 +6,7 @@ import { loadRouterConfigFromEnv } from '../router/load-router-config-from-env.j
 import { loadRouterOptionsFromEnv, parseRoles } from '../router/load-router-options-from-env.js';
 import type { RouterOptions } from '../router/router-options.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
+import { transportFromEnv } from '../transports/select/transport-from-env.js';
 import { portOption } from './port-option.js';
 
 /** The flags of `commitbus router`; everything else comes from the environment. */
@@ -62,7 +63,10 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
     ...(flags.host !== undefined ? { host: flags.host } : {}),
     ...(flags.port !== undefined ? { port: portOption('--port', flags.port) } : {}),
   };
-  const router = await startRouter(config, options, { logger });
+  // A router's records must outlive it: the shared adapter, never the in-process one; its Redis is the one
+  // `config` names (ours, or Routemaster's ROUTEMASTER_REDIS_URL, or --dev's), as the adapter takes it from there.
+  const transport = transportFromEnv({ ...env, COMMITBUS_TRANSPORT: 'redis' });
+  const router = await startRouter(config, options, { logger, transport });
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
     `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (${describeRedis(config)}, prefix {${config.redis.prefix}:${config.name}})`,

@@ -48,7 +48,8 @@ export function addWorkerCommand(program: Command): Command {
         await closeBusModule(loaded).catch(() => undefined);
         throw error;
       }
-      const { name, prefix, transport } = loaded.bus.config;
+      const { name, prefix } = loaded.bus.config;
+      const transport = loaded.bus.transport.name;
       // One line on stdout for people and process managers; the structured logs go to stderr.
       console.log(
         `commitbus worker: bus ${name} (prefix ${prefix}, transport ${transport})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,

@@ -13,20 +13,11 @@ import type {
 } from './option-groups.js';
 import type { RedisClusterNode } from './redis-cluster-node.js';
 
-/** Which transport carries events between publishers and workers. */
-export type TransportKind = 'memory' | 'bullmq';
-
 /**
  * Every option of commitbus, grouped by what it tunes, each filled in:
  * {@link DEFAULT_CONFIG} and what `loadConfigFromEnv` returns.
  */
 export interface ResolvedCommitbusOptions {
-  /**
-   * `memory` keeps events in this process (the embedded default: demos and
-   * unit tests); `bullmq` keeps them in Redis and handles them on BullMQ workers.
-   * @defaultValue `'memory'`
-   */
-  transport: TransportKind;
   /**
    * Name of this bus; queues and the event stream are named after it.
    * @defaultValue `'events'`
@@ -135,8 +126,6 @@ export interface FlatCommitbusOptions {
  * and `ordering.mode`.
  */
 export interface CommitbusOptions extends FlatCommitbusOptions {
-  /** See {@link ResolvedCommitbusOptions.transport}. @defaultValue `'memory'` */
-  transport?: TransportKind;
   /** See {@link ResolvedCommitbusOptions.name}. @defaultValue `'events'` */
   name?: string;
   /** See {@link ResolvedCommitbusOptions.shutdownTimeoutMs}. @defaultValue `30_000` */

@@ -1,10 +1,9 @@
 import type { Cluster } from 'ioredis';
 import type { BackoffOptions } from '../support/retry-policy.js';
-import type { ResolvedCommitbusOptions, TransportKind } from './commitbus-options.js';
+import type { ResolvedCommitbusOptions } from './commitbus-options.js';
 import type { OrderingMode } from './option-groups.js';
 import type { RedisClusterNode } from './redis-cluster-node.js';
 
-export type { TransportKind } from './commitbus-options.js';
 export type { OrderingMode } from './option-groups.js';
 
 /**
@@ -14,8 +13,6 @@ export type { OrderingMode } from './option-groups.js';
  * `resolveConfig` turns those into this.
  */
 export interface CommitbusConfig {
-  /** `transport`. */
-  transport: TransportKind;
   /** `redis.url`. */
   redisUrl: string;
   /** `redis.cluster`. */
@@ -89,7 +86,6 @@ export interface CommitbusConfig {
  * (`redis.cluster` is there, `undefined`, so that every option is listed).
  */
 export const DEFAULT_CONFIG: Readonly<ResolvedCommitbusOptions> = deepFreeze({
-  transport: 'memory',
   name: 'events',
   shutdownTimeoutMs: 30_000,
   redis: { url: 'redis://127.0.0.1:6379', cluster: undefined, prefix: 'commitbus' },

@@ -2,7 +2,6 @@ export type {
   CommitbusOptions,
   FlatCommitbusOptions,
   ResolvedCommitbusOptions,
-  TransportKind,
 } from './commitbus-options.js';
 export type { CommitbusConfig } from './config.js';
 export { DEFAULT_CONFIG } from './config.js';

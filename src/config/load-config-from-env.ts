@@ -27,9 +27,9 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * `ordering.upkeepMs` too, as they did, unless those have their own variable
  * or override; that is warned about on `logger` (once per logger), as are
  * deprecated flat names in `overrides`. `REDIS_CLUSTER_NODES` lists nodes
- * separated by commas; booleans take true/false, yes/no, on/off or 1/0. When a
- * Redis URL or cluster is set and the transport is not, the transport is
- * `bullmq`. A wrong value throws a `ConfigError` naming the variable, the
+ * separated by commas; booleans take true/false, yes/no, on/off or 1/0. The
+ * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
+ * picks the adapter from the same variables. A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */
 export function loadConfigFromEnv(
@@ -42,10 +42,6 @@ export function loadConfigFromEnv(
     const found = readVariable(env, path);
     if (found === undefined) continue;
     setPath(fromEnv, path, parse(path, defaultValue, found.variable, found.raw));
-  }
-  const redis = fromEnv.redis as Record<string, unknown> | undefined;
-  if (fromEnv.transport === undefined && (redis?.url !== undefined || redis?.cluster !== undefined)) {
-    fromEnv.transport = 'bullmq';
   }
   const { given, deprecated } = normalizeOptions(overrides);
   const splitUses = carrySplitVariables(env, fromEnv, given);

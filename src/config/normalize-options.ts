@@ -32,12 +32,16 @@ export function markResolved(config: CommitbusConfig): CommitbusConfig {
   return config;
 }
 
-const TOP_LEVEL = new Set(['transport', 'name', 'shutdownTimeoutMs']);
+const TOP_LEVEL = new Set(['name', 'shutdownTimeoutMs']);
 const GROUPS = new Set(
   Object.entries(DEFAULT_CONFIG)
     .filter(([, value]) => typeof value === 'object')
     .map(([key]) => key),
 );
+
+/** What the option that named the transport by a string says now that adapters are values. */
+const TRANSPORT_OPTION_GONE =
+  "the transport option is gone: give the bus an adapter, createEventBus({ transport: redisTransport({ url }) }) from 'commitbus/redis' or memoryTransport() from 'commitbus/memory', or transportFromEnv() from 'commitbus/transports' to pick it from REDIS_URL, REDIS_CLUSTER_NODES and COMMITBUS_TRANSPORT";
 
 /**
  * Sorts `input` into grouped options: grouped ones as they are, deprecated
@@ -58,6 +62,7 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
   const flat = new Map<string, string>();
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
+    if (key === 'transport') throw new ConfigError(TRANSPORT_OPTION_GONE);
     if (TOP_LEVEL.has(key)) {
       given[key] = value;
     } else if (GROUPS.has(key) && isGroup(key, value)) {

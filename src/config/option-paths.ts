@@ -4,12 +4,11 @@ import type { CommitbusConfig } from './config.js';
 /**
  * Where each field of the flat {@link CommitbusConfig} lives among the
  * grouped options: the one table between the two shapes. Keys that differ
- * from their path (all but `transport`, `name`, `shutdownTimeoutMs`) are
+ * from their path (all but `name`, `shutdownTimeoutMs`) are
  * also the deprecated flat option names, except the two that never were
  * options ({@link NEW_FLAT_FIELDS}).
  */
 export const OPTION_PATHS = {
-  transport: 'transport',
   name: 'name',
   shutdownTimeoutMs: 'shutdownTimeoutMs',
   redisUrl: 'redis.url',

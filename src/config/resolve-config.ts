@@ -7,8 +7,8 @@ import { type DeprecatedOptionUse, markResolved, normalizeOptions } from './norm
 import { envNameOf } from './option-env.js';
 import { flattenOptions, OPTION_PATHS } from './option-paths.js';
 import { parseClusterNode } from './redis-cluster-node.js';
+import { rememberRedisGiven } from './redis-given.js';
 import { redactRedisUrl, redisUrlProblem } from './redis-url.js';
-import { rememberTransportGiven } from './transport-given.js';
 
 /** Called with the deprecated flat names an input used. */
 export type OnDeprecated = (uses: readonly DeprecatedOptionUse[]) => void;
@@ -96,7 +96,7 @@ export function resolveOptions(
     return ` (${flat === undefined ? '' : `given as ${flat}; `}env ${variable})`;
   });
   if (deprecated.length > 0) onDeprecated?.(deprecated);
-  rememberTransportGiven(options, input);
+  rememberRedisGiven(options, input);
   return options;
 }
 
@@ -109,7 +109,7 @@ export function resolveConfig(
   onDeprecated?: OnDeprecated,
 ): CommitbusConfig {
   const config = markResolved(flattenOptions(resolveOptions(input, onDeprecated)));
-  rememberTransportGiven(config, input);
+  rememberRedisGiven(config, input);
   return config;
 }
 
@@ -130,11 +130,6 @@ function option(key: keyof CommitbusConfig): string {
 type OptionNote = (key: keyof CommitbusConfig) => string;
 
 function validate(config: CommitbusConfig, env: OptionNote): void {
-  if (config.transport !== 'memory' && config.transport !== 'bullmq') {
-    throw new ConfigError(
-      `transport must be "memory" or "bullmq", got ${JSON.stringify(config.transport)}${env('transport')}`,
-    );
-  }
   for (const key of POSITIVE_INTEGERS) {
     const value = config[key];
     if (!Number.isInteger(value) || value < 1) {

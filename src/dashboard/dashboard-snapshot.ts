@@ -128,7 +128,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
   ]);
   return {
     bus: bus.config.name,
-    transport: bus.config.transport,
+    transport: bus.transport.name,
     status,
     queues: queueViews,
     deadLetterCount: isUnavailable(status)

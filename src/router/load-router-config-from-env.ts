@@ -79,8 +79,8 @@ function overriddenRoutemasterRedis(
 
 /**
  * The bus options a router reads from the environment (what `commitbus
- * router` runs on): `loadConfigFromEnv`'s, always on Redis (`transport`
- * `bullmq`; `COMMITBUS_TRANSPORT` is not read: a router's queues must
+ * router` runs on, with `redisTransport()`): `loadConfigFromEnv`'s, always
+ * naming a Redis (`COMMITBUS_TRANSPORT` is not read: a router's queues must
  * outlive it). The Redis is ours (`COMMITBUS_REDIS_URL`, `REDIS_URL`,
  * `REDIS_CLUSTER_NODES`, ...) or, when none of ours is set, Routemaster's
  * (`ROUTEMASTER_REDIS_URL`, or the variable `REDIS_ENV_KEY` names). Both
@@ -103,5 +103,5 @@ export function loadRouterConfigFromEnv(
     );
   }
   const redis = ours === undefined && theirs !== undefined ? { redis: { url: theirs.url } } : {};
-  return loadConfigFromEnv(env, { transport: 'bullmq', ...redis }, logger);
+  return loadConfigFromEnv(env, redis, logger);
 }

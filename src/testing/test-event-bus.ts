@@ -34,14 +34,11 @@ export class TestEventBus extends EventBus {
 
   constructor(options: TestBusOptions) {
     const logger = options.logger ?? silentLogger;
-    const config = {
-      ...layerOptions(
-        { drains: { scheduleEveryMs: 0 }, handlers: { backoff: { type: 'fixed', delayMs: 0 } } },
-        options.config,
-        warnDeprecatedOptions(logger),
-      ),
-      transport: 'memory' as const,
-    };
+    const config = layerOptions(
+      { drains: { scheduleEveryMs: 0 }, handlers: { backoff: { type: 'fixed', delayMs: 0 } } },
+      options.config,
+      warnDeprecatedOptions(logger),
+    );
     super({ ...options, config, logger }, new MemoryTransport(resolveConfig(config)));
   }
 

@@ -4,6 +4,7 @@ import { childWorkers, spawnWorker } from '../helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { isSettled, redisEnv } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('shutdown');
@@ -29,7 +30,8 @@ describe('graceful shutdown under load', () => {
     await first.ready;
     const publisher = buses.create({
       events: TEST_EVENTS,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name }),
+      config: fastConfig({ prefix: PREFIX, name }),
+      transport: testRedis(),
     });
     const events = Array.from({ length: 60 }, (_, i) => recordCreated(`load-${i}`));
     await publisher.publish(events);

@@ -6,18 +6,12 @@
  */
 import type { DataSource } from 'typeorm';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  defineHandler,
-  Event,
-  type EventBus,
-  type EventHandlersConfig,
-  EventType,
-  type TransportKind,
-} from '../../src/index.js';
+import { defineHandler, Event, type EventBus, type EventHandlersConfig, EventType } from '../../src/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { DEAD_PUBLISHER, leaveOutboxRow, openSqlite } from '../helpers/outbox.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('STOCK.MOVE', { orderBy: (e: StockMoved) => `sku:${e.sku}` })
@@ -78,7 +72,7 @@ async function seed(bus: EventBus): Promise<void> {
   await bus.deadLetters.redrive(letter?.id ?? '');
 }
 
-describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transport) => {
+describe.each(TRANSPORT_NAMES)('bus.status() on %s', (transport) => {
   it('reports exactly what the bus holds', async () => {
     dataSource = await openSqlite([]);
     const name = `status-${transport}`;
@@ -86,7 +80,8 @@ describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transp
       events: [...TEST_EVENTS, StockMoved],
       handlers,
       dataSource,
-      config: fastConfig({ transport, prefix, name, ...DEAD_PUBLISHER }),
+      config: fastConfig({ prefix, name, ...DEAD_PUBLISHER }),
+      transport: testTransport(transport),
     });
     await seed(bus);
     // The ordered event took its position through the outbox: its row goes once published.
@@ -151,7 +146,8 @@ describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transp
           },
         ],
       },
-      config: fastConfig({ transport, prefix, name: `jobs-${transport}`, shutdownTimeoutMs: 1_000 }),
+      config: fastConfig({ prefix, name: `jobs-${transport}`, shutdownTimeoutMs: 1_000 }),
+      transport: testTransport(transport),
     });
     await bus.startWorker({ handleSignals: false });
     try {
@@ -174,7 +170,8 @@ describe.each<TransportKind>(['memory', 'bullmq'])('bus.status() on %s', (transp
   it('reports an empty bus as zeros, with no outbox without a DataSource', async () => {
     const bus = buses.create({
       events: TEST_EVENTS,
-      config: fastConfig({ transport, prefix, name: `empty-${transport}` }),
+      config: fastConfig({ prefix, name: `empty-${transport}` }),
+      transport: testTransport(transport),
     });
     const status = await bus.status();
     expect(status).toMatchObject({

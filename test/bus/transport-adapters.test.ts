@@ -60,9 +60,9 @@ describe('redisTransport()', () => {
       await bus.publish(recordCreated('a'));
       await bus.whenIdle(10_000);
       expect(seen).toEqual(['a']);
-      expect(bus.config.transport).toBe('bullmq');
+      expect(bus.transport.name).toBe('redis');
       expect(bus.config.redisUrl).toBe(REDIS_URL);
-      expect((await bus.status()).bus).toMatchObject({ prefix: PREFIX, transport: 'bullmq' });
+      expect((await bus.status()).bus).toMatchObject({ prefix: PREFIX, transport: 'redis' });
       expect((await redis.keys(`{${PREFIX}:*`)).length).toBeGreaterThan(0);
       expect(await redis.keys('{not-this-one:*')).toEqual([]);
     } finally {
@@ -84,16 +84,16 @@ describe('redisTransport()', () => {
 });
 
 describe('memoryTransport()', () => {
-  it('runs the bus in this process, whatever config.transport says', async () => {
+  it('runs the bus in this process, whatever config.redis names', async () => {
     const { bus, seen } = await recordingBus({
       transport: memoryTransport(),
-      config: { transport: 'bullmq' },
+      config: { redis: { url: REDIS_URL } },
     });
     try {
       await bus.publish(recordCreated('m'));
       await bus.whenIdle(5_000);
       expect(seen).toEqual(['m']);
-      expect(bus.config.transport).toBe('memory');
+      expect(bus.transport).toMatchObject({ name: 'memory', inProcess: true });
       expect(bus.router).toBe(bus.router);
       expect(bus.router.deadLetters).toBe(bus.transport.deadLetters);
       expect(bus.transport.bullmqQueues).toBeUndefined();

@@ -107,7 +107,7 @@ describe('commitbus status', () => {
         cli('status', ['status']),
       ]);
       const status = json<Awaited<ReturnType<EventBus['status']>>>(asJson);
-      expect(status.bus).toEqual({ name: 'status', prefix, transport: 'bullmq' });
+      expect(status.bus).toEqual({ name: 'status', prefix, transport: 'redis' });
       expect(status.backlog).toMatchObject({ events: 2, ordered: 1, delayed: 0 });
       expect(status.parked).toBe(2);
       expect(status.deadLetters).toEqual({ count: 1, byKind: { handler: 1 }, byHandler: { announce: 1 } });

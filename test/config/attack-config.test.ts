@@ -14,10 +14,12 @@ import {
   loadConfigFromEnv,
   silentLogger,
 } from '../../src/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, buses } = redisTestBed('attack-config');
@@ -40,8 +42,8 @@ describe('millisecond options past the timer limit', () => {
       bus = buses.create({
         events: TEST_EVENTS,
         handlers,
+        transport: testRedis(),
         config: fastConfig({
-          transport: 'bullmq',
           prefix: PREFIX,
           name: 'handler-timeout',
           handlerTimeoutMs: PAST_TIMER_LIMIT,
@@ -79,7 +81,6 @@ describe('millisecond options past the timer limit', () => {
     try {
       config = resolveConfig(
         fastConfig({
-          transport: 'bullmq',
           prefix: PREFIX,
           name: 'shutdown',
           shutdownTimeoutMs: PAST_TIMER_LIMIT,
@@ -89,7 +90,7 @@ describe('millisecond options past the timer limit', () => {
       expect(error).toBeInstanceOf(ConfigError);
       return;
     }
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config, transport: testRedis() });
     await bus.publish(recordCreated('in-flight'));
     await waitFor('the handler to start', () => rec.runs.length > 0);
     await bus.close();
@@ -133,7 +134,8 @@ describe('a Redis password in config', () => {
       createEventBus({
         events: TEST_EVENTS,
         logger: silentLogger,
-        config: { transport: 'bullmq', redisUrl: 'redis://default:S3cret/pw@127.0.0.1:6379' },
+        config: { redisUrl: 'redis://default:S3cret/pw@127.0.0.1:6379' },
+        transport: redisTransport(),
       });
     } catch (error) {
       thrown = error;
@@ -150,7 +152,8 @@ describe('a Redis password in config', () => {
       events: TEST_EVENTS,
       logger: { info: log, warn: log, error: log },
       // Nothing listens on port 1.
-      config: { transport: 'bullmq', redisUrl: 'redis://default:S3cret@pw@127.0.0.1:1', publishAttempts: 1 },
+      config: { redisUrl: 'redis://default:S3cret@pw@127.0.0.1:1', publishAttempts: 1 },
+      transport: redisTransport(),
     });
     const thrown = await bus.publish(recordCreated('x')).catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(Error);

@@ -13,7 +13,6 @@ import {
   EventType,
   HandlerConfigError,
   loadConfigFromEnv,
-  type TransportKind,
   UnknownHandlerError,
 } from '../../src/index.js';
 
@@ -43,7 +42,6 @@ describe('resolveConfig', () => {
   it('fills in every default', () => {
     expect(resolveOptions()).toEqual(DEFAULT_CONFIG);
     expect(resolveConfig()).toMatchObject({
-      transport: 'memory',
       redisUrl: 'redis://127.0.0.1:6379',
       prefix: 'commitbus',
       publishAttempts: 5,
@@ -74,9 +72,9 @@ describe('resolveConfig', () => {
 
   it.each<[string, Partial<CommitbusConfig>, string]>([
     [
-      'unknown transport',
-      { transport: 'kafka' as TransportKind },
-      'transport must be "memory" or "bullmq", got "kafka" (env COMMITBUS_TRANSPORT)',
+      'the transport option, gone since adapters are values',
+      { transport: 'bullmq' } as unknown as Partial<CommitbusConfig>,
+      "the transport option is gone: give the bus an adapter, createEventBus({ transport: redisTransport({ url }) }) from 'commitbus/redis'",
     ],
     [
       'zero',
@@ -117,22 +115,22 @@ describe('resolveConfig', () => {
     ],
     [
       'a redisUrl with an unencoded "/" in its password',
-      { transport: 'bullmq', redisUrl: 'redis://app:pa/ss@cache:6379' },
+      { redisUrl: 'redis://app:pa/ss@cache:6379' },
       'redis.url "redis://***@cache:6379" is wrong: it is not a URL',
     ],
     [
       'a redisUrl with a stray "%" in its password',
-      { transport: 'bullmq', redisUrl: 'redis://app:pa%zz@cache:6379' },
+      { redisUrl: 'redis://app:pa%zz@cache:6379' },
       'redis.url "redis://***@cache:6379" is wrong: its user name or password holds a "%"',
     ],
     [
       'a redisUrl whose password reads as a port and a path',
-      { transport: 'bullmq', redisUrl: 'redis://app:12/ss@cache:6379' },
+      { redisUrl: 'redis://app:12/ss@cache:6379' },
       'redis.url "redis://***@cache:6379" is wrong: what follows the host must be a database number',
     ],
     [
       'a redisUrl with a port that is not a number',
-      { transport: 'bullmq', redisUrl: 'redis://cache:port' },
+      { redisUrl: 'redis://cache:port' },
       'redis.url "redis://cache:port" is wrong: it is not a URL',
     ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
@@ -160,7 +158,6 @@ describe('loadConfigFromEnv', () => {
       COMMITBUS_MAX_DELIVERIES: '3',
     });
     expect(config).toMatchObject({
-      transport: 'memory',
       handlers: { timeoutMs: 0, maxDeliveries: 3 },
       drains: { maxEvents: 250, batchSize: 100 },
       publishing: { backoffMs: 0 },
@@ -170,15 +167,10 @@ describe('loadConfigFromEnv', () => {
     });
   });
 
-  it('takes REDIS_URL to mean the bullmq transport, unless COMMITBUS_TRANSPORT says otherwise', () => {
+  it('reads REDIS_URL into redis.url (the transport is picked by transportFromEnv)', () => {
     expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache:6380/2' })).toMatchObject({
-      transport: 'bullmq',
       redis: { url: 'redis://cache:6380/2' },
     });
-    expect(loadConfigFromEnv({ REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' }).transport).toBe(
-      'memory',
-    );
-    expect(loadConfigFromEnv({}).transport).toBe('memory');
   });
 
   it('lets overrides win over the environment', () => {
@@ -186,7 +178,7 @@ describe('loadConfigFromEnv', () => {
       { COMMITBUS_MAX_EVENTS: '5', REDIS_URL: 'redis://x' },
       { drains: { maxEvents: 7 } },
     );
-    expect(config).toMatchObject({ drains: { maxEvents: 7 }, transport: 'bullmq' });
+    expect(config).toMatchObject({ drains: { maxEvents: 7 }, redis: { url: 'redis://x' } });
   });
 
   it('names the variable that is not a number', () => {
@@ -205,7 +197,6 @@ describe('loadConfigFromEnv', () => {
     expect(() => loadConfigFromEnv({ COMMITBUS_BATCH_SIZE: '0' })).toThrow(
       'batchSize must be a positive integer, got 0',
     );
-    expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'sqs' })).toThrow('got "sqs"');
   });
 });
 

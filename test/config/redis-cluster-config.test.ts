@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClusterNode } from '../../src/config/redis-cluster-node.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { ConfigError, loadConfigFromEnv } from '../../src/index.js';
+import { transportFromEnv } from '../../src/transports/select/index.js';
 
 describe('redisCluster', () => {
   it('takes nodes as "host:port", Redis URLs (their login and TLS apply to every node) or { host, port }', () => {
@@ -16,7 +17,7 @@ describe('redisCluster', () => {
       'rediss://app:pa%3Ass@cache.internal:7001',
       { host: '10.0.0.3', port: 7002 },
     ];
-    expect(resolveConfig({ transport: 'bullmq', redisCluster: nodes }).redisCluster).toEqual(nodes);
+    expect(resolveConfig({ redisCluster: nodes }).redisCluster).toEqual(nodes);
     expect(nodes.map(parseClusterNode)).toEqual([
       { host: '10.0.0.1', port: 7000, tls: false },
       { host: 'cache.internal', port: 7001, username: 'app', password: 'pa:ss', tls: true },
@@ -26,7 +27,7 @@ describe('redisCluster', () => {
   });
 
   it('leaves redisUrl unchecked when a cluster is given', () => {
-    const config = resolveConfig({ transport: 'bullmq', redisUrl: 'not a url', redisCluster: ['h:7000'] });
+    const config = resolveConfig({ redisUrl: 'not a url', redisCluster: ['h:7000'] });
     expect(config.redisCluster).toEqual(['h:7000']);
   });
 
@@ -37,8 +38,8 @@ describe('redisCluster', () => {
     ['an empty host', [{ host: '', port: 7000 }], 'got :7000'],
     ['another scheme', ['http://cache:7000'], 'got "http://cache:7000"'],
   ])('refuses %s with a ConfigError naming the node', (_case, redisCluster, message) => {
-    expect(() => resolveConfig({ transport: 'bullmq', redisCluster })).toThrow(ConfigError);
-    expect(() => resolveConfig({ transport: 'bullmq', redisCluster })).toThrow(message);
+    expect(() => resolveConfig({ redisCluster })).toThrow(ConfigError);
+    expect(() => resolveConfig({ redisCluster })).toThrow(message);
   });
 
   it('never shows the password of a node it refuses', () => {
@@ -49,7 +50,7 @@ describe('redisCluster', () => {
 
   it('takes an ioredis Cluster, but not one with a keyPrefix, nor something else', () => {
     const cluster = new Cluster(['127.0.0.1:7000'], { lazyConnect: true });
-    expect(resolveConfig({ transport: 'bullmq', redisCluster: cluster }).redisCluster).toBe(cluster);
+    expect(resolveConfig({ redisCluster: cluster }).redisCluster).toBe(cluster);
     const prefixed = new Cluster(['127.0.0.1:7000'], { lazyConnect: true, keyPrefix: 'app:' });
     expect(() => resolveConfig({ redisCluster: prefixed })).toThrow(
       /has a keyPrefix.*use the redis.prefix option/,
@@ -62,13 +63,15 @@ describe('redisCluster', () => {
 });
 
 describe('REDIS_CLUSTER_NODES', () => {
-  it('lists the nodes, separated by commas, and selects the bullmq transport unless COMMITBUS_TRANSPORT says otherwise', () => {
+  it('lists the nodes, separated by commas, and makes transportFromEnv pick the Redis adapter on them unless COMMITBUS_TRANSPORT says otherwise', () => {
     const env = { REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, 10.0.0.2:7000 ,,' };
-    expect(loadConfigFromEnv(env)).toMatchObject({
-      transport: 'bullmq',
-      redis: { cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] },
+    expect(loadConfigFromEnv(env)).toMatchObject({ redis: { cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] } });
+    const picked = transportFromEnv(env);
+    expect(picked.name).toBe('redis');
+    expect('settings' in picked && picked.settings.redis).toEqual({
+      cluster: ['10.0.0.1:7000', '10.0.0.2:7000'],
     });
-    expect(loadConfigFromEnv({ ...env, COMMITBUS_TRANSPORT: 'memory' }).transport).toBe('memory');
+    expect(transportFromEnv({ ...env, COMMITBUS_TRANSPORT: 'memory' }).name).toBe('memory');
   });
 
   it('validates the nodes it read', () => {

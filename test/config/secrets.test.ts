@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRouterStores } from '../../src/bus/router.js';
+import { resolveConfig } from '../../src/config/resolve-config.js';
 import {
   ConfigError,
   createEventBus,
@@ -18,6 +18,7 @@ import {
   startRouter,
   TransportUnavailableError,
 } from '../../src/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { freePort } from '../helpers/free-port.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
@@ -95,8 +96,8 @@ function busWithWrongPassword(logger: Logger, config: object = { redis: { url: w
   const bus = createEventBus({
     events: TEST_EVENTS,
     logger,
+    transport: redisTransport(),
     config: {
-      transport: 'bullmq',
       name: 'secrets',
       ...config,
       redis: { prefix: PREFIX, ...('redis' in config ? (config.redis as object) : {}) },
@@ -174,6 +175,7 @@ describe('a wrong Redis password', () => {
       events: TEST_EVENTS,
       logger,
       config: { ...options, name: 'secrets-cluster' },
+      transport: redisTransport(),
     });
     // A cluster client keeps retrying its node and this publish does not settle (not even on close):
     // what shows is the log, and whatever the publish rejects with, if it ever does.
@@ -189,9 +191,9 @@ describe('a wrong Redis password', () => {
   it('is in nothing the router throws when Redis refuses its credentials', async () => {
     const logger = recordingLogger();
     const error = await startRouter(
-      { transport: 'bullmq', redis: { url: wrongUrl(), prefix: PREFIX } },
+      { redis: { url: wrongUrl(), prefix: PREFIX } },
       { roles: ['upkeep'] },
-      { logger },
+      { logger, transport: redisTransport() },
     ).then(
       async (router) => {
         await router.close();
@@ -217,7 +219,8 @@ describe('a Redis URL written wrong', () => {
   ])('(%s) is refused with a ConfigError that shows no password', (_case, url) => {
     for (const attempt of [
       () => loadConfigFromEnv({ REDIS_URL: url }),
-      () => createEventBus({ events: TEST_EVENTS, config: { transport: 'bullmq', redis: { url } } }),
+      () => createEventBus({ events: TEST_EVENTS, config: { redis: { url } }, transport: redisTransport() }),
+      () => createEventBus({ events: TEST_EVENTS, transport: redisTransport({ url }) }),
       // The router opens Redis from the URL on a memory bus's config too.
       () => createEventBus({ events: TEST_EVENTS, config: { redis: { url } } }),
     ]) {
@@ -255,14 +258,15 @@ describe('a Redis URL built by hand, past resolveConfig', () => {
   it('is refused by the Redis adapter with a masked ConfigError, not the TypeError ioredis throws with the URL', () => {
     let thrown: unknown;
     try {
-      createRouterStores(
+      redisTransport().routerStores(
         {
-          transport: 'bullmq',
-          redisUrl: `redis://app:${WRONG}@127.0.0.1:6379`,
-          prefix: PREFIX,
-          name: 'by-hand',
+          config: {
+            ...resolveConfig({ redis: { prefix: PREFIX }, name: 'by-hand' }),
+            redisUrl: `redis://app:${WRONG}@127.0.0.1:6379`,
+          },
+          logger: recordingLogger(),
         },
-        recordingLogger(),
+        {},
       );
     } catch (error) {
       thrown = error;

@@ -27,10 +27,10 @@ export function wrappedMemoryTransport(): TransportAdapter {
   const inner = memoryTransport();
   return {
     name: 'wrapped',
-    settings: inner.settings,
     open: (context): Transport => {
       const t = inner.open(context);
       return {
+        name: 'wrapped',
         log: t.log,
         jobs: t.jobs,
         rules: t.rules,

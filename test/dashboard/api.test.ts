@@ -20,6 +20,7 @@ import {
   isCommitbusError,
   type StoreEvent,
 } from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
 import { ItemEntity, items } from '../fixtures/es-items.js';
 import { Buses } from '../helpers/buses.js';
 import { StoreBed } from '../helpers/event-store-bed.js';
@@ -33,7 +34,7 @@ afterEach(async () => {
   await buses.closeAll();
 });
 
-const MEMORY = { transport: 'memory', scheduleEveryMs: 0, blockMs: 20, name: 'i12dashboard-api' } as const;
+const MEMORY = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dashboard-api' } as const;
 const ACTION = { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' };
 
 async function open(options: DashboardOptions): Promise<RunningDashboard> {
@@ -59,7 +60,7 @@ function post(dashboard: RunningDashboard, path: string, body: object, headers: 
 
 describe('the dashboard on a memory bus', () => {
   it('says there are no BullMQ queues, serves no bull-board, and listens on 127.0.0.1', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
     const dashboard = await open({ bus });
     expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const page = await fetch(`${dashboard.url}/`);
@@ -73,7 +74,7 @@ describe('the dashboard on a memory bus', () => {
   });
 
   it('refuses actions without the header, from another origin or site, and malformed ones', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
     const dashboard = await open({ bus });
     const json = { 'content-type': 'application/json' };
     expect((await post(dashboard, '/dead-letters/purge', { all: true }, json)).status).toBe(403);
@@ -92,7 +93,7 @@ describe('the dashboard on a memory bus', () => {
   it('pauses and resumes a handler through the API; an unknown handler is a 400 saying so', async () => {
     const handler = defineHandler('dashboard.api.notes', () => {});
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [handler] };
-    const bus = buses.create({ events: TEST_EVENTS, handlers, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, handlers, config: MEMORY, transport: memoryTransport() });
     const dashboard = await open({ bus });
     const paused = await post(dashboard, '/rules', { action: 'pause', handler: 'dashboard.api.notes' });
     expect(await paused.json()).toMatchObject({ changed: true });
@@ -115,7 +116,12 @@ describe('the dashboard on a memory bus', () => {
       if (failing && event.recid === 'a') throw new Error('step a failed');
     });
     const handlers: EventHandlersConfig = { 'FLOW.STEP': [{ handler: step, sync: true, attempts: 1 }] };
-    const { bus } = await buses.start({ events: [...TEST_EVENTS, FlowStep], handlers, config: MEMORY });
+    const { bus } = await buses.start({
+      events: [...TEST_EVENTS, FlowStep],
+      handlers,
+      config: MEMORY,
+      transport: memoryTransport(),
+    });
     const dashboard = await open({ bus });
     await bus.publish([flowStep('f1', 'a'), flowStep('f1', 'b')]);
     await waitFor('the halt', async () => (await overview(dashboard)).halted.length === 1);
@@ -133,7 +139,7 @@ describe('the dashboard on a memory bus', () => {
   });
 
   it("lists the router's subscribers and their queues, never their signing secrets", async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
     const router = bus.router;
     await router.subscribers.saveSubscriber({
       name: 'billing',
@@ -155,7 +161,7 @@ describe('the dashboard on a memory bus', () => {
   });
 
   it('asks for Basic credentials when given some, and honours an auth hook', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
     const dashboard = await open({
       bus,
       basicAuth: { username: 'ops', password: 'pa:ss' },
@@ -202,7 +208,7 @@ describe('the dashboard with an event store (SQLite)', () => {
       },
     });
     const store = await bed.start({ models: [items, broken], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY });
+    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
     const dashboard = await open({ bus, eventStore: store });
     await store.dispatch('ITEM.RESULT', { ins: [{ id: 'a', name: 'a', qty: 1 }] });
     await store.dispatch('ITEM.BAD', { x: 1 }, { wait: false });

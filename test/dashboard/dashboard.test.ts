@@ -11,6 +11,7 @@ import { type Browser, launchChromium } from '../helpers/chromium.js';
 import { type RecordCreated, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { deadLetterKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const bed = redisTestBed('i12dashboard-page');
@@ -35,8 +36,8 @@ describe('the dashboard in Chromium', () => {
       if (failing) throw new Error('flaky is down <b>bold?</b>');
     });
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [{ handler: flaky, attempts: 1 }] };
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'page' });
-    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'page' });
+    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config, transport: testRedis() });
     const event = recordCreated('r1');
     event.title = HOSTILE;
     await bus.publish(event);
@@ -93,8 +94,8 @@ describe('the dashboard in Chromium', () => {
         { handler: failing('dashboard.ledger'), attempts: 1 },
       ],
     };
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'purge' });
-    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'purge' });
+    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config, transport: testRedis() });
     const event = recordCreated('p1');
     await bus.publish(event);
     await waitFor('two letters', async () => (await bus.deadLetters.list()).length === 2);
@@ -123,8 +124,8 @@ describe('the dashboard in Chromium', () => {
   });
 
   it("mounts bull-board under /queues with the bus's BullMQ queues, linked from the page", async () => {
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'board' });
-    const { bus } = await bed.buses.start({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'board' });
+    const { bus } = await bed.buses.start({ events: TEST_EVENTS, config, transport: testRedis() });
     const dashboard = await startDashboard({ bus, basePath: '/ops' });
     const page = await browser.context.newPage();
     try {
@@ -148,8 +149,8 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('puts bull-board behind the same credentials as the page', async () => {
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'locked' });
-    const bus = bed.buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'locked' });
+    const bus = bed.buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const dashboard = await startDashboard({ bus, basicAuth: { username: 'ops', password: 'secret' } });
     try {
       expect((await fetch(`${dashboard.url}/queues/`)).status).toBe(401);

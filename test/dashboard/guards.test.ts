@@ -28,6 +28,7 @@ import { StoreBed } from '../helpers/event-store-bed.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { freePort } from '../helpers/free-port.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 
 const bed = redisTestBed('i12dash2-guards');
 const dashboards: RunningDashboard[] = [];
@@ -35,7 +36,7 @@ afterEach(async () => {
   await Promise.all(dashboards.splice(0).map((d) => d.close()));
 });
 
-const MEMORY = { transport: 'memory', scheduleEveryMs: 0, blockMs: 20, name: 'i12dash2-guards' } as const;
+const MEMORY = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dash2-guards' } as const;
 const ACTION = { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' };
 
 async function open(options: DashboardOptions): Promise<RunningDashboard> {
@@ -145,8 +146,8 @@ describe('actions from other sites', () => {
   });
 
   it("guards bull-board's own PUTs: another site's page cannot pause a queue, the dashboard's can", async () => {
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'board-put' });
-    const bus = bed.buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'board-put' });
+    const bus = bed.buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const dashboard = await open({ bus });
     const queue = bullmqQueuesOf(bus).find((q) => q.name === 'board-put-async') as Queue;
     const pause = (headers: Record<string, string>) =>
@@ -294,8 +295,8 @@ describe('options and bull-board', () => {
   });
 
   it('without bull-board installed: throws when bullBoard: true (and frees its port), shows a note when unset', async () => {
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'no-board' });
-    const bus = bed.buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'no-board' });
+    const bus = bed.buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const missing = { ...BULL_BOARD_MODULES, fastify: '@bull-board/not-installed-here' };
     const free = await freePort();
     await expect(startDashboardWith({ bus, bullBoard: true, port: free }, missing)).rejects.toBeInstanceOf(
@@ -310,8 +311,8 @@ describe('options and bull-board', () => {
   });
 
   it('puts bull-board behind the auth hook', async () => {
-    const config = fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: 'hooked' });
-    const bus = bed.buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: bed.prefix, name: 'hooked' });
+    const bus = bed.buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const dashboard = await open({ bus, auth: ({ headers }) => headers['x-team'] === 'ops' });
     expect((await fetch(`${dashboard.url}/queues/`)).status).toBe(403);
     expect((await fetch(`${dashboard.url}/queues/api/queues`)).status).toBe(403);

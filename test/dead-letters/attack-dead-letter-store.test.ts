@@ -11,6 +11,7 @@ import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
 import { deadLetterKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('attack-dlq');
 
@@ -27,7 +28,8 @@ describe('a corrupt entry in the dead-letter store', () => {
     const { bus } = await buses.start({
       events: TEST_EVENTS,
       handlers,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'corrupt' }),
+      config: fastConfig({ prefix: PREFIX, name: 'corrupt' }),
+      transport: testRedis(),
     });
     const event = recordCreated('kept');
     await bus.publish(event);

@@ -21,6 +21,7 @@ import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
 import { deadLetterKeys, deleteKeys, failedHandlerJobs, openRedis, testPrefix } from '../helpers/redis.js';
+import { TRANSPORT_NAMES, testRedis, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const PREFIX = testPrefix('dead-letters');
@@ -127,13 +128,16 @@ async function writeRaw(store: DeadLetterStore, id: string, deadAt: number, json
   (store as unknown as { letters: Map<string, unknown> }).letters.set(id, { json, deadAt, seq: -1 });
 }
 
-describe.each(['memory', 'bullmq'] as const)('%s transport: dead letters', (transport) => {
+describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
   const config = (name: string, overrides: Partial<CommitbusConfig> = {}) =>
-    fastConfig({ transport, prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
+    fastConfig({ prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
 
   /** A bus on `shared` (memory: buses of one "deployment history" share one transport) or its own. */
   function bus(options: EventBusOptions, shared?: Transport): EventBus {
-    const created = new EventBus({ logger: silentLogger, ...options }, shared);
+    const created = new EventBus(
+      { logger: silentLogger, transport: testTransport(transport), ...options },
+      shared,
+    );
     open.push(created);
     return created;
   }
@@ -157,7 +161,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: dead letters', (tran
 
   /** What is left in Redis: nothing in BullMQ's failed sets, and how many dead-letter keys. */
   async function expectLeftInRedis(target: EventBus, letterKeys: number): Promise<void> {
-    if (transport !== 'bullmq') return;
+    if (transport !== 'redis') return;
     expect(await failedHandlerJobs(redis, target.config)).toBe(0);
     expect(await deadLetterKeys(redis, target.config)).toBe(letterKeys);
   }
@@ -394,10 +398,11 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: dead letters', (tran
 describe('bullmq transport: dead letters across deploys', () => {
   it('dead-letters a queued retry whose handler the new workers lack, and will not re-drive it there', async () => {
     const rec = new Recorder();
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'deploy-handler' });
+    const config = fastConfig({ prefix: PREFIX, name: 'deploy-handler' });
     const old = new EventBus({
       events: TEST_EVENTS,
       logger: silentLogger,
+      transport: testRedis(),
       config,
       handlers: {
         'RECORD.CREATE': [
@@ -423,6 +428,7 @@ describe('bullmq transport: dead letters across deploys', () => {
     const current = new EventBus({
       events: TEST_EVENTS,
       logger: silentLogger,
+      transport: testRedis(),
       config,
       handlers: { 'RECORD.CREATE': [[rec.handler('current.sync'), true]] },
     });
@@ -457,7 +463,8 @@ describe('bullmq transport: a dead letter that cannot be read', () => {
     const b = new EventBus({
       events: TEST_EVENTS,
       logger,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'corrupt-letter' }),
+      config: fastConfig({ prefix: PREFIX, name: 'corrupt-letter' }),
+      transport: testRedis(),
       handlers: {
         'RECORD.CREATE': [
           {

@@ -18,6 +18,7 @@ import { outboxRows } from '../helpers/outbox.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 
 @EventType('SLOTS.SET')
 class SlotsSet extends Event {
@@ -60,7 +61,8 @@ describe.each(CHANGED_IN_TRANSIT)('%s', (label, slots) => {
     const { bus } = await buses.start({
       events: [SlotsSet],
       handlers,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: `publish-${name}` }),
+      config: fastConfig({ prefix: PREFIX, name: `publish-${name}` }),
+      transport: testRedis(),
     });
     const sent = slots();
     const refused = await bus.publish(SlotsSet.create({ slots: sent })).then(
@@ -81,7 +83,8 @@ describe.each(CHANGED_IN_TRANSIT)('%s', (label, slots) => {
     const bus = buses.create({
       events: [SlotsSet],
       dataSource,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: `uow-${name}` }),
+      config: fastConfig({ prefix: PREFIX, name: `uow-${name}` }),
+      transport: testRedis(),
     });
     const uows = new UnitOfWorkManager({ dataSource, bus });
     const sent = slots();
@@ -107,7 +110,8 @@ describe('data nested deeper than the stack', () => {
   it('is refused with a commitbus error naming the event, not a bare RangeError', async () => {
     const bus = buses.create({
       events: [SlotsSet],
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'deep' }),
+      config: fastConfig({ prefix: PREFIX, name: 'deep' }),
+      transport: testRedis(),
     });
     let node: Record<string, unknown> = {};
     const root = node;

@@ -17,6 +17,7 @@ import { childWorkers, spawnWorker } from '../helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { redisEnv } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const ATTACK_WORKER = fileURLToPath(new URL('../fixtures/attack-worker.ts', import.meta.url));
@@ -93,7 +94,8 @@ describe('a handler that kills its process, among healthy events', { timeout: TE
     };
     const publisher = buses.create({
       events: TEST_EVENTS,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name }),
+      config: fastConfig({ prefix: PREFIX, name }),
+      transport: testRedis(),
     });
     const before = Array.from({ length: 5 }, (_, i) => recordCreated(`before-${i}`));
     const killer = recordCreated('killer');
@@ -124,7 +126,8 @@ describe('a handler that kills its process, among healthy events', { timeout: TE
     };
     const publisher = buses.create({
       events: [...TEST_EVENTS, LaneEvent],
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name }),
+      config: fastConfig({ prefix: PREFIX, name }),
+      transport: testRedis(),
     });
     const lane = (key: string) => [0, 1, 2].map((n) => laneEvent(key, n));
     const [a, b, c] = [lane('A'), lane('B'), lane('C')];

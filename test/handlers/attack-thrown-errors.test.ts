@@ -10,6 +10,7 @@ import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
 import { failedHandlerJobs } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('attack-thrown');
 
@@ -50,11 +51,11 @@ describe('an Error commitbus cannot read', () => {
       events: TEST_EVENTS,
       handlers,
       config: fastConfig({
-        transport: 'bullmq',
         prefix: PREFIX,
         name: 'array-message',
         lockDurationMs: 1_000,
       }),
+      transport: testRedis(),
     });
     const event = recordCreated('array');
     await bus.publish(event);
@@ -94,10 +95,10 @@ describe('an Error commitbus cannot read', () => {
         events: TEST_EVENTS,
         handlers,
         config: fastConfig({
-          transport: 'bullmq',
           prefix: PREFIX,
           name: `bad-code-${sync ? 'sync' : 'async'}`,
         }),
+        transport: testRedis(),
       });
       const event = recordCreated('bad-code');
       await bus.publish(event);

@@ -15,6 +15,7 @@ import { type ChildWorker, childWorkers, spawnWorker } from '../helpers/child-wo
 import { FlowStep, flowStep, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { redisEnv, streamLength } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('crash-deliveries');
@@ -66,8 +67,8 @@ describe('a sync handler that kills its drain', () => {
   it('is dead-lettered as crashed after maxDeliveries restarts; the other 19 events of its batch run their sync and async handlers once, and nothing is left', async () => {
     const name = 'drain-first';
     const { env, countsKey } = workerEnv(name, { ALSO_ASYNC: '1', CRASH_RECID: 'killer' });
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name });
-    const publisher = buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: PREFIX, name });
+    const publisher = buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     // One publish: the first drain reads all 20 in one batch, the killer first, and dies on it.
     const killer = recordCreated('killer');
     const healthy = Array.from({ length: 19 }, (_, i) => recordCreated(`ok-${i}`));
@@ -107,8 +108,8 @@ describe('a sync handler that kills its drain', () => {
   it('a killer mid-batch: the events before it, already run when the first drain died, run once more (at least once); the killer stops after maxDeliveries; the events after it run once', async () => {
     const name = 'drain-middle';
     const { env, countsKey } = workerEnv(name, { CRASH_RECID: 'killer' });
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name });
-    const publisher = buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: PREFIX, name });
+    const publisher = buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const before = Array.from({ length: 7 }, (_, i) => recordCreated(`before-${i}`));
     const killer = recordCreated('killer');
     const after = Array.from({ length: 12 }, (_, i) => recordCreated(`after-${i}`));
@@ -151,8 +152,8 @@ describe('an ordered event whose handler kills its worker', () => {
       ORDERED_CONCURRENCY: '1',
       CRASH_RECID: 'a2',
     });
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name });
-    const publisher = buses.create({ events: [...TEST_EVENTS, FlowStep], config });
+    const config = fastConfig({ prefix: PREFIX, name });
+    const publisher = buses.create({ events: [...TEST_EVENTS, FlowStep], config, transport: testRedis() });
     const [b1, b2, a1, a2, a3] = [
       flowStep('b', 'b1'),
       flowStep('b', 'b2'),

@@ -11,6 +11,7 @@ import { childWorkers, spawnWorker } from '../helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { failedHandlerJobs, isSettled, REDIS_URL } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('crashes');
@@ -33,8 +34,8 @@ describe('a handler that kills its process', () => {
       MAX_DELIVERIES: '2',
       CRASH_RECID: 'poison',
     };
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name });
-    const publisher = buses.create({ events: TEST_EVENTS, config });
+    const config = fastConfig({ prefix: PREFIX, name });
+    const publisher = buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
     const poison = recordCreated('poison');
     const healthy = Array.from({ length: 5 }, (_, i) => recordCreated(`ok-${i}`));
     await publisher.publish([poison, ...healthy]);

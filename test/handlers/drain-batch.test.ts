@@ -11,7 +11,7 @@ import {
   silentLogger,
   TransportUnavailableError,
 } from '../../src/index.js';
-import { MemoryDeadLetterStore } from '../../src/transports/memory/index.js';
+import { MemoryDeadLetterStore, memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
@@ -143,7 +143,8 @@ describe('dead letters of kind event', () => {
     const worker = createEventBus({
       events: TEST_EVENTS,
       handlers,
-      config: fastConfig({ transport: 'memory' }),
+      config: fastConfig({}),
+      transport: memoryTransport(),
       logger: silentLogger,
     });
     try {

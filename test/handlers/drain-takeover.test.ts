@@ -17,6 +17,7 @@ import { fastConfig } from '../helpers/buses.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { openRedis } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('drain-takeover');
@@ -69,7 +70,8 @@ describe('drains of one process taking over a dead drain’s entries', () => {
     const bus = buses.create({
       events: TEST_EVENTS,
       handlers: { RECORD: [[handler, true]] },
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'solo' }),
+      config: fastConfig({ prefix: PREFIX, name: 'solo' }),
+      transport: testRedis(),
     });
     const events = ['hang', 'b', 'c'].map(recordCreated);
     await bus.publish(events);

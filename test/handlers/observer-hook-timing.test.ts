@@ -11,7 +11,7 @@ import type { HandlerJob } from '../../src/handlers/handler-job.js';
 import { ObserverSet } from '../../src/handlers/observer-set.js';
 import { type HandledRun, silentLogger } from '../../src/index.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
-import { MemoryDeadLetterStore, MemoryEventLog } from '../../src/transports/memory/index.js';
+import { MemoryDeadLetterStore, MemoryEventLog, memoryTransport } from '../../src/transports/memory/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import { PIPE_EVENTS, PipeItem } from '../helpers/handler-paths.js';
@@ -41,7 +41,7 @@ describe('onRetry of a sync handler', () => {
           },
         ],
       },
-      config: { transport: 'memory' },
+      transport: memoryTransport(),
     });
     const pipeline = busPipeline(bus, observer);
     const drainOf = async (event: PipeItem, enqueue: (jobs: HandlerJob[]) => Promise<void>) => {
@@ -75,7 +75,8 @@ describe('a bus with no observer', () => {
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
       handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
-      config: fastConfig({ transport: 'memory', name: `quiet${++buses}` }),
+      config: fastConfig({ name: `quiet${++buses}` }),
+      transport: memoryTransport(),
       // Hooks left undefined are no hooks: this observer is not added.
       onHandled: undefined,
     });

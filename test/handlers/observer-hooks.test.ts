@@ -26,7 +26,12 @@ import {
 } from '../../src/index.js';
 import { SchedulingGate } from '../../src/scheduling/scheduling-gate.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
-import { MemoryDeadLetterStore, MemoryEventLog, MemoryTransport } from '../../src/transports/memory/index.js';
+import {
+  MemoryDeadLetterStore,
+  MemoryEventLog,
+  MemoryTransport,
+  memoryTransport,
+} from '../../src/transports/memory/index.js';
 import { queueNames } from '../../src/transports/redis/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
@@ -39,12 +44,12 @@ import {
 } from '../helpers/handler-paths.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const bed = redisTestBed('i12observe-hooks');
 let buses = 0;
 
-type Transport = 'memory' | 'bullmq';
 type Behaviour = (event: PipeItem, ctx: HandlerContext) => void | Promise<void>;
 
 /** Every hook call, in order, reduced to the fields the cases compare. */
@@ -80,7 +85,7 @@ class HookLog implements BusObserver {
 
 /** A bus whose `subject` handler (sync or async per `path`) sits between two sync handlers. */
 async function start(
-  transport: Transport,
+  transport: TransportName,
   path: HandlerPath,
   setup: { behaviour?: Behaviour; entry?: Omit<HandlerEntryOptions, 'sync' | 'handler'> } = {},
   overrides: Partial<CommitbusConfig> = {},
@@ -97,19 +102,19 @@ async function start(
       ],
     },
     config: fastConfig({
-      transport,
       prefix: bed.prefix,
       name: `${transport}${++buses}`,
       delayedPollMs: 20,
       rulesRefreshMs: 50,
       ...overrides,
     }),
+    transport: testTransport(transport),
     ...hooks.options(),
   });
   return { bus, hooks, rec };
 }
 
-describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
+describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
   describe.each(HANDLER_PATHS)('$name', (path) => {
     it('success: onHandled once per handler run, with its duration; no other hook', async () => {
       const { bus, hooks } = await start(transport, path, {
@@ -216,7 +221,8 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
       handlers: { 'PIPE.ITEM': [[new Recorder().handler('sync'), true]] },
-      config: fastConfig({ transport, prefix: bed.prefix, name: `${transport}${++buses}` }),
+      config: fastConfig({ prefix: bed.prefix, name: `${transport}${++buses}` }),
+      transport: testTransport(transport),
       ...hooks.options(),
     });
     // A well-formed envelope of a class no process of this bus registered.
@@ -253,12 +259,12 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
         ],
       },
       config: fastConfig({
-        transport,
         prefix: bed.prefix,
         name: `${transport}${++buses}`,
         maxDeliveries: 1,
         claimStaleAfterMs: 100,
       }),
+      transport: testTransport(transport),
       ...hooks.options(),
     });
     const event = path.create(1);
@@ -289,7 +295,8 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
           { handler: rec.handler('bad', () => Promise.reject(new Error('no'))), sync: true, attempts: 1 },
         ],
       },
-      config: fastConfig({ transport, prefix: bed.prefix, name: `${transport}${++buses}` }),
+      config: fastConfig({ prefix: bed.prefix, name: `${transport}${++buses}` }),
+      transport: testTransport(transport),
       logger,
       onHandled: () => {
         throw new Error('hook broke');
@@ -333,7 +340,7 @@ describe('a drain', () => {
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
       handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
-      config: { transport: 'memory' },
+      transport: memoryTransport(),
     });
     const pipeline = busPipeline(bus, observer);
     const [refused, broken] = [PipeItem.create({ n: 1 }), PipeItem.create({ n: 2 })];

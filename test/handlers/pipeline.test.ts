@@ -26,6 +26,7 @@ import { closeSchema, openSchema } from '../helpers/postgres.js';
 import { Recorder } from '../helpers/recorder.js';
 import { failedHandlerJobs } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const bed = redisTestBed('pipeline');
@@ -39,7 +40,6 @@ afterAll(async () => {
   await closeSchema(pgSource);
 });
 
-type Transport = 'memory' | 'bullmq';
 type Behaviour = (event: PipeItem, ctx: HandlerContext) => void | Promise<void>;
 
 /** One case's bus: `subject` (on the path's side) between sync `before` and `after`. */
@@ -52,7 +52,7 @@ interface Setup {
 /** What a case gets: its path, a started bus and what the handlers did. */
 interface Harness {
   readonly path: HandlerPath;
-  readonly transport: Transport;
+  readonly transport: TransportName;
   readonly bus: EventBus;
   readonly rec: Recorder;
 }
@@ -65,7 +65,7 @@ const attempts = (rec: Recorder, handler: string, eventId: string) =>
 async function expectNothingLeft({ bus, transport }: Harness): Promise<void> {
   expect(await bus.backlog()).toBe(0);
   expect(await bus.rules.parkedCount()).toBe(0);
-  if (transport === 'bullmq') expect(await failedHandlerJobs(bed.redis, bus.config)).toBe(0);
+  if (transport === 'redis') expect(await failedHandlerJobs(bed.redis, bus.config)).toBe(0);
 }
 
 /**
@@ -319,7 +319,7 @@ const CASES: Record<string, { setup?: () => Setup; run: (h: Harness) => Promise<
 
 const THROWN: readonly unknown[] = [undefined, null, 'a string', { code: 42 }];
 
-describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
+describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
   const sqlite = async () => {
     const { DataSource } = await import('typeorm');
     return new DataSource({
@@ -333,7 +333,6 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
   async function start(path: HandlerPath, setup: Setup): Promise<Harness> {
     const rec = new Recorder();
     const config: Partial<CommitbusConfig> = fastConfig({
-      transport,
       prefix: bed.prefix,
       name: `${transport}${++buses}`,
       delayedPollMs: 20,
@@ -350,6 +349,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
         ],
       },
       config,
+      transport: testTransport(transport),
       ...(setup.dataSource !== undefined ? { dataSource: setup.dataSource } : {}),
     });
     return { path, transport, bus, rec };

@@ -15,6 +15,7 @@ import { type RecordCreated, recordCreated, recordPublished, TEST_EVENTS } from 
 import { Recorder } from '../helpers/recorder.js';
 import { failedHandlerJobs, openQueue } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('retries');
@@ -25,17 +26,18 @@ const attemptsOf = (rec: Recorder, handler: string, eventId?: string) =>
     .filter((r) => r.handler === handler && (eventId === undefined || r.eventId === eventId))
     .map((r) => r.attempt);
 
-describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts', (transport) => {
+describe.each(TRANSPORT_NAMES)('%s transport: retries and timeouts', (transport) => {
   const config = (name: string, overrides: Partial<CommitbusConfig> = {}) =>
-    fastConfig({ transport, prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
+    fastConfig({ prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
 
+  /** A bus with a worker, on this block's transport. */
   async function start(options: EventBusOptions): Promise<EventBus> {
-    return (await buses.start(options)).bus;
+    return (await buses.start({ ...options, transport: testTransport(transport) })).bus;
   }
 
   /** Nothing in BullMQ's failed sets: work given up went to the dead-letter store. */
   async function expectNoFailedJobs(bus: EventBus): Promise<void> {
-    if (transport === 'bullmq') expect(await failedHandlerJobs(redis, bus.config)).toBe(0);
+    if (transport === 'redis') expect(await failedHandlerJobs(redis, bus.config)).toBe(0);
   }
 
   it("counts attempts exactly and keeps every attempt's error, stack and time", async () => {
@@ -121,7 +123,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport: retries and timeouts
     const event = recordCreated('a');
     await bus.publish(event);
 
-    if (transport === 'bullmq') {
+    if (transport === 'redis') {
       // The jobs carry the handler's backoff under commitbus's own strategy: commitbus computes the waits.
       await waitFor('the first failures', () => runsAt.size === 2);
       const expected = { type: 'commitbus:fixed', delay: 200, jitter: 0.5 };

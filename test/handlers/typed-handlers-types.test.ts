@@ -21,6 +21,7 @@ import {
   silentLogger,
   type UnitOfWork,
 } from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
 import {
   OrderEvent,
   OrderPaid,
@@ -57,7 +58,7 @@ async function tableOf(
     events,
     handlers: config,
     logger: silentLogger,
-    config: { transport: 'memory' },
+    transport: memoryTransport(),
   });
   await bus.close();
 }
@@ -206,7 +207,7 @@ describe('typed handlers: what the builder refuses at run time', () => {
       events: SHOP_EVENTS,
       handlers: { 'SHOP.ORDER.PAID': [ledger], SHOP: [[onAny, true]] },
       logger: silentLogger,
-      config: { transport: 'memory' },
+      transport: memoryTransport(),
     });
     expect(bus.handlers.plan('SHOP.ORDER.PAID').all.map((h) => [h.name, h.idempotent])).toEqual([
       ['events.any', false],

@@ -55,7 +55,7 @@ for (const setup of setups) {
       const { bus } = await buses.start({
         events: SHOP_EVENTS,
         handlers: shopHandlers(rec),
-        config: setup.config(prefix),
+        ...setup.config(prefix),
         dataSource: setup.source(),
       });
       return bus;

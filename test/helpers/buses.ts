@@ -7,12 +7,13 @@ import {
   type StartWorkerOptions,
   silentLogger,
 } from '../../src/index.js';
-import { redisConfig } from './redis.js';
 
-/** Config for a fast test bus: small backoffs and blocking reads, no scheduler. */
+/**
+ * Config for a fast test bus: small backoffs and blocking reads, no
+ * scheduler. It names no Redis: a bus on Redis gets `transport: testRedis()`.
+ */
 export function fastConfig(overrides: Partial<CommitbusConfig>): Partial<CommitbusConfig> {
   return {
-    ...redisConfig(),
     scheduleEveryMs: 0,
     blockMs: 50,
     defaultBackoff: { type: 'fixed', delayMs: 10 },

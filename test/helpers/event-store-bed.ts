@@ -117,7 +117,7 @@ export class StoreBed {
     const bus = createEventBus({
       events,
       ...(handlers === undefined ? {} : { handlers }),
-      config: { transport: 'memory', scheduleEveryMs: 0, blockMs: 20 },
+      config: { scheduleEveryMs: 0, blockMs: 20 },
       logger: silentLogger,
       onPublished: (list) => published.push(...list),
     });

@@ -1,19 +1,20 @@
 import { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
-import { COMMITBUS_ENTITIES, type CommitbusConfig } from '../../src/index.js';
+import { COMMITBUS_ENTITIES, type EventBusOptions } from '../../src/index.js';
 import { Buses, fastConfig } from './buses.js';
 import { closeSchema, openSchema } from './postgres.js';
 import { RecordRow } from './records.js';
 import { deleteKeys, openRedis, testPrefix } from './redis.js';
+import { testRedis } from './transports.js';
 
 /** One of the two setups idempotent handlers are tested on: a transport and the database its records go to. */
 export interface IdempotentSetup {
   readonly name: string;
   /** The setup's database (open once the file's tests run). */
   source(): DataSource;
-  /** A bus config on this setup's transport, under `prefix` on Redis. */
-  config(prefix: string): Partial<CommitbusConfig>;
+  /** A bus's config and transport on this setup, under `prefix` on Redis. */
+  config(prefix: string): Pick<EventBusOptions, 'config' | 'transport'>;
 }
 
 /** What {@link idempotentBed} gives a test file. */
@@ -69,12 +70,12 @@ export function idempotentBed(schema: string): IdempotentBed {
     onPostgres: {
       name: 'bullmq + PostgreSQL',
       source: () => pgSource,
-      config: (prefix) => fastConfig({ transport: 'bullmq', prefix }),
+      config: (prefix) => ({ config: fastConfig({ prefix }), transport: testRedis() }),
     },
     onSqlite: {
       name: 'memory + SQLite',
       source: () => sqliteSource,
-      config: () => fastConfig({ transport: 'memory' }),
+      config: () => ({ config: fastConfig({}) }),
     },
     prefix(name) {
       const prefix = testPrefix(name);

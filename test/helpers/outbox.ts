@@ -4,14 +4,15 @@ import type { AppendResult } from '../../src/events/outgoing-event.js';
 import {
   COMMITBUS_ENTITIES,
   type CommitbusConfig,
+  type EventBusOptions,
   type EventHandlersConfig,
-  type TransportKind,
   UnitOfWorkManager,
 } from '../../src/index.js';
 import { type OutboxRecord, OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
 import { type Buses, fastConfig } from './buses.js';
 import type { Recorder } from './recorder.js';
 import { RecordCreated, RecordingTransport, RecordUpdated } from './records.js';
+import { type TransportName, testTransport } from './transports.js';
 
 // biome-ignore lint/complexity/noBannedTypes: TypeORM takes entity classes as Function
 type Entities = (Function | EntitySchema)[];
@@ -105,11 +106,16 @@ export function recordingBus(
   return { transport, bus, uows: new UnitOfWorkManager({ dataSource, bus }) };
 }
 
-/** Configs of test buses under `prefix` on a transport, each with a bus name of its own. */
+/** Options of test buses under `prefix` on a transport, each with a bus name of its own. */
 export function busConfigs(prefix: string) {
   let count = 0;
-  return (transport: TransportKind, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> =>
-    fastConfig({ transport, prefix, name: `bus${++count}`, delayedPollMs: 20, ...overrides });
+  return (
+    transport: TransportName,
+    overrides: Partial<CommitbusConfig> = {},
+  ): Pick<EventBusOptions, 'config' | 'transport'> => ({
+    config: fastConfig({ prefix, name: `bus${++count}`, delayedPollMs: 20, ...overrides }),
+    transport: testTransport(transport),
+  });
 }
 
 /** `RECORD` handlers: one sync `record.audit` recording each run in `rec` and its time in `handledAt`. */

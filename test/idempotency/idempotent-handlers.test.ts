@@ -9,6 +9,7 @@ import {
   IdempotencyNotConfiguredError,
   SendEventOp,
 } from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { type IdempotentSetup, idempotentBed } from '../helpers/idempotent-bed.js';
 import { RecordCreated, RecordRow, RecordUpdated } from '../helpers/records.js';
@@ -51,7 +52,7 @@ for (const setup of setups) {
       const { bus } = await buses.start({
         events: [RecordCreated, RecordUpdated],
         handlers,
-        config: setup.config(prefix),
+        ...setup.config(prefix),
         dataSource: setup.source(),
       });
       return bus;
@@ -123,7 +124,8 @@ describe('idempotent handlers, configuration and upkeep', () => {
     const bus = buses.create({
       events: [RecordCreated],
       handlers: { 'RECORD.CREATE': [{ handler: recordWriter(new Runs()), idempotent: true }] },
-      config: fastConfig({ transport: 'memory' }),
+      config: fastConfig({}),
+      transport: memoryTransport(),
     });
     const starting = bus.startWorker({ handleSignals: false });
     await expect(starting).rejects.toBeInstanceOf(IdempotencyNotConfiguredError);
@@ -133,7 +135,11 @@ describe('idempotent handlers, configuration and upkeep', () => {
   });
 
   it('concurrent runs of the same (event, handler) commit one body run: the second waits on the record and skips', async () => {
-    const bus = buses.create({ events: [RecordCreated], config: fastConfig({ transport: 'memory' }) });
+    const bus = buses.create({
+      events: [RecordCreated],
+      config: fastConfig({}),
+      transport: memoryTransport(),
+    });
     const runner = new IdempotentRunner(bed.onPostgres.source(), bus);
     let bodies = 0;
     let releaseFirst!: () => void;
@@ -157,7 +163,11 @@ describe('idempotent handlers, configuration and upkeep', () => {
   });
 
   it('forgetOlderThan deletes completion records past the retention and keeps newer ones', async () => {
-    const bus = buses.create({ events: [RecordCreated], config: fastConfig({ transport: 'memory' }) });
+    const bus = buses.create({
+      events: [RecordCreated],
+      config: fastConfig({}),
+      transport: memoryTransport(),
+    });
     const runner = new IdempotentRunner(bed.onPostgres.source(), bus);
     const repo = bed.onPostgres.source().getRepository(HandledEventEntity);
     await repo.insert([

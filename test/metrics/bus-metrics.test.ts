@@ -19,6 +19,7 @@ import {
   MetricsServerError,
   silentLogger,
 } from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { PIPE_EVENTS, PipeItem } from '../helpers/handler-paths.js';
@@ -26,6 +27,7 @@ import { DEAD_PUBLISHER, leaveOutboxRow, openSqlite } from '../helpers/outbox.js
 import { type MetricFamily, parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('STOCK.MOVE', { orderBy: (e: StockMoved) => `sku:${e.sku}` })
@@ -68,13 +70,17 @@ async function scrape(url: string): Promise<{ status: number; type: string; text
   return { status: response.statusCode, type: String(response.headers['content-type']), text };
 }
 
-describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
-  const config = () => fastConfig({ transport, prefix: bed.prefix, name: `${transport}${++buses}` });
+describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
+  /** A fresh bus's config and adapter. */
+  const onTransport = () => ({
+    config: fastConfig({ prefix: bed.prefix, name: `${transport}${++buses}` }),
+    transport: testTransport(transport),
+  });
 
   it('serves /metrics over HTTP; the counters and the histogram say exactly what ran, per handler and key', async () => {
     const rec = new Recorder();
     const { bus, worker } = await bed.buses.start(
-      { events: PIPE_EVENTS, handlers: handlers(rec), config: config() },
+      { events: PIPE_EVENTS, handlers: handlers(rec), ...onTransport() },
       { metrics: { port: 0 } },
     );
     expect(worker.metrics?.host).toBe('127.0.0.1');
@@ -175,7 +181,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
     const bus: EventBus = bed.buses.create({
       events: PIPE_EVENTS,
       handlers: handlers(rec),
-      config: config(),
+      ...onTransport(),
     });
     const metrics = createBusMetrics(bus, { registry, prefix: 'shop_bus_' });
     const worker = await bus.startWorker({ handleSignals: false, metrics: { port: 0, registry } });
@@ -190,7 +196,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (transport) => {
     expect(await metrics.metrics()).toBe((await scrape(worker.metrics?.url ?? '')).text);
 
     const taken = worker.metrics?.port ?? 0;
-    const other = bed.buses.create({ events: PIPE_EVENTS, config: config() });
+    const other = bed.buses.create({ events: PIPE_EVENTS, ...onTransport() });
     const refused = other.startWorker({ handleSignals: false, metrics: { port: taken } });
     await expect(refused).rejects.toBeInstanceOf(MetricsServerError);
     await expect(refused).rejects.toMatchObject({
@@ -207,7 +213,7 @@ function typesOf(metrics: Map<string, MetricFamily>): Record<string, string> {
   return Object.fromEntries([...metrics.values()].map((f) => [f.name, f.type]).sort());
 }
 
-describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transport) => {
+describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
   it('show what bus.status() reads at scrape time: delayed, parked, dropped, halted, dead letters, outbox rows and lag', async () => {
     const dataSource = await openSqlite([]);
     try {
@@ -221,11 +227,11 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
           },
           dataSource,
           config: fastConfig({
-            transport,
             prefix: bed.prefix,
             name: `gauges-${transport}`,
             ...DEAD_PUBLISHER,
           }),
+          transport: testTransport(transport),
         },
         { metrics: { port: 0 } },
       );
@@ -293,7 +299,11 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
 
 describe('a worker whose close fails', () => {
   it('still frees the metrics port, and close rejects with the failure', async () => {
-    const bus = bed.buses.create({ events: PIPE_EVENTS, config: fastConfig({ transport: 'memory' }) });
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      config: fastConfig({}),
+      transport: memoryTransport(),
+    });
     const { transport } = bus;
     const start = transport.startWorker.bind(transport);
     // The transport's worker closes, then reports a failure, as a lost connection would.

@@ -18,6 +18,7 @@ import { fastConfig } from '../helpers/buses.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 
 const SCHEMA = 'commitbus_test_attack_positions';
 const { prefix: PREFIX, buses } = redisTestBed('attack-positions');
@@ -34,8 +35,14 @@ describe('an ordered event published without the outbox the rest of its bus has'
   it('is handled, or its publish fails: it is not dropped as a duplicate', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'ATTACK.LANE': [[rec.handler('positions.lane'), true]] };
-    const config = fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'mixed' });
-    const { bus: service } = await buses.start({ events: [LaneEvent], handlers, config, dataSource });
+    const config = fastConfig({ prefix: PREFIX, name: 'mixed' });
+    const { bus: service } = await buses.start({
+      events: [LaneEvent],
+      handlers,
+      config,
+      transport: testRedis(),
+      dataSource,
+    });
     const uows = new UnitOfWorkManager({ dataSource, bus: service });
     const [first, second] = [laneEvent('K', 0), laneEvent('K', 1)];
     await uows.run(async (uow) => {
@@ -45,7 +52,7 @@ describe('an ordered event published without the outbox the rest of its bus has'
     await service.whenIdle(10_000);
 
     // The script: same bus, no DataSource.
-    const script = buses.create({ events: [LaneEvent], config });
+    const script = buses.create({ events: [LaneEvent], config, transport: testRedis() });
     const fromScript = laneEvent('K', 2);
     const refusal: unknown[] = [];
     const published = await script.publish(fromScript).then(

@@ -19,6 +19,7 @@ import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { fastConfig } from '../helpers/buses.js';
 import { scanKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('NOTE.ADD')
@@ -36,7 +37,7 @@ let buses = 0;
 
 /** A worker bus on `transport`, recording the notes it handles with their ordering. */
 async function startBus(
-  transport: CommitbusConfig['transport'],
+  transport: TransportName,
   events: (typeof NoteAdded | typeof ItemChanged)[],
   config: Partial<CommitbusConfig> = {},
 ) {
@@ -44,21 +45,22 @@ async function startBus(
   const record = defineHandler<NoteAdded>('notes.record', (e) => {
     seen.push(e.ordering === undefined ? e.note : `${e.note} seq=${e.ordering.seq} prev=${e.ordering.prev}`);
   });
-  const busConfig = fastConfig({ transport, prefix: bed.prefix, name: `b${++buses}`, ...config });
+  const busConfig = fastConfig({ prefix: bed.prefix, name: `b${++buses}`, ...config });
   const { bus } = await bed.buses.start({
     events,
     handlers: { 'NOTE.ADD': [[record, true]] },
     config: busConfig,
+    transport: testTransport(transport),
   });
   /** The bus's ordering keys in Redis (none on memory). */
   const orderingKeys = () =>
-    transport === 'bullmq' ? scanKeys(bed.redis, `${queueNames(bus.config).ordering}*`) : Promise.resolve([]);
+    transport === 'redis' ? scanKeys(bed.redis, `${queueNames(bus.config).ordering}*`) : Promise.resolve([]);
   /** Workers holding a lease on the lanes, read through the ordering store (both transports). */
   const leases = async () => (await bus.transport.ordering.inspect([], [])).leases.size;
   return { bus, seen, orderingKeys, leases };
 }
 
-describe.each(['bullmq', 'memory'] as const)('on %s', (transport) => {
+describe.each(TRANSPORT_NAMES)('on %s', (transport) => {
   it('a bus whose classes have no orderBy runs no ordered lanes, and refuses an orderKey with a clear error', async () => {
     const { bus, seen, orderingKeys, leases } = await startBus(transport, [NoteAdded]);
     // A delayed event too: the release task has run by the time it is handled.
@@ -86,7 +88,7 @@ describe.each(['bullmq', 'memory'] as const)('on %s', (transport) => {
   it("ordering: 'on' runs the lanes for events ordered only by the orderKey option", async () => {
     const { bus, seen, orderingKeys, leases } = await startBus(transport, [NoteAdded], { ordering: 'on' });
     expect(await leases()).toBe(1);
-    if (transport === 'bullmq') expect(await orderingKeys()).not.toEqual([]);
+    if (transport === 'redis') expect(await orderingKeys()).not.toEqual([]);
     for (const note of ['a', 'b', 'c']) await bus.publish(NoteAdded.create({ note }), { orderKey: 'note:1' });
     await bus.whenIdle();
     expect(seen.map((s) => s.split(' ')[0])).toEqual(['a', 'b', 'c']);
@@ -99,7 +101,7 @@ describe.each(['bullmq', 'memory'] as const)('on %s', (transport) => {
   it('a registered class with orderBy turns the lanes on by itself', async () => {
     const { bus, seen, orderingKeys, leases } = await startBus(transport, [NoteAdded, ItemChanged]);
     expect(await leases()).toBe(1);
-    if (transport === 'bullmq') expect(await orderingKeys()).not.toEqual([]);
+    if (transport === 'redis') expect(await orderingKeys()).not.toEqual([]);
     await bus.publish(NoteAdded.create({ note: 'n' }), { orderKey: 'note:2' });
     await bus.whenIdle();
     expect(seen).toEqual([expect.stringMatching(/^n seq=\d+ prev=undefined$/)]);

@@ -17,6 +17,7 @@ import {
 } from '../../src/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('ITEM.CHANGE', { orderBy: (e: ItemChanged) => `item:${e.item}` })
@@ -67,11 +68,10 @@ class Seen {
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport) => {
+describe.each(TRANSPORT_NAMES)('ordered events on %s', (transport) => {
   let buses = 0;
   const config = (overrides = {}) =>
     fastConfig({
-      transport,
       prefix: bed.prefix,
       name: `${transport}${++buses}`,
       delayedPollMs: 20,
@@ -79,7 +79,12 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
     });
 
   async function start(handlers: EventHandlersConfig, overrides = {}) {
-    return bed.buses.start({ events: EVENTS, handlers, config: config(overrides) });
+    return bed.buses.start({
+      events: EVENTS,
+      handlers,
+      config: config(overrides),
+      transport: testTransport(transport),
+    });
   }
 
   it('handles each key one event at a time in publish order, with seq and prev linked, and keys in parallel', async () => {
@@ -357,6 +362,7 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
       events: EVENTS,
       handlers: { ITEM: [[handler, true]] },
       config: cfg,
+      transport: testTransport(transport),
     });
     await first.bus.publish(range(1, 12).map((n) => ItemChanged.create({ item: 4, n })));
     // Event 3 has started (not only 1 and 2 done): closing now must let it finish.
@@ -368,7 +374,12 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
     // The first worker finished what it had started and stopped well before the end.
     expect(byFirst.slice(0, 3)).toEqual([1, 2, 3]);
     expect(byFirst.length).toBeLessThan(12);
-    const second = { events: EVENTS, handlers: { ITEM: [[handler, true] as const] }, config: cfg };
+    const second = {
+      events: EVENTS,
+      handlers: { ITEM: [[handler, true] as const] },
+      config: cfg,
+      transport: testTransport(transport),
+    };
     // One worker per memory bus: on memory the new worker shares the first's transport.
     await bed.buses.start(second, {}, transport === 'memory' ? first.bus.transport : undefined);
     await waitFor('the rest handled', () => seen.runs.length === 12);
@@ -395,7 +406,7 @@ describe.each(['memory', 'bullmq'] as const)('ordered events on %s', (transport)
   });
 
   it('refuses an invalid order key and a delayed ordered event, with errors that say what to do', async () => {
-    const bus = bed.buses.create({ events: EVENTS, config: config() });
+    const bus = bed.buses.create({ events: EVENTS, config: config(), transport: testTransport(transport) });
     await expect(bus.publish(NoteAdded.create({ item: 1, n: 1 }), { orderKey: '' })).rejects.toThrow(
       InvalidOrderKeyError,
     );

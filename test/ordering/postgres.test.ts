@@ -17,10 +17,12 @@ import {
 } from '../../src/index.js';
 import { OrderKeyRecordEntity } from '../../src/ordering/order-key-record.entity.js';
 import { OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { DEAD_PUBLISHER, openSqlite } from '../helpers/outbox.js';
 import { closeSchema, connectSchema, openSchema } from '../helpers/postgres.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('ACCOUNT.MOVE', { orderBy: (e: AccountMoved) => `account:${e.account}` })
@@ -35,7 +37,6 @@ let dataSource: DataSource;
 let names = 0;
 const config = (overrides = {}) =>
   fastConfig({
-    transport: 'bullmq',
     prefix: bed.prefix,
     name: `pg${++names}`,
     delayedPollMs: 20,
@@ -63,7 +64,13 @@ function labels() {
 describe('ordered events from units of work on PostgreSQL', () => {
   it('are handled in commit order, not registration order', async () => {
     const { seen, handlers } = labels();
-    const { bus } = await bed.buses.start({ events: [AccountMoved], handlers, dataSource, config: config() });
+    const { bus } = await bed.buses.start({
+      events: [AccountMoved],
+      handlers,
+      dataSource,
+      config: config(),
+      transport: testRedis(),
+    });
     const uows = new UnitOfWorkManager({ dataSource, bus });
     let letFirstCommit: () => void = () => {};
     const firstMayCommit = new Promise<void>((resolve) => {
@@ -98,6 +105,7 @@ describe('ordered events from units of work on PostgreSQL', () => {
       handlers: { ACCOUNT: [[handler, true]] },
       dataSource,
       config: config(),
+      transport: testRedis(),
     });
     const uows = new UnitOfWorkManager({ dataSource, bus });
     const labelsRun = ['p', 'q', 'r', 's', 't', 'u'];
@@ -126,7 +134,12 @@ describe('ordered events from units of work on PostgreSQL', () => {
   it('wait for an event whose publisher died after commit, and handle it first once a relay sends it', async () => {
     const { seen, handlers } = labels();
     // The dying publisher: commits, then its publish fails; its own relay never runs.
-    const dying = bed.buses.create({ events: [AccountMoved], dataSource, config: config(DEAD_PUBLISHER) });
+    const dying = bed.buses.create({
+      events: [AccountMoved],
+      dataSource,
+      config: config(DEAD_PUBLISHER),
+      transport: testRedis(),
+    });
     const publish = dying.transport.publish.bind(dying.transport);
     dying.transport.publish = async () => {
       throw new Error('publisher died between commit and publish');
@@ -138,11 +151,21 @@ describe('ordered events from units of work on PostgreSQL', () => {
 
     // A healthy process on the same bus name publishes the key's next event at once.
     const cfg = config({ outboxGraceMs: 600, outboxRelayEveryMs: 100, dedupeWindowMs: 60_000 });
-    const healthy = bed.buses.create({ events: [AccountMoved], dataSource, config: cfg });
+    const healthy = bed.buses.create({
+      events: [AccountMoved],
+      dataSource,
+      config: cfg,
+      transport: testRedis(),
+    });
     await new UnitOfWorkManager({ dataSource, bus: healthy }).run(async (uow) => {
       uow.register(new SendEventOp(AccountMoved.create({ account: 'd', label: 'published at once' })));
     });
-    const { bus: worker } = await bed.buses.start({ events: [AccountMoved], handlers, config: { ...cfg } });
+    const { bus: worker } = await bed.buses.start({
+      events: [AccountMoved],
+      handlers,
+      config: { ...cfg },
+      transport: testRedis(),
+    });
     expect(await worker.ordering.pending()).toBe(1);
     expect(seen).toEqual([]);
 
@@ -159,7 +182,13 @@ describe('ordered events from units of work on PostgreSQL', () => {
 
   it('give direct bus.publish calls their positions in a transaction too, so they interleave in order', async () => {
     const { seen, handlers } = labels();
-    const { bus } = await bed.buses.start({ events: [AccountMoved], handlers, dataSource, config: config() });
+    const { bus } = await bed.buses.start({
+      events: [AccountMoved],
+      handlers,
+      dataSource,
+      config: config(),
+      transport: testRedis(),
+    });
     const uows = new UnitOfWorkManager({ dataSource, bus });
     for (let i = 1; i <= 6; i++) {
       const event = AccountMoved.create({ account: 'e', label: String(i) });
@@ -176,7 +205,13 @@ describe('ordered events from units of work on PostgreSQL', () => {
 
   it('give back the positions of a unit of work that rolls back', async () => {
     const { seen, handlers } = labels();
-    const { bus } = await bed.buses.start({ events: [AccountMoved], handlers, dataSource, config: config() });
+    const { bus } = await bed.buses.start({
+      events: [AccountMoved],
+      handlers,
+      dataSource,
+      config: config(),
+      transport: testRedis(),
+    });
     const uows = new UnitOfWorkManager({ dataSource, bus });
     await uows.run(async (uow) =>
       uow.register(new SendEventOp(AccountMoved.create({ account: 'f', label: 'kept 1' }))),
@@ -199,7 +234,12 @@ describe('ordered events from units of work on PostgreSQL', () => {
       entities: COMMITBUS_ENTITIES.filter((e) => e !== OrderKeyRecordEntity),
     });
     try {
-      const bus = bed.buses.create({ events: [AccountMoved], dataSource: bare, config: config() });
+      const bus = bed.buses.create({
+        events: [AccountMoved],
+        dataSource: bare,
+        config: config(),
+        transport: testRedis(),
+      });
       const attempt = new UnitOfWorkManager({ dataSource: bare, bus }).run(async (uow) => {
         uow.register(new SendEventOp(AccountMoved.create({ account: 'g', label: 'x' })));
       });
@@ -221,7 +261,8 @@ describe('ordered events on the embedded default (SQLite, in-process transport)'
         events: [AccountMoved],
         handlers,
         dataSource: sqlite,
-        config: fastConfig({ transport: 'memory' }),
+        config: fastConfig({}),
+        transport: memoryTransport(),
       });
       const uows = new UnitOfWorkManager({ dataSource: sqlite, bus });
       await Promise.all(

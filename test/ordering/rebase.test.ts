@@ -28,6 +28,7 @@ import { openSqlite } from '../helpers/outbox.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('LEDGER.POST', { orderBy: (e: Posted) => `ledger:${e.account}` })
@@ -66,19 +67,20 @@ function warnings(): { logger: Logger; seen: { fields: Record<string, unknown>; 
 }
 
 /** A bus on `transport` with an outbox (PostgreSQL on Redis, SQLite in memory), recording what its handler saw. */
-async function ledgerBus(transport: 'bullmq' | 'memory', overrides: Partial<CommitbusConfig> = {}) {
-  const dataSource = transport === 'bullmq' ? postgres : sqlite;
+async function ledgerBus(transport: TransportName, overrides: Partial<CommitbusConfig> = {}) {
+  const dataSource = transport === 'redis' ? postgres : sqlite;
   const seen: { account: string; n: number; seq: number; prev: number | undefined }[] = [];
   const handler = defineHandler<Posted>('ledger.apply', (e) => {
     seen.push({ account: e.account, n: e.n, seq: e.ordering?.seq ?? -1, prev: e.ordering?.prev });
   });
   const { logger, seen: warned } = warnings();
-  const config = fastConfig({ transport, prefix: bed.prefix, name: `rb${++names}`, ...overrides });
+  const config = fastConfig({ prefix: bed.prefix, name: `rb${++names}`, ...overrides });
   const { bus } = await bed.buses.start({
     events: [Posted],
     handlers: { LEDGER: [[handler, true]] },
     dataSource,
     config,
+    transport: testTransport(transport),
     logger,
   });
   const uows = new UnitOfWorkManager({ dataSource, bus });
@@ -121,7 +123,7 @@ async function rebasedTotal(bus: EventBus): Promise<number> {
 /** Short outbox timers: the gap wait is 2 × (60 + 40) = 200 ms. */
 const SHORT_GAP = { outboxGraceMs: 60, outboxRelayEveryMs: 40 };
 
-describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position (%s)', (transport) => {
+describe.each(TRANSPORT_NAMES)('a lane waiting for a lost position (%s)', (transport) => {
   it('goes on from the first position it holds after the gap wait, and says so in a warning, status() and a metric', async () => {
     const b = await ledgerBus(transport, SHORT_GAP);
     const account = `gap-${transport}`;
@@ -261,11 +263,12 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
     const handler = defineHandler<Posted>('ledger.count', (e) => {
       handled.push(e.n);
     });
-    const config = fastConfig({ transport, prefix: bed.prefix, name: `rb${++names}` });
+    const config = fastConfig({ prefix: bed.prefix, name: `rb${++names}` });
     const { bus } = await bed.buses.start({
       events: [Posted],
       handlers: { LEDGER: [[handler, true]] },
       config,
+      transport: testTransport(transport),
     });
     const key = `ledger:numbered-${transport}`;
     // A key never seen: a position set there would decide how its lane is numbered before its first event.
@@ -287,7 +290,7 @@ describe.each(['bullmq', 'memory'] as const)('a lane waiting for a lost position
 
 describe('a lane whose state Redis lost', () => {
   it('goes on from the first position it sees, with no prev, and warns that it had no state of its own', async () => {
-    const b = await ledgerBus('bullmq', SHORT_GAP);
+    const b = await ledgerBus('redis', SHORT_GAP);
     const account = 'lost';
     for (const n of [1, 2]) await b.post(account, n);
     await waitFor('the first events', () => b.handled(account).length === 2);

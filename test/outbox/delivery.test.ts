@@ -8,7 +8,6 @@ import {
   type EventBus,
   EventTooLargeError,
   SendEventOp,
-  type TransportKind,
   UnitOfWorkManager,
 } from '../../src/index.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
@@ -32,13 +31,14 @@ import {
   RecordUpdated,
 } from '../helpers/records.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import type { TransportName } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // What the transports do with what the outbox hands them: drop ids seen within
 // dedupeWindowMs, hold delayed events back, refuse events over maxEventBytes.
 const SCHEMA = 'commitbus_test_outbox_delivery';
 const { prefix: PREFIX, redis, buses } = redisTestBed('outbox-delivery');
-const TRANSPORTS: TransportKind[] = ['bullmq', 'memory'];
+const TRANSPORTS: TransportName[] = ['redis', 'memory'];
 const config = busConfigs(PREFIX);
 let dataSource: DataSource;
 
@@ -61,7 +61,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
     const { bus } = await buses.start({
       events: OUTBOX_TEST_EVENTS,
       handlers: { RECORD: [[rec.handler('dedupe.count'), true]] },
-      config: config(kind, { dedupeWindowMs: window, outboxGraceMs: 100, outboxRelayEveryMs: 100 }),
+      ...config(kind, { dedupeWindowMs: window, outboxGraceMs: 100, outboxRelayEveryMs: 100 }),
     });
     const event = RecordCreated.create({ recid: 'twice' });
     const firstAt = Date.now();
@@ -70,7 +70,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
     await bus.publish([event, event]);
     await bus.whenIdle();
     expect(rec.count('dedupe.count', event.id)).toBe(1);
-    if (kind === 'bullmq') {
+    if (kind === 'redis') {
       const ttl = await redis.pttl(`${queueNames(bus.config).seen}${event.id}`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(window);
@@ -98,7 +98,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
       events: OUTBOX_TEST_EVENTS,
       handlers: { RECORD: [[rec.handler('dedupe.relayed'), true]] },
       dataSource,
-      config: config(kind, { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
+      ...config(kind, { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     const publishes = tapPublishes(bus.transport);
     await bus.startWorker({ handleSignals: false });
@@ -129,7 +129,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
       events: OUTBOX_TEST_EVENTS,
       handlers: timedHandlers(rec, handledAt),
       dataSource,
-      config: config(kind),
+      ...config(kind),
     });
     const publishes = tapPublishes(bus.transport);
     await bus.startWorker({ handleSignals: false });
@@ -148,7 +148,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
     });
     await bus.publish(published, { delay: 800 });
     expect(await bus.transport.log.delayed()).toBe(3);
-    if (kind === 'bullmq') expect(await redis.zcard(delayedKey(bus))).toBe(3);
+    if (kind === 'redis') expect(await redis.zcard(delayedKey(bus))).toBe(3);
 
     const due = new Map(publishes.flatMap((p) => p.ids.map((id, i) => [id, p.deliverAt[i]] as const)));
     expect(due.get(now.id)).toBeUndefined();
@@ -165,7 +165,7 @@ describe.each(TRANSPORTS)('delayed events on the %s transport', (kind) => {
     const byDue = [delayed, until, published].sort((a, b) => (due.get(a.id) ?? 0) - (due.get(b.id) ?? 0));
     expect(rec.runs.map((r) => r.eventId)).toEqual([now.id, ...byDue.map((e) => e.id)]);
     expect(await bus.transport.log.delayed()).toBe(0);
-    if (kind === 'bullmq') expect(await redis.exists(delayedKey(bus))).toBe(0);
+    if (kind === 'redis') expect(await redis.exists(delayedKey(bus))).toBe(0);
   });
 });
 
@@ -187,7 +187,7 @@ describe('delayed events and the outbox', () => {
       events: OUTBOX_TEST_EVENTS,
       handlers: timedHandlers(rec, handledAt),
       dataSource,
-      config: config('bullmq', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
+      ...config('redis', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     const publishes = tapPublishes(relay.transport);
     await relay.startWorker({ handleSignals: false });

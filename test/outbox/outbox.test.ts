@@ -172,7 +172,7 @@ describe('the outbox on PostgreSQL', () => {
         events: OUTBOX_TEST_EVENTS,
         handlers: timedHandlers(rec, handledAt),
         dataSource: other,
-        config: config('bullmq', { outboxGraceMs: grace, outboxRelayEveryMs: 20 }),
+        ...config('redis', { outboxGraceMs: grace, outboxRelayEveryMs: 20 }),
       });
       const publishes = tapPublishes(relay.transport);
       await relay.startWorker({ handleSignals: false });
@@ -211,7 +211,7 @@ describe('the outbox on PostgreSQL', () => {
     try {
       const rec = new Recorder();
       const handlers: EventHandlersConfig = { RECORD: [[rec.handler('shared.audit'), true]] };
-      const shared = config('bullmq', {
+      const shared = config('redis', {
         outboxGraceMs: 50,
         outboxRelayEveryMs: 20,
         outboxRelayBatchSize: 10,
@@ -222,7 +222,7 @@ describe('the outbox on PostgreSQL', () => {
           events: OUTBOX_TEST_EVENTS,
           handlers,
           dataSource: source,
-          config: shared,
+          ...shared,
         });
         return { bus, publishes: tapPublishes(bus.transport) };
       });
@@ -312,7 +312,7 @@ describe('the outbox on SQLite', () => {
       events: OUTBOX_TEST_EVENTS,
       handlers: { RECORD: [[rec.handler('lite.relayed'), true]] },
       dataSource: lite,
-      config: config('memory', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
+      ...config('memory', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     await relay.startWorker({ handleSignals: false });
     await waitFor('the left event to be handled', () => rec.runs.length === 1);

@@ -28,7 +28,7 @@ import {
   unitOfWork,
 } from '../../src/index.js';
 import { createTestBus, TestBusNotStartedError } from '../../src/testing/index.js';
-import { MemoryWorkerStartedError } from '../../src/transports/memory/index.js';
+import { MemoryWorkerStartedError, memoryTransport } from '../../src/transports/memory/index.js';
 import { Buses, fastConfig } from '../helpers/buses.js';
 import { RecordCreated, RecordRow, RecordUpdated } from '../helpers/records.js';
 
@@ -49,7 +49,8 @@ async function sqlite(): Promise<DataSource> {
 function memoryBus(options: { dataSource?: DataSource } = {}) {
   return buses.create({
     events: [RecordCreated],
-    config: fastConfig({ transport: 'memory' }),
+    config: fastConfig({}),
+    transport: memoryTransport(),
     ...options,
   });
 }
@@ -217,7 +218,8 @@ describe('running and operating', () => {
   it('a second worker on a memory bus: MemoryWorkerStartedError', async () => {
     const { bus } = await buses.start({
       events: [RecordCreated],
-      config: fastConfig({ transport: 'memory' }),
+      config: fastConfig({}),
+      transport: memoryTransport(),
     });
     const error = await caught(() => bus.startWorker({ handleSignals: false }));
     expectCommitbusError(

@@ -1,7 +1,10 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
+import type { TransportAdapter } from '../../src/index.js';
 import { ConfigError } from '../../src/index.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { OwnRedis } from '../helpers/own-redis.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { testPrefix } from '../helpers/redis.js';
@@ -22,14 +25,11 @@ afterEach(async () => {
   logger.clear();
 });
 
-async function start(config: {
-  transport: 'bullmq' | 'memory';
-  redisUrl?: string;
-}): Promise<RoutemasterClient> {
+async function start(transport: TransportAdapter): Promise<RoutemasterClient> {
   router = await startRouter(
-    { ...config, prefix: PREFIX },
+    { prefix: PREFIX },
     { port: 0, api: { rootKey: ROOT_KEY, allowHttpUrls: true }, roles: ['api'] },
-    { logger },
+    { logger, transport },
   );
   return new RoutemasterClient(router.url as string, ROOT_KEY, agent);
 }
@@ -37,7 +37,7 @@ async function start(config: {
 describe('the router with Redis away', () => {
   it('answers publishes 503 with Retry-After, pulse 500, and logs one line, not one per request', async () => {
     // Nothing listens on port 1: every command fails after its retries.
-    const root = await start({ transport: 'bullmq', redisUrl: 'redis://127.0.0.1:1' });
+    const root = await start(redisTransport({ url: 'redis://127.0.0.1:1' }));
     expect(lines().map((l) => l.message)).toContain(
       'router: its store does not answer yet; the router starts and waits for it',
     );
@@ -59,9 +59,9 @@ describe('the router with Redis away', () => {
     try {
       const began = Date.now();
       router = await startRouter(
-        { transport: 'bullmq', redisUrl: frozen.url, prefix: PREFIX },
+        { redisUrl: frozen.url, prefix: PREFIX },
         { port: 0, roles: ['api'], api: { rootKey: ROOT_KEY }, clients: ['shop--0123456789abcdef'] },
-        { logger },
+        { logger, transport: redisTransport() },
       );
       expect(Date.now() - began).toBeLessThan(15_000);
       const said = lines().map((l) => l.message);
@@ -80,9 +80,9 @@ describe('the router with Redis away', () => {
 
   it('refuses to start when Redis refuses its credentials, saying which setting to fix and not the password', async () => {
     const started = startRouter(
-      { transport: 'bullmq', redisUrl: 'redis://nobody:s3cret-pw@127.0.0.1:6379', prefix: PREFIX },
+      { redisUrl: 'redis://nobody:s3cret-pw@127.0.0.1:6379', prefix: PREFIX },
       { port: 0, api: { rootKey: ROOT_KEY } },
-      { logger },
+      { logger, transport: redisTransport() },
     );
     await expect(started).rejects.toBeInstanceOf(ConfigError);
     await expect(started).rejects.toThrow(/REDIS_URL/);
@@ -93,7 +93,7 @@ describe('the router with Redis away', () => {
 
 describe('requests built to break the API', () => {
   it('refuses data nested past what can be stored with a 400, not a 500', async () => {
-    const root = await start({ transport: 'memory' });
+    const root = await start(memoryTransport());
     const token = ((await root.addToken('shop')).json as { token: string }).token;
     const deep = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
     const answer = await root
@@ -105,7 +105,7 @@ describe('requests built to break the API', () => {
   });
 
   it('refuses a "__proto__" key written with escapes', async () => {
-    const root = await start({ transport: 'memory' });
+    const root = await start(memoryTransport());
     const token = ((await root.addToken('shop')).json as { token: string }).token;
     const answer = await root
       .as(token)
@@ -119,7 +119,7 @@ describe('requests built to break the API', () => {
   });
 
   it('answers a URL it cannot decode in its own shape, without echoing the path', async () => {
-    const root = await start({ transport: 'memory' });
+    const root = await start(memoryTransport());
     const answer = await root.send('DELETE', '/api_tokens/shop--secret%zz');
     expect(answer.status).toBe(400);
     expect(answer.json).toEqual({

@@ -13,6 +13,8 @@ import { deliverySettings } from '../../src/router/delivery/delivery-settings.js
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { loadRouterConfigFromEnv } from '../../src/router/load-router-config-from-env.js';
 import { loadRouterOptionsFromEnv } from '../../src/router/load-router-options-from-env.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { deleteKeys, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
@@ -154,8 +156,8 @@ describe("loadRouterConfigFromEnv on Routemaster's Redis", () => {
     expect(url({ ROUTEMASTER_REDIS_URL: 'OTHER_REDIS', OTHER_REDIS: 'redis://other:6392' })).toBe(
       'redis://other:6392',
     );
-    expect(loadRouterConfigFromEnv({ ROUTEMASTER_REDIS_URL: 'redis://rm-host' }, { logger }).transport).toBe(
-      'bullmq',
+    expect(loadRouterConfigFromEnv({ ROUTEMASTER_REDIS_URL: 'redis://rm-host' }, { logger }).redis.url).toBe(
+      'redis://rm-host',
     );
     expect(warnings()).toEqual([]);
   });
@@ -209,6 +211,7 @@ describe('a router started from a Routemaster environment', () => {
     const start = async () => {
       running = await startRouter(loadRouterConfigFromEnv(env, { logger }), loadRouterOptionsFromEnv(env), {
         logger,
+        transport: redisTransport(),
       });
       return new RoutemasterClient(running.url as string, 'rm-root-key', agent);
     };
@@ -233,7 +236,7 @@ describe('a router started from a Routemaster environment', () => {
     running = await startRouter(
       { redis: { url: 'redis://127.0.0.1:1', prefix: PREFIX } },
       { roles: ['api'], port: 0, api: { rootKey: 'rm-root-key' }, clients: [SHOP] },
-      { logger },
+      { logger, transport: redisTransport() },
     );
     expect(warnings()).toContain(
       'router: the store does not answer yet; the listed client tokens are imported once it does',
@@ -243,9 +246,9 @@ describe('a router started from a Routemaster environment', () => {
 
   it('refuses sender timeouts past the longest Node timer, naming the option', async () => {
     const started = startRouter(
-      { transport: 'memory' },
+      {},
       { roles: ['delivery'], sender: { requestTimeoutMs: 3_000_000_000 } },
-      { logger },
+      { logger, transport: memoryTransport() },
     );
     await expect(started).rejects.toThrow(ConfigError);
     await expect(started).rejects.toThrow('sender.requestTimeoutMs (ROUTER_REQUEST_TIMEOUT_MS)');
@@ -253,9 +256,9 @@ describe('a router started from a Routemaster environment', () => {
 
   it('refuses to start when a listed token is the root key, without printing it', async () => {
     const started = startRouter(
-      { transport: 'memory' },
+      {},
       { roles: ['api'], port: 0, api: { rootKey: SHOP }, clients: [SHOP] },
-      { logger },
+      { logger, transport: memoryTransport() },
     );
     await expect(started).rejects.toThrow(ConfigError);
     await expect(started).rejects.toThrow('is the root key');

@@ -4,14 +4,17 @@ import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
 import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
+import type { TransportAdapter } from '../../src/index.js';
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
+import { memoryTransport } from '../../src/transports/memory/index.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { CLUSTER_NODES, deleteKeys, ON_CLUSTER, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
 
-// Where startRouter keeps its data: on the Redis its config names (a URL or
-// a cluster is enough, with no transport), in memory only when asked for by
-// name, and nowhere at all when nothing is named: then it refuses to start.
+// Where startRouter keeps its data: where its transport adapter keeps it
+// (redisTransport() on the Redis its config names), in memory only when given
+// memoryTransport(), and nowhere at all without one: then it refuses to start.
 const PREFIX = testPrefix('router-start');
 const ROOT_KEY = 'router-start-root-key';
 const agent = new Agent();
@@ -32,17 +35,20 @@ afterAll(async () => {
   await redis.quit();
 });
 
-/** The test Redis as grouped options, with no transport. */
+/** The test Redis as grouped options: the adapter takes it from there. */
 function redisOptions(name: string): CommitbusOptions {
   const where = ON_CLUSTER ? { cluster: CLUSTER_NODES } : { url: REDIS_URL };
   return { name, redis: { ...where, prefix: PREFIX } };
 }
 
-async function start(config: Parameters<typeof startRouter>[0]): Promise<RoutemasterClient> {
+async function start(
+  config: Parameters<typeof startRouter>[0],
+  transport: TransportAdapter = redisTransport(),
+): Promise<RoutemasterClient> {
   const router = await startRouter(
     config,
     { port: 0, roles: ['api'], api: { rootKey: ROOT_KEY } },
-    { logger },
+    { logger, transport },
   );
   running.push(router);
   return new RoutemasterClient(router.url as string, ROOT_KEY, agent);
@@ -54,13 +60,10 @@ async function tokenNames(root: RoutemasterClient): Promise<string[]> {
   return (answer.json as { name: string }[]).map((t) => t.name);
 }
 
-describe('startRouter with a Redis named and no transport', () => {
+describe('startRouter on redisTransport(), which takes its Redis from the config', () => {
   it.each([
     ['grouped options', (name: string) => redisOptions(name)],
-    [
-      'a configuration resolveConfig made (its transport the default)',
-      (name: string) => resolveConfig(redisOptions(name)),
-    ],
+    ['a configuration resolveConfig made', (name: string) => resolveConfig(redisOptions(name))],
   ])('keeps its data on that Redis, so a router started again finds it: %s', async (_, config) => {
     const first = await start(config('given-url'));
     expect((await first.addToken('shop')).status).toBe(201);
@@ -72,11 +75,12 @@ describe('startRouter with a Redis named and no transport', () => {
   });
 });
 
-describe('startRouter with no Redis named', () => {
+describe('startRouter with no transport', () => {
   it.each([
     ['no config', undefined],
     ['empty options', {}],
     ['a prefix but no Redis', { redis: { prefix: PREFIX } }],
+    ['a Redis named but no adapter', redisOptions('no-adapter')],
     ['a resolved default configuration', resolveConfig({})],
     ['loadConfigFromEnv of an environment with no Redis', loadConfigFromEnv({}, {}, logger)],
   ])('refuses to start with a coded error that says what to set: %s', async (_, config) => {
@@ -84,18 +88,18 @@ describe('startRouter with no Redis named', () => {
     await expect(started).rejects.toBeInstanceOf(RouterRedisRequiredError);
     const error = (await started.catch((e: unknown) => e)) as RouterRedisRequiredError;
     expect(error.code).toBe('COMMITBUS_ROUTER_REDIS_REQUIRED');
-    expect(error.message).toContain('redis.url');
-    expect(error.message).toContain("transport: 'memory'");
+    expect(error.message).toContain('transport: redisTransport()');
+    expect(error.message).toContain('memoryTransport()');
   });
 
-  it('runs in memory when transport memory is asked for by name, and warns that nothing outlives it', async () => {
-    const first = await start({ transport: 'memory', redis: { prefix: PREFIX } });
+  it('runs in memory when given memoryTransport(), and warns that nothing outlives it', async () => {
+    const first = await start({ redis: { prefix: PREFIX } }, memoryTransport());
     expect((await first.addToken('shop')).status).toBe(201);
     expect(warnings().some((w) => w.includes("transport 'memory'") && w.includes('lost when it stops'))).toBe(
       true,
     );
     // A second router on the same options shares nothing with the first.
-    const second = await start({ transport: 'memory', redis: { prefix: PREFIX } });
+    const second = await start({ redis: { prefix: PREFIX } }, memoryTransport());
     expect(await tokenNames(second)).toEqual([]);
   });
 });

@@ -51,16 +51,16 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
   it('delivers committed events as webhooks to the topic subscribers, once each; rolled-back ones and unmapped ones never', async () => {
     const receiver = await startReceiver();
     const { cert } = await testCertificate();
-    const busConfig = config('bullmq', { name: 'route' });
+    const busConfig = config('redis', { name: 'route' });
     let store: BatchStore | undefined;
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [toRecords(() => store as BatchStore)] };
-    const { bus } = await buses.start({ events: [RecordCreated], handlers, config: busConfig, dataSource });
+    const { bus } = await buses.start({ events: [RecordCreated], handlers, ...busConfig, dataSource });
     store = bus.router.batches;
     // The router runs on the same Redis and prefix, with stores of its own, as another process would.
     const router = await startRouter(
-      busConfig,
+      busConfig.config,
       { roles: ['delivery', 'upkeep'], sender: { ca: cert } },
-      { logger: silentLogger },
+      { logger: silentLogger, transport: busConfig.transport },
     );
     try {
       await bus.router.subscribers.saveSubscriber(
@@ -112,7 +112,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
     const busConfig = config('memory', { name: 'owned' });
     let store: BatchStore | undefined;
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [toRecords(() => store as BatchStore)] };
-    const { bus } = await buses.start({ events: [RecordCreated], handlers, config: busConfig });
+    const { bus } = await buses.start({ events: [RecordCreated], handlers, ...busConfig });
     store = bus.router.batches;
     await bus.router.batches.ingest('someone-else', 'records', [], Date.now());
     const event = RecordCreated.create({ recid: 'r1' });
@@ -136,7 +136,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
       toMessage: (event) => ({ type: 'create', url: `https://records.test/${event.recid.repeat(2_100)}` }),
     });
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [longUrls] };
-    const { bus } = await buses.start({ events: [RecordCreated], handlers, config: busConfig });
+    const { bus } = await buses.start({ events: [RecordCreated], handlers, ...busConfig });
     store = bus.router.batches;
     await bus.publish(RecordCreated.create({ recid: 'x' }));
     await bus.whenIdle(5_000);
@@ -161,7 +161,7 @@ describe('webhook dead letters on a bus', () => {
     const { cert } = await testCertificate();
     const { bus } = await buses.start({
       events: [RecordCreated],
-      config: config('bullmq', { name: 'letters' }),
+      ...config('redis', { name: 'letters' }),
     });
     const router = await startRouter(
       {},
@@ -197,7 +197,7 @@ describe('re-driving webhook letters one by one', () => {
   it('queues each letter it can and removes it; a letter whose subscriber is gone stays, and a second re-drive duplicates nothing', async () => {
     const bus = buses.create({
       events: [RecordCreated],
-      config: config('memory', { name: 'letters-one-by-one' }),
+      ...config('memory', { name: 'letters-one-by-one' }),
     });
     await bus.router.subscribers.saveSubscriber(
       subscriberRecord('here', 'https://127.0.0.1:1/hook', { topics: ['records'] }),

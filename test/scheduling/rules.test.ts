@@ -9,7 +9,6 @@ import {
   loadConfigFromEnv,
   RuleTargetError,
   silentLogger,
-  type TransportKind,
 } from '../../src/index.js';
 import type { ParkedWork } from '../../src/scheduling/parked-work.js';
 import { queueNames } from '../../src/transports/redis/index.js';
@@ -25,6 +24,7 @@ import {
 import { Recorder } from '../helpers/recorder.js';
 import { scanKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('rules');
@@ -37,17 +37,20 @@ interface Pair {
 
 // One handler job at a time: released work then runs strictly in the order it was parked
 // (with more, runs start in that order but may overlap).
-function config(transport: TransportKind, name: string, overrides: Partial<CommitbusConfig> = {}) {
-  return fastConfig({ transport, prefix: PREFIX, name, asyncConcurrency: 1, ...overrides });
+function config(transport: TransportName, name: string, overrides: Partial<CommitbusConfig> = {}) {
+  return {
+    config: fastConfig({ prefix: PREFIX, name, asyncConcurrency: 1, ...overrides }),
+    transport: testTransport(transport),
+  };
 }
 
 async function startPair(
-  transport: TransportKind,
+  transport: TransportName,
   name: string,
   handlers: EventHandlersConfig,
   overrides: Partial<CommitbusConfig> = {},
 ): Promise<Pair> {
-  const options = { events: TEST_EVENTS, handlers, config: config(transport, name, overrides) };
+  const options = { events: TEST_EVENTS, handlers, ...config(transport, name, overrides) };
   const { bus } = await buses.start(options);
   // On memory, "another process" is a second bus on the same transport; on bullmq, a second
   // bus on the same prefix and name, with its own connections.
@@ -73,7 +76,7 @@ async function parkedInRedis(bus: EventBus, handler: string): Promise<ParkedWork
   return items.map((item) => JSON.parse(item) as ParkedWork);
 }
 
-describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (transport) => {
+describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
   it('a pause set from another bus instance reaches the worker within 1 s; resume delivers the parked work in publish order, once each', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
@@ -116,7 +119,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     expect(await admin.rules.list()).toEqual([
       { kind: 'pause', target: { handler: 'pause.mail' }, since: expect.any(Date) },
     ]);
-    if (transport === 'bullmq') {
+    if (transport === 'redis') {
       const names = queueNames(bus.config);
       expect(await redis.smembers(names.parkedHandlers)).toEqual(['pause.mail']);
       expect((await parkedInRedis(bus, 'pause.mail')).map((w) => w.job.payload)).toHaveLength(
@@ -135,7 +138,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     expect(await admin.rules.parkedCount()).toBe(0);
     expect(await admin.rules.list()).toEqual([]);
     expect(await admin.rules.resume({ handler: 'pause.mail' })).toBe(false);
-    if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([]);
   });
 
   it('a pause by handling key holds every handler of events with that key or one below it', async () => {
@@ -176,7 +179,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     expect(audits).toEqual([root.id, created.id, ...held.map((e) => e.id)]);
     expect(rec.runs).toHaveLength(1 + 2 + 3 * 3);
     expect(await bus.rules.parkedCount()).toBe(0);
-    if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([]);
   });
 
   it('a paused sync handler mid-chain: those before it run once, it and those after it wait, async handlers go on', async () => {
@@ -201,7 +204,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     expect(rec.notRunOnce('chain.async', ids)).toEqual([]);
     expect(rec.count('chain.paused') + rec.count('chain.last')).toBe(0);
     expect(await bus.rules.parkedCount('chain.paused')).toBe(5);
-    if (transport === 'bullmq') {
+    if (transport === 'redis') {
       const parked = await parkedInRedis(bus, 'chain.paused');
       expect(parked.map((w) => [w.job.kind, w.job.handler, w.job.attempts, w.job.firstAttempt])).toEqual(
         Array(5).fill(['retry', 'chain.paused', 2, 1]),
@@ -218,7 +221,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     expect(resumed.map((r) => r.eventId)).toEqual(ids);
     expect(resumed.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1]);
     expect(await bus.deadLetters.list()).toEqual([]);
-    if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([]);
   });
 
   it('parked work keeps its attempt count: released, it runs the attempts that were left', async () => {
@@ -300,7 +303,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
       ['block', { handler: 'block.sync' }],
       ['block', { handler: 'block.async' }],
     ]);
-    if (transport === 'bullmq') {
+    if (transport === 'redis') {
       const names = queueNames(bus.config);
       expect(await redis.hgetall(names.dropped)).toEqual({ 'block.sync': '4', 'block.async': '4' });
     }
@@ -334,7 +337,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     ).toEqual([]);
     expect(await admin.rules.blockedCount()).toBe(8);
     expect(await admin.rules.list()).toEqual([]);
-    if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([queueNames(bus.config).dropped]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([queueNames(bus.config).dropped]);
   });
 
   it('a block wins over a pause, and work parked before the block waits until both are lifted', async () => {
@@ -389,7 +392,7 @@ describe.each<TransportKind>(['memory', 'bullmq'])('scheduling rules on %s', (tr
     await bus.whenIdle(10_000);
     expect(rec.runs.map((r) => r.eventId)).toEqual([event.id]);
     expect(await admin.rules.parkedCount()).toBe(0);
-    if (transport === 'bullmq') expect(await schedulingKeys(bus)).toEqual([]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([]);
   });
 });
 
@@ -397,7 +400,7 @@ describe('scheduling rules on bullmq: across processes and restarts', () => {
   it('rules and parked work survive a worker restart', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [[rec.handler('restart.save'), true]] };
-    const options = { events: TEST_EVENTS, handlers, config: config('bullmq', 'restart') };
+    const options = { events: TEST_EVENTS, handlers, ...config('redis', 'restart') };
     const first = await buses.start(options);
     await first.bus.rules.pause({ handler: 'restart.save' });
     const before = [recordCreated('before1'), recordCreated('before2')];
@@ -423,7 +426,7 @@ describe('scheduling rules on bullmq: across processes and restarts', () => {
   it('two workers honour a pause and release the parked work once between them', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [rec.handler('two.mail')] };
-    const options = { events: TEST_EVENTS, handlers, config: config('bullmq', 'two-workers') };
+    const options = { events: TEST_EVENTS, handlers, ...config('redis', 'two-workers') };
     const admin = buses.create(options);
     await admin.rules.pause({ handler: 'two.mail' });
     await buses.start(options);
@@ -455,7 +458,7 @@ describe('scheduling rule targets and config', () => {
   };
 
   it('names the known handlers or keys when a target is unknown or malformed', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, handlers, config: config('memory', 'targets') });
+    const bus = buses.create({ events: TEST_EVENTS, handlers, ...config('memory', 'targets') });
     const rejection = (promise: Promise<unknown>) =>
       promise.then(
         () => expect.unreachable(),

@@ -11,7 +11,6 @@ import {
   defineHandler,
   type EventHandlersConfig,
   EventTooLargeError,
-  type TransportKind,
 } from '../../src/index.js';
 import { noteIdempotentSkip } from '../../src/tracing/handler-span.js';
 import { noTracerProvider } from '../../src/tracing/tracer.js';
@@ -20,12 +19,13 @@ import { Recorder } from '../helpers/recorder.js';
 import { RecordCreated, RecordUpdated } from '../helpers/records.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { parentIdOf, traceBed } from '../helpers/tracing.js';
+import type { TransportName } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, buses } = redisTestBed('i12trace2-claims');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
-const TRANSPORTS: TransportKind[] = ['memory', 'bullmq'];
+const TRANSPORTS: TransportName[] = ['memory', 'redis'];
 
 /** The ended spans named `name`, once there are `count` of them. */
 async function spans(name: string, count = 1): Promise<ReadableSpan[]> {
@@ -60,7 +60,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
         },
       ],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     await tracing.inSpan('POST /records', () => bus.publish(RecordCreated.create({ recid: 'slow' })));
     const [span] = (await spans('RECORD.CREATE process')) as [ReadableSpan];
     await bus.whenIdle(10_000);
@@ -85,7 +85,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
         },
       ],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     const event = RecordCreated.create({ recid: 'redriven' });
     const { span: request } = await tracing.inSpan('POST /records', () => bus.publish(event));
     await waitFor('the dead letter', async () => (await bus.deadLetters.list()).length === 1, {
@@ -121,7 +121,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
       ],
       'RECORD.UPDATE': [[defineHandler('claims.chained', () => {}), true]],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     const { span: request } = await tracing.inSpan('POST /records', () =>
       bus.publish(RecordCreated.create({ recid: 'chain' })),
     );
@@ -144,7 +144,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
   });
 
   it('a bus.publish that fails (too large) ends its publish span with an error status; a closed bus makes none', async () => {
-    const bus = buses.create({ events: OUTBOX_TEST_EVENTS, config: config(kind, { maxEventBytes: 300 }) });
+    const bus = buses.create({ events: OUTBOX_TEST_EVENTS, ...config(kind, { maxEventBytes: 300 }) });
     const big = RecordCreated.create({ recid: 'x'.repeat(400) });
     await expect(tracing.inSpan('POST /records', () => bus.publish(big))).rejects.toBeInstanceOf(
       EventTooLargeError,

@@ -131,7 +131,7 @@ describe('a bus with no OpenTelemetry SDK registered', () => {
   afterEach(() => buses.closeAll());
   // The memory transport: nothing of this file is kept in Redis.
   const start = async (handlers: EventHandlersConfig) => {
-    const config = fastConfig({ transport: 'memory', prefix: 'i12tracing-envelope', name: 'plain' });
+    const config = fastConfig({ prefix: 'i12tracing-envelope', name: 'plain' });
     return (await buses.start({ events: [RecordCreated], handlers, config })).bus;
   };
 

@@ -13,7 +13,6 @@ import {
   defineHandler,
   type EventHandlersConfig,
   SendEventOp,
-  type TransportKind,
 } from '../../src/index.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import {
@@ -28,12 +27,13 @@ import { Recorder } from '../helpers/recorder.js';
 import { RecordCreated, RecordRow, RecordUpdated } from '../helpers/records.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { parentIdOf, traceBed } from '../helpers/tracing.js';
+import type { TransportName } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('i12tracing');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
-const TRANSPORTS: TransportKind[] = ['memory', 'bullmq'];
+const TRANSPORTS: TransportName[] = ['memory', 'redis'];
 const app = trace.getTracer('test-app');
 
 let dataSource: DataSource;
@@ -89,7 +89,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
         }),
       ],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     const event = RecordCreated.create({ recid: 'traced' });
     const { span: request } = await tracing.inSpan('POST /records', () => bus.publish(event));
     await bus.whenIdle();
@@ -140,7 +140,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
         },
       ],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     const event = RecordCreated.create({ recid: 'retried' });
     await tracing.inSpan('POST /records', () => bus.publish(event));
     await waitFor('the retry', () => rec.count('trace.flaky') === 2);
@@ -171,7 +171,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     const { bus } = await buses.start({
       events: OUTBOX_TEST_EVENTS,
       handlers,
-      config: config(kind, { ordering: 'on' }),
+      ...config(kind, { ordering: 'on' }),
     });
     const delayed = RecordCreated.create({ recid: 'delayed' });
     const ordered = RecordCreated.create({ recid: 'ordered' });
@@ -222,7 +222,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       events: OUTBOX_TEST_EVENTS,
       handlers,
       dataSource,
-      config: config(kind, { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
+      ...config(kind, { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     await relay.startWorker({ handleSignals: false });
     const handled = await oneSpan('RECORD.UPDATE process');
@@ -245,7 +245,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       events: OUTBOX_TEST_EVENTS,
       handlers,
       dataSource,
-      config: config(kind),
+      ...config(kind),
     });
     const event = RecordCreated.create({ recid: 'once' });
     const { payload } = bus.encode(event);
@@ -267,7 +267,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
   it('a malformed trace context in an entry written past the bus is ignored: the event is handled in a new trace', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [[rec.handler('trace.poison'), true]] };
-    const bus = buses.create({ events: OUTBOX_TEST_EVENTS, handlers, config: config(kind) });
+    const bus = buses.create({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     const malformed: unknown[] = [
       { traceparent: 'garbage' },
       { traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01` },
@@ -281,7 +281,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       const envelope = JSON.parse(bus.encode(event).payload) as Record<string, unknown>;
       return JSON.stringify({ ...envelope, trace: malformed[i] });
     });
-    if (kind === 'bullmq') {
+    if (kind === 'redis') {
       for (const payload of payloads) await redis.xadd(queueNames(bus.config).stream, '*', 'p', payload);
       // A publish of our own starts a drain (an XADD does not).
       await bus.publish(RecordCreated.create({ recid: 'kick' }));

@@ -28,6 +28,7 @@ import {
   RecordUpdated,
 } from '../helpers/records.js';
 import { deleteKeys, openRedis } from '../helpers/redis.js';
+import { testRedis } from '../helpers/transports.js';
 import { describeUnitOfWorkContract } from '../helpers/uow-contract.js';
 
 const SCHEMA = 'commitbus_test_uow_pg';
@@ -249,7 +250,8 @@ describe('unit of work with the bullmq transport', () => {
     const bus = createEventBus({
       events: [RecordCreated, RecordUpdated],
       handlers: { RECORD: [[audit, true]] },
-      config: { transport: 'bullmq', prefix, scheduleEveryMs: 0, blockMs: 100 },
+      config: { prefix, scheduleEveryMs: 0, blockMs: 100 },
+      transport: testRedis(),
       logger: silentLogger,
     });
     buses.push(bus);

@@ -44,6 +44,10 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
     return true;
   });
   /** Published events waiting for the drain. */
+  /** The adapter's name, as `bus.status()` shows it. */
+  readonly name = 'memory';
+  /** What it holds lives in this process only. */
+  readonly inProcess = true;
   readonly log: MemoryEventLog;
   /** Handler jobs: run by this transport's worker, kept until one starts. */
   readonly jobs: HandlerJobQueue = {

@@ -41,6 +41,8 @@ const BEAT_ID = 'beat';
  */
 export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
   /** The Redis names this transport uses. */
+  /** The adapter's name, as `bus.status()` shows it. */
+  readonly name = 'redis';
   readonly names: QueueNames;
   /** Scheduling rules and parked work, in Redis. */
   readonly rules: RedisSchedulingRuleStore;

@@ -1,8 +1,17 @@
 import type { CommitbusConfig } from '../../config/config.js';
 import type { RedisOptions } from '../../config/option-groups.js';
 import type { TransportSettings } from '../../config/transport-settings.js';
+import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import type { RouterStores } from '../../router/router-stores.js';
 import type { Logger } from '../../support/logger.js';
 import { BullmqTransport } from './bullmq.transport.js';
+import { redisRouterStores } from './redis-router-stores.js';
+
+/** What a bus or a router hands the adapter when it opens it. */
+interface AdapterContext {
+  readonly config: CommitbusConfig;
+  readonly logger: Logger;
+}
 
 /** Where `redisTransport` connects: each field left out keeps the bus's `config.redis` option. */
 export type RedisTransportOptions = Partial<Pick<RedisOptions, 'url' | 'cluster' | 'prefix'>>;
@@ -18,7 +27,8 @@ export type RedisTransportOptions = Partial<Pick<RedisOptions, 'url' | 'cluster'
 export function redisTransport(options: RedisTransportOptions = {}): {
   readonly name: 'redis';
   readonly settings: TransportSettings;
-  open(context: { readonly config: CommitbusConfig; readonly logger: Logger }): BullmqTransport;
+  open(context: AdapterContext): BullmqTransport;
+  routerStores(context: AdapterContext, shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
 } {
   const redis: RedisTransportOptions = {
     ...(options.url === undefined ? {} : { url: options.url }),
@@ -27,7 +37,8 @@ export function redisTransport(options: RedisTransportOptions = {}): {
   };
   return {
     name: 'redis',
-    settings: { transport: 'bullmq', redis },
+    settings: { redis },
     open: ({ config, logger }) => new BullmqTransport(config, logger),
+    routerStores: ({ config, logger }, shared) => redisRouterStores(config, logger, shared),
   };
 }

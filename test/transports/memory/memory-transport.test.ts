@@ -22,7 +22,7 @@ const buses = new Buses();
 afterEach(() => buses.closeAll());
 
 function memory(overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {
-  return fastConfig({ transport: 'memory', ...overrides });
+  return fastConfig({ ...overrides });
 }
 
 describe('memory transport', () => {

@@ -11,6 +11,7 @@ import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
 import { isSettled } from '../../helpers/redis.js';
 import { redisTestBed } from '../../helpers/redis-test-bed.js';
+import { testRedis } from '../../helpers/transports.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('attack-entries');
 
@@ -21,7 +22,8 @@ describe('a stream entry with more fields than p', () => {
     const bus = buses.create({
       events: TEST_EVENTS,
       handlers,
-      config: fastConfig({ transport: 'bullmq', prefix: PREFIX, name: 'fields' }),
+      config: fastConfig({ prefix: PREFIX, name: 'fields' }),
+      transport: testRedis(),
     });
     const event = recordCreated('tagged');
     const { payload } = bus.encode(event);

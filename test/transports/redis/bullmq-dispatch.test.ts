@@ -24,13 +24,14 @@ import {
 import { Recorder } from '../../helpers/recorder.js';
 import { isSettled, jobCounts, openQueue } from '../../helpers/redis.js';
 import { redisTestBed } from '../../helpers/redis-test-bed.js';
+import { testRedis } from '../../helpers/transports.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('dispatch');
 
 /** A bullmq bus config under this file's prefix; `name` gives each test its own queues. */
-function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {
-  return fastConfig({ transport: 'bullmq', prefix: PREFIX, name, ...overrides });
+function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}) {
+  return { config: fastConfig({ prefix: PREFIX, name, ...overrides }), transport: testRedis() };
 }
 
 const settled = (bus: EventBus) => () => isSettled(redis, bus.config);
@@ -40,7 +41,7 @@ describe('bullmq transport: dispatch', () => {
     const rec = new Recorder();
     const decoded: string[] = [];
     const handlers = hierarchyHandlers(rec, decoded);
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('order') });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('order') });
     const events = hierarchyEvents();
     await bus.publish(Object.values(events));
 
@@ -81,7 +82,7 @@ describe('bullmq transport: dispatch', () => {
         { handler: rec.handler('form.object-default', async) },
       ],
     };
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq(name) });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq(name) });
     const events = Array.from({ length: 20 }, (_, i) => recordCreated(`r${i}`));
     const ids = events.map((e) => e.id);
     await bus.publish(events);
@@ -116,8 +117,8 @@ describe('bullmq transport: dispatch', () => {
     const handlers: EventHandlersConfig = {
       RECORD: [[rec.handler('once.sync'), true], rec.handler('once.async')],
     };
-    const config = bullmq('once', { maxEvents: 40, batchSize: 15 });
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config });
+    const onRedis = bullmq('once', { maxEvents: 40, batchSize: 15 });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...onRedis });
     const batches = Array.from({ length: 6 }, (_, b) =>
       Array.from({ length: 50 }, (_, i) =>
         i % 2 ? recordCreated(`${b}-${i}`) : recordPublished(`${b}-${i}`),
@@ -154,7 +155,7 @@ describe('bullmq transport: dispatch', () => {
         [rec.handler('flaky.after'), true],
       ],
     };
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('flaky') });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('flaky') });
     const event = recordCreated('flaky');
     await bus.publish(event);
 
@@ -188,7 +189,7 @@ describe('bullmq transport: dispatch', () => {
         [rec.handler('poison.after'), true],
       ],
     };
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('poison') });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('poison') });
     const first = Array.from({ length: 5 }, (_, i) => recordCreated(`r${i}`));
     await bus.publish(first);
     await waitFor('the poisoned event to be dead-lettered', async () => {
@@ -236,7 +237,7 @@ describe('bullmq transport: dispatch', () => {
         },
       ],
     };
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('async-broken') });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('async-broken') });
     const events = [recordPublished('a'), recordPublished('b')];
     await bus.publish(events);
 
@@ -269,7 +270,7 @@ describe('bullmq transport: dispatch', () => {
   it('dead-letters undecodable payloads and goes on with the events after them', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('undecodable.next'), true]] };
-    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: bullmq('undecodable') });
+    const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('undecodable') });
     const stream = queueNames(bus.config).stream;
     const garbage = 'this is {not json';
     const unknownKey = JSON.stringify({

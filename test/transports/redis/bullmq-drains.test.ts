@@ -7,13 +7,14 @@ import { RecordEvent, recordCreated, recordPublished, TEST_EVENTS } from '../../
 import { Recorder } from '../../helpers/recorder.js';
 import { jobCounts, redisEnv, streamLength } from '../../helpers/redis.js';
 import { redisTestBed } from '../../helpers/redis-test-bed.js';
+import { testRedis } from '../../helpers/transports.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('drains');
 const children = childWorkers();
 
-function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {
-  return fastConfig({ transport: 'bullmq', prefix: PREFIX, name, ...overrides });
+function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}) {
+  return { config: fastConfig({ prefix: PREFIX, name, ...overrides }), transport: testRedis() };
 }
 
 describe('bullmq transport: drains', () => {
@@ -21,13 +22,13 @@ describe('bullmq transport: drains', () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('big.batch'), true]] };
     const drains: DrainResult[] = [];
-    const config = bullmq('big-batch', { batchSize: 9_000, maxEvents: 9_000, maxConcurrentDrains: 1 });
-    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    const onRedis = bullmq('big-batch', { batchSize: 9_000, maxEvents: 9_000, maxConcurrentDrains: 1 });
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, ...onRedis });
     await publisher.publish(Array.from({ length: 9_000 }, (_, i) => recordCreated(`r${i}`)));
     expect(await streamLength(redis, publisher.config)).toBe(9_000);
 
     await buses.start(
-      { events: TEST_EVENTS, handlers, config },
+      { events: TEST_EVENTS, handlers, ...onRedis },
       { onDrain: (result) => drains.push(result) },
     );
     await waitFor('one drain to take all 9,000 events', () => drains.length >= 1, {
@@ -41,8 +42,8 @@ describe('bullmq transport: drains', () => {
   it('starts one drain per burst of publishes: the kick job is deduplicated', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('kick.count'), true]] };
-    const config = bullmq('kick');
-    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    const onRedis = bullmq('kick');
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, ...onRedis });
     for (let i = 0; i < 20; i++) await publisher.publish(recordCreated(`r${i}`));
     await waitFor(
       'the last kick to land',
@@ -50,7 +51,7 @@ describe('bullmq transport: drains', () => {
     );
     expect(await jobCounts(redis, publisher.config, 'drain')).toMatchObject({ waiting: 1, active: 0 });
 
-    await buses.start({ events: TEST_EVENTS, handlers, config });
+    await buses.start({ events: TEST_EVENTS, handlers, ...onRedis });
     await waitFor('20 events handled', () => rec.count('kick.count') === 20);
     expect(await streamLength(redis, publisher.config)).toBe(0);
   });
@@ -60,9 +61,9 @@ describe('bullmq transport: drains', () => {
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('beat.count'), true]] };
     const drains: DrainResult[] = [];
     // Short-lived drains, so only the scheduler's next beat can pick up what arrives later.
-    const config = bullmq('beat', { scheduleEveryMs: 200, ttlMs: 100, maxConcurrentDrains: 1 });
+    const onRedis = bullmq('beat', { scheduleEveryMs: 200, ttlMs: 100, maxConcurrentDrains: 1 });
     const { bus } = await buses.start(
-      { events: TEST_EVENTS, handlers, config },
+      { events: TEST_EVENTS, handlers, ...onRedis },
       { onDrain: (result) => drains.push(result) },
     );
     await waitFor('the first beat drain to end', () => drains.length >= 1);
@@ -84,9 +85,9 @@ describe('bullmq transport: drains', () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('drain.count'), true]] };
     const drains: DrainResult[] = [];
-    const config = bullmq('max-events', { maxEvents: 10, maxConcurrentDrains: 1 });
+    const onRedis = bullmq('max-events', { maxEvents: 10, maxConcurrentDrains: 1 });
     const { bus } = await buses.start(
-      { events: TEST_EVENTS, handlers, config },
+      { events: TEST_EVENTS, handlers, ...onRedis },
       { onDrain: (result) => drains.push(result) },
     );
     const events = Array.from({ length: 35 }, (_, i) => recordCreated(`r${i}`));
@@ -120,9 +121,9 @@ describe('bullmq transport: drains', () => {
     const slow = rec.handler('drain.slow', () => new Promise<void>((resolve) => setTimeout(resolve, 5)));
     const handlers: EventHandlersConfig = { RECORD: [[slow, true]] };
     const drains: DrainResult[] = [];
-    const config = bullmq('ttl', { ttlMs: 300, batchSize: 5, maxConcurrentDrains: 1 });
+    const onRedis = bullmq('ttl', { ttlMs: 300, batchSize: 5, maxConcurrentDrains: 1 });
     const { bus } = await buses.start(
-      { events: TEST_EVENTS, handlers, config },
+      { events: TEST_EVENTS, handlers, ...onRedis },
       { onDrain: (result) => drains.push(result) },
     );
     // 200 events of at least 5 ms each take over a second: four or more drains of 300 ms.
@@ -168,7 +169,7 @@ describe('bullmq transport: drains', () => {
     children.push(...workers);
     await Promise.all(workers.map((w) => w.ready));
 
-    const publisher = buses.create({ events: TEST_EVENTS, config: bullmq(name) });
+    const publisher = buses.create({ events: TEST_EVENTS, ...bullmq(name) });
     const events = Array.from({ length: 2_000 }, (_, i) => RecordEvent.create({ recid: `r${i}` }));
     for (let i = 0; i < events.length; i += 50) await publisher.publish(events.slice(i, i + 50));
 
@@ -213,7 +214,7 @@ describe('bullmq transport: drains', () => {
       BATCH_SIZE: '10',
       HANDLER_MS: '20',
     };
-    const publisher = buses.create({ events: TEST_EVENTS, config: bullmq(name) });
+    const publisher = buses.create({ events: TEST_EVENTS, ...bullmq(name) });
     const events = Array.from({ length: 200 }, (_, i) => RecordEvent.create({ recid: `r${i}` }));
     await publisher.publish(events);
 

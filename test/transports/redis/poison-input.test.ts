@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { HandlerJob } from '../../../src/handlers/handler-job.js';
-import type { CommitbusConfig, EventBus, EventHandlersConfig } from '../../../src/index.js';
+import type { EventBus, EventBusOptions, EventHandlersConfig } from '../../../src/index.js';
 import { MemoryTransport } from '../../../src/transports/memory/index.js';
 import { bullmqJobId } from '../../../src/transports/redis/bullmq-job-id.js';
 import { queueNames } from '../../../src/transports/redis/index.js';
@@ -11,12 +11,13 @@ import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
 import { isSettled, openQueue } from '../../helpers/redis.js';
 import { redisTestBed } from '../../helpers/redis-test-bed.js';
+import { type TransportName, testTransport } from '../../helpers/transports.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('poison');
 
 /** A bus config under this file's prefix; `name` gives each test its own keys and queues. */
-function config(transport: 'bullmq' | 'memory', name: string): Partial<CommitbusConfig> {
-  return fastConfig({ transport, prefix: PREFIX, name });
+function config(transport: TransportName, name: string): Pick<EventBusOptions, 'config' | 'transport'> {
+  return { config: fastConfig({ prefix: PREFIX, name }), transport: testTransport(transport) };
 }
 
 /** A valid `RECORD.CREATE` envelope with `change` applied, as a foreign or older publisher might write it. */
@@ -39,13 +40,13 @@ async function appendRaw(bus: EventBus, payloads: readonly string[]): Promise<vo
   for (const payload of payloads) await redis.xadd(queueNames(bus.config).stream, '*', 'p', payload);
 }
 
-describe.each(['bullmq', 'memory'] as const)('poison input in a batch (%s)', (transport) => {
+describe.each(['redis', 'memory'] as const)('poison input in a batch (%s)', (transport) => {
   it('dead-letters entries serialize would refuse (an id with ":", a null createdAt, a bad key, a constructor or __proto__ key) as malformed; the rest of their batch is handled once', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {
       'RECORD.CREATE': [[rec.handler('poison.sync'), true], rec.handler('poison.async')],
     };
-    const bus = buses.create({ events: TEST_EVENTS, handlers, config: config(transport, 'batch') });
+    const bus = buses.create({ events: TEST_EVENTS, handlers, ...config(transport, 'batch') });
     const [first, last] = [recordCreated('first'), recordCreated('last')];
     const poison = [
       // BullMQ refused its job id, which failed the claim of its whole batch, forever.
@@ -97,7 +98,7 @@ describe.each(['bullmq', 'memory'] as const)('poison input in a batch (%s)', (tr
     }
     // Nothing left to claim again: the whole batch was acknowledged.
     expect(await bus.backlog()).toBe(0);
-    if (transport === 'bullmq') {
+    if (transport === 'redis') {
       const stream = queueNames(bus.config).stream;
       expect(await redis.xpending(stream, 'drains')).toEqual([0, null, null, null]);
       expect(await isSettled(redis, bus.config)).toBe(true);
@@ -149,7 +150,7 @@ describe('BullMQ job ids', () => {
   it('lets the Redis adapter take any job id, and one added twice still runs once', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [rec.handler('jobid.async')] };
-    const bus = buses.create({ events: TEST_EVENTS, handlers, config: config('bullmq', 'jobids') });
+    const bus = buses.create({ events: TEST_EVENTS, handlers, ...config('redis', 'jobids') });
     const { payload } = bus.encode(recordCreated('j'));
     // 'a:b' and 'a%003Ab' must not collide: 'a:b' is mapped to 'a%003Ab''s own text.
     const ids = ['tenant:42.jobid.async', '12345', 'a:b', 'a%003Ab'];

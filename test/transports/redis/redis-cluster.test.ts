@@ -10,12 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { Cluster } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Event, type EventHandlersConfig, EventType, TransportUnavailableError } from '../../../src/index.js';
+import { redisTransport } from '../../../src/transports/redis/index.js';
 import { queueNames } from '../../../src/transports/redis/queue-names.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
 import { CLUSTER_NODES, ON_CLUSTER } from '../../helpers/redis.js';
 import { redisTestBed } from '../../helpers/redis-test-bed.js';
+import { testRedis } from '../../helpers/transports.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 if (!ON_CLUSTER) {
@@ -33,7 +35,10 @@ class ClusterStep extends Event {
 const bed = redisTestBed('cluster');
 const { redis, buses, prefix } = bed;
 const cluster = redis as Cluster;
-const config = (name: string) => fastConfig({ transport: 'bullmq', prefix, name, delayedPollMs: 20 });
+const config = (name: string) => ({
+  config: fastConfig({ prefix, name, delayedPollMs: 20 }),
+  transport: testRedis(),
+});
 
 /** Every key whose name contains `text`, with the master that holds it. */
 async function keysContaining(text: string): Promise<{ key: string; node: string }[]> {
@@ -67,9 +72,9 @@ describe('a bus on a Redis Cluster', () => {
       'CLUSTER.STEP': [[rec.handler('slot.step'), true], rec.handler('slot.step-async')],
     };
     const events = [...TEST_EVENTS, ClusterStep];
-    const admin = buses.create({ events, handlers, config: config('slots') });
+    const admin = buses.create({ events, handlers, ...config('slots') });
     await admin.rules.pause({ handler: 'slot.parked' });
-    const { bus } = await buses.start({ events, handlers, config: config('slots') });
+    const { bus } = await buses.start({ events, handlers, ...config('slots') });
 
     const created = Array.from({ length: 20 }, (_, i) => recordCreated(`r${i}`));
     const later = recordCreated('later');
@@ -124,8 +129,14 @@ describe('a bus on a Redis Cluster', () => {
       const handlers: EventHandlersConfig = {
         'RECORD.CREATE': [[rec.handler('given.sync'), true], rec.handler('given.async')],
       };
-      const options = { transport: 'bullmq' as const, prefix, name: 'given', redisCluster: given };
-      const { bus } = await buses.start({ events: TEST_EVENTS, handlers, config: fastConfig(options) });
+      const options = { prefix, name: 'given', redisCluster: given };
+      // The adapter takes its Redis from the options: redisCluster here.
+      const { bus } = await buses.start({
+        events: TEST_EVENTS,
+        handlers,
+        config: fastConfig(options),
+        transport: redisTransport(),
+      });
       const events = Array.from({ length: 10 }, (_, i) => recordCreated(`g${i}`));
       await bus.publish(events);
       await bus.whenIdle(10_000);
@@ -171,7 +182,6 @@ describe('an outage of the whole cluster', () => {
     const nodes = startCluster();
     // One node given: the others are discovered, and the password reaches them too.
     const options = {
-      transport: 'bullmq' as const,
       prefix,
       name: 'outage',
       redisCluster: [`redis://:${PASSWORD}@${nodes[0]}`],
@@ -181,6 +191,7 @@ describe('an outage of the whole cluster', () => {
     const publisher = buses.create({
       events: TEST_EVENTS,
       config: fastConfig({ ...options, publishAttempts: 1 }),
+      transport: redisTransport(),
     });
     const before = recordCreated('before');
     await publisher.publish(before);
@@ -215,6 +226,7 @@ describe('an outage of the whole cluster', () => {
       events: TEST_EVENTS,
       handlers,
       config: fastConfig({ ...options, scheduleEveryMs: 200 }),
+      transport: redisTransport(),
     });
     await waitFor('the event published after the outage to be handled', () => rec.count('outage.sync') === 1);
     expect(rec.runs.map((r) => r.eventId)).toEqual([after.id]);

@@ -9,6 +9,7 @@ import {
   TransportUnavailableError,
   UnitOfWorkManager,
 } from '../../../src/index.js';
+import { redisTransport } from '../../../src/transports/redis/index.js';
 import { Buses, fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { OwnRedis } from '../../helpers/own-redis.js';
@@ -49,11 +50,10 @@ describe('Redis going away', () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('outage.count'), true]] };
     const config = fastConfig({
-      transport: 'bullmq',
       prefix: testPrefix('outage'),
       redisUrl: `redis://127.0.0.1:${port}`,
     });
-    const publisher = buses.create({ events: TEST_EVENTS, handlers, config });
+    const publisher = buses.create({ events: TEST_EVENTS, handlers, config, transport: redisTransport() });
     const before = recordCreated('before');
     await publisher.publish(before);
 
@@ -89,7 +89,7 @@ describe('Redis going away', () => {
       ),
     );
     // The server restarted empty (no persistence): only what was published after it is there.
-    await buses.start({ events: TEST_EVENTS, handlers, config });
+    await buses.start({ events: TEST_EVENTS, handlers, config, transport: redisTransport() });
     await waitFor(
       'the event published after the restart to be handled',
       () => rec.count('outage.count') === 1,
@@ -105,14 +105,19 @@ describe('Redis going away', () => {
       await stopRedis();
       const rec = new Recorder();
       const config = fastConfig({
-        transport: 'bullmq',
         prefix: testPrefix('outage-uow'),
         redisUrl: `redis://127.0.0.1:${port}`,
         outboxGraceMs: 50,
         outboxRelayEveryMs: 50,
       });
       const handlers: EventHandlersConfig = { 'RECORD.CREATE': [rec.handler('outage.record')] };
-      const publisher = buses.create({ events: [RecordCreated], handlers, config, dataSource });
+      const publisher = buses.create({
+        events: [RecordCreated],
+        handlers,
+        config,
+        transport: redisTransport(),
+        dataSource,
+      });
       const uows = new UnitOfWorkManager({ dataSource, bus: publisher });
       let eventId = '';
       await uows.run(async (uow) => {
@@ -124,7 +129,13 @@ describe('Redis going away', () => {
 
       await startRedis();
       restarted = true;
-      await buses.start({ events: [RecordCreated], handlers, config, dataSource });
+      await buses.start({
+        events: [RecordCreated],
+        handlers,
+        config,
+        transport: redisTransport(),
+        dataSource,
+      });
       await waitFor('the relayed event to be handled', () => rec.count('outage.record') === 1);
       expect(rec.runs.map((r) => r.eventId)).toEqual([eventId]);
       await waitFor('the outbox to be empty', async () => (await publisher.outbox?.pending()) === 0);
@@ -143,19 +154,23 @@ describe('Redis going away', () => {
       ],
     };
     const config = fastConfig({
-      transport: 'bullmq',
       prefix: testPrefix('outage-ordered'),
       redisUrl: `redis://127.0.0.1:${port}`,
       delayedPollMs: 50,
     });
-    const { bus } = await buses.start({ events: [TicketStep], handlers, config });
+    const { bus } = await buses.start({
+      events: [TicketStep],
+      handlers,
+      config,
+      transport: redisTransport(),
+    });
     await bus.publish([1, 2, 3].map((step) => TicketStep.create({ ticket: 1, step })));
     await waitFor('the first steps', () => steps.length === 3);
 
     await stopRedis();
     await startRedis();
     // The server restarted empty: the worker's lease and lanes are rebuilt by its next upkeep.
-    const publisher = buses.create({ events: [TicketStep], config });
+    const publisher = buses.create({ events: [TicketStep], config, transport: redisTransport() });
     await waitFor('the publisher to reconnect', () =>
       publisher.publish(TicketStep.create({ ticket: 2, step: 1 })).then(
         () => true,
@@ -169,11 +184,10 @@ describe('Redis going away', () => {
 
   it('publish and status() on a Redis that stopped answering fail with TransportUnavailableError, not wait without end', async () => {
     const config = fastConfig({
-      transport: 'bullmq',
       prefix: testPrefix('outage-frozen-publish'),
       redisUrl: redis.url,
     });
-    const bus = buses.create({ events: TEST_EVENTS, config });
+    const bus = buses.create({ events: TEST_EVENTS, config, transport: redisTransport() });
     await bus.status();
     redis.freeze();
     try {
@@ -196,11 +210,10 @@ describe('Redis going away', () => {
 
   it('the dashboard on a Redis that stopped answering renders within its readTimeoutMs, each part saying so', async () => {
     const config = fastConfig({
-      transport: 'bullmq',
       prefix: testPrefix('outage-frozen'),
       redisUrl: redis.url,
     });
-    const bus = buses.create({ events: TEST_EVENTS, config });
+    const bus = buses.create({ events: TEST_EVENTS, config, transport: redisTransport() });
     await bus.status(); // connected, then the server freezes: commands get no answer, and no error either
     const dashboard = await startDashboard({ bus, bullBoard: false, readTimeoutMs: 200 });
     redis.freeze();

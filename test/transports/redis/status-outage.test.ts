@@ -12,6 +12,7 @@ import {
   startDashboard,
 } from '../../../src/dashboard/index.js';
 import { createEventBus, type EventBus, type Logger, TransportUnavailableError } from '../../../src/index.js';
+import { redisTransport } from '../../../src/transports/redis/index.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -28,10 +29,8 @@ function busOnClosedPort(): EventBus {
   // Port 1 on loopback: nothing listens there, so every connection is refused.
   const bus = createEventBus({
     events: TEST_EVENTS,
-    config: {
-      transport: 'bullmq',
-      redis: { url: 'redis://:s3cret@127.0.0.1:1', prefix: 'i12-status-outage' },
-    },
+    config: { redis: { url: 'redis://:s3cret@127.0.0.1:1', prefix: 'i12-status-outage' } },
+    transport: redisTransport(),
     logger: QUIET,
   });
   open.push(bus);
@@ -43,9 +42,9 @@ function busOnClosedCluster(logger: Logger = QUIET): EventBus {
   const bus = createEventBus({
     events: TEST_EVENTS,
     config: {
-      transport: 'bullmq',
       redis: { cluster: ['redis://:s3cret@127.0.0.1:1', '127.0.0.1:2'], prefix: 'i17-cluster-outage' },
     },
+    transport: redisTransport(),
     logger,
   });
   open.push(bus);

@@ -1,0 +1,32 @@
+import type { CommitbusOptions } from './commitbus-options.js';
+import type { CommitbusConfig } from './config.js';
+import { DEFAULT_CONFIG } from './config.js';
+import { normalizeOptions } from './normalize-options.js';
+
+/** Whether each configuration `resolveOptions`, `resolveConfig` or `loadConfigFromEnv` made was given a Redis. */
+const GIVEN = new WeakMap<object, boolean>();
+
+/** Records, on a configuration just resolved from `input`, whether `input` named a Redis. */
+export function rememberRedisGiven(resolved: object, input: unknown): void {
+  GIVEN.set(resolved, redisGiven(input as CommitbusOptions | CommitbusConfig | undefined));
+}
+
+/**
+ * Whether `input` named a Redis (`redis.url` or `redis.cluster`), as
+ * opposed to the default URL filled in: read from the record a resolved
+ * configuration carries, else from the options themselves. A bus given one
+ * without a transport adapter refuses to start in memory. Throws a
+ * `ConfigError` as `resolveOptions` does for options it would refuse.
+ */
+export function redisGiven(input: CommitbusOptions | CommitbusConfig | undefined): boolean {
+  if (typeof input === 'object' && input !== null) {
+    const known = GIVEN.get(input);
+    if (known !== undefined) return known;
+  }
+  const { given } = normalizeOptions(input);
+  const redis = given.redis as { url?: unknown; cluster?: unknown } | undefined;
+  // A spread copy of a resolved configuration (`{ ...bus.config }`) carries the default URL as `redisUrl`:
+  // that names no Redis.
+  const flatDefault = (input as { redisUrl?: unknown } | undefined)?.redisUrl === DEFAULT_CONFIG.redis.url;
+  return (redis?.url !== undefined && !flatDefault) || redis?.cluster !== undefined;
+}

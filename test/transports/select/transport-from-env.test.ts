@@ -1,0 +1,87 @@
+/**
+ * transportFromEnv: the adapter the environment names, and what a bus does
+ * when its options name a Redis but it was given no adapter.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, createEventBus, loadConfigFromEnv, silentLogger } from '../../../src/index.js';
+import { transportFromEnv } from '../../../src/transports/select/index.js';
+import { TEST_EVENTS } from '../../helpers/events.js';
+
+/** The Redis settings an adapter value carries, `undefined` for one without. */
+const redisOf = (adapter: ReturnType<typeof transportFromEnv>) =>
+  'settings' in adapter ? adapter.settings.redis : undefined;
+
+describe('transportFromEnv', () => {
+  it('picks the Redis adapter on REDIS_URL, with only what the variables set', () => {
+    const redis = transportFromEnv({ REDIS_URL: 'redis://cache:6380/2', COMMITBUS_PREFIX: 'shop' });
+    expect(redis.name).toBe('redis');
+    expect(redisOf(redis)).toEqual({ url: 'redis://cache:6380/2', prefix: 'shop' });
+    // No prefix variable: the bus's own redis.prefix is kept, not overwritten by the default.
+    expect(redisOf(transportFromEnv({ COMMITBUS_REDIS_URL: 'redis://cache' }))).toEqual({
+      url: 'redis://cache',
+    });
+  });
+
+  it('picks it on a cluster too', () => {
+    const redis = transportFromEnv({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000' });
+    expect(redisOf(redis)).toEqual({ cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] });
+  });
+
+  it('takes COMMITBUS_TRANSPORT first: memory over a Redis URL, bullmq as the old name of redis', () => {
+    expect(transportFromEnv({ REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' }).name).toBe(
+      'memory',
+    );
+    expect(transportFromEnv({ COMMITBUS_TRANSPORT: 'bullmq' }).name).toBe('redis');
+    expect(transportFromEnv({ COMMITBUS_TRANSPORT: 'redis' }).name).toBe('redis');
+  });
+
+  it('is the in-process adapter with nothing set, empty variables counting as unset', () => {
+    const memory = transportFromEnv({ REDIS_URL: '  ', COMMITBUS_TRANSPORT: '' });
+    expect(memory).toMatchObject({ name: 'memory', inProcess: true });
+  });
+
+  it('refuses another transport name, and a Redis URL it cannot read, with a ConfigError showing no password', () => {
+    expect(() => transportFromEnv({ COMMITBUS_TRANSPORT: 'kafka' })).toThrow(
+      new ConfigError('COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got "kafka"'),
+    );
+    const thrown = (() => {
+      try {
+        transportFromEnv({ REDIS_URL: 'REDIS://:s3cret@cache:6379' });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect(String((thrown as Error).message)).not.toContain('s3cret');
+  });
+});
+
+describe('a bus given no adapter', () => {
+  it('refuses options that name a Redis, instead of keeping in memory what was meant for it', () => {
+    for (const config of [
+      { redis: { url: 'redis://cache:6380' } },
+      loadConfigFromEnv({ REDIS_URL: 'redis://cache' }),
+    ]) {
+      expect(() => createEventBus({ events: TEST_EVENTS, config, logger: silentLogger })).toThrow(
+        /name a Redis .* but no transport adapter was given.*redisTransport\(\)/,
+      );
+    }
+  });
+
+  it('runs in this process when they name none, a spread copy of a resolved configuration included', async () => {
+    const first = createEventBus({ events: TEST_EVENTS, logger: silentLogger });
+    const second = createEventBus({ events: TEST_EVENTS, logger: silentLogger, config: { ...first.config } });
+    try {
+      expect(first.transport).toMatchObject({ name: 'memory', inProcess: true });
+      expect(second.transport.name).toBe('memory');
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('refuses the string transport option with a ConfigError naming the adapters', () => {
+    expect(() =>
+      createEventBus({ events: TEST_EVENTS, logger: silentLogger, config: { transport: 'bullmq' } as never }),
+    ).toThrow(/the transport option is gone: .*redisTransport.*memoryTransport.*transportFromEnv/);
+  });
+});
