@@ -8,14 +8,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRouterStores } from '../../src/bus/router.js';
+import { createRouterStores, startRouter } from '../../src/bus/router.js';
 import {
   ConfigError,
   createEventBus,
   type EventBus,
   type Logger,
   loadConfigFromEnv,
-  startRouter,
   TransportUnavailableError,
 } from '../../src/index.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';

@@ -10,7 +10,6 @@ import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
-  createBusMetrics,
   defineHandler,
   Event,
   type EventBus,
@@ -19,6 +18,7 @@ import {
   MetricsServerError,
   silentLogger,
 } from '../../src/index.js';
+import { createBusMetrics } from '../../src/metrics/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { PIPE_EVENTS, PipeItem } from '../helpers/handler-paths.js';
