@@ -18,10 +18,17 @@ const PROBE = 'test/fixtures/loaded-packages.ts';
 /** What the package root must not load: the adapters' clients, the HTTP servers and client, the metrics library. */
 const NOT_AT_ROOT = ['bullmq', 'ioredis', 'fastify', 'undici', 'prom-client'] as const;
 
-async function loadedBy(module: string): Promise<string[]> {
+/** The dashboard (Fastify, bull-board) and the router's HTTP API and sender: none loads with the root either. */
+const NOT_AT_ROOT_OF_OURS = [
+  'src/dashboard/',
+  'src/router/http/',
+  'src/router/delivery/webhook-sender.ts',
+] as const;
+
+async function loadedBy(module: string, names: readonly string[] = NOT_AT_ROOT): Promise<string[]> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', PROBE, module, ...NOT_AT_ROOT],
+    ['--import', 'tsx', PROBE, module, ...names],
     { cwd: ROOT, timeout: 60_000 },
   );
   return (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { loaded: string[] }).loaded;
@@ -30,6 +37,15 @@ async function loadedBy(module: string): Promise<string[]> {
 describe('importing the package root', () => {
   it(`loads none of ${NOT_AT_ROOT.join(', ')}`, async () => {
     expect(await loadedBy('src/index.ts')).toEqual([]);
+  });
+
+  it("loads neither the dashboard nor the router's HTTP API and webhook sender", async () => {
+    expect(await loadedBy('src/index.ts', NOT_AT_ROOT_OF_OURS)).toEqual([]);
+    expect(await loadedBy('src/bus/router.ts', NOT_AT_ROOT_OF_OURS)).toEqual([
+      'src/router/http/',
+      'src/router/delivery/webhook-sender.ts',
+    ]);
+    expect(await loadedBy('src/dashboard/index.ts', NOT_AT_ROOT_OF_OURS)).toContain('src/dashboard/');
   });
 
   it('while the probe sees each of them where a subpath loads it', async () => {
