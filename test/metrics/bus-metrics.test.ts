@@ -16,6 +16,7 @@ import {
   type EventHandlersConfig,
   EventType,
   MetricsServerError,
+  type RunningWorker,
   silentLogger,
 } from '../../src/index.js';
 import { createBusMetrics } from '../../src/metrics/index.js';
@@ -288,6 +289,37 @@ describe.each(['memory', 'bullmq'] as const)('the status gauges on %s', (transpo
     } finally {
       await dataSource.destroy();
     }
+  });
+});
+
+describe("a bus's own metrics", () => {
+  it('are built by its first worker that serves metrics, and its later workers serve the same', async () => {
+    const rec = new Recorder();
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      handlers: { 'PIPE.ITEM': [[rec.handler('ok'), true]] },
+      config: fastConfig({ transport: 'bullmq', prefix: bed.prefix, name: `own${++buses}` }),
+    });
+    const handled = async (worker: RunningWorker) =>
+      sampleValue(
+        parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text),
+        'commitbus_handler_runs_handled_total',
+        {
+          handler: 'ok',
+          key: 'PIPE.ITEM',
+        },
+      );
+    const first = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    await bus.publish(PipeItem.create({ n: 1 }));
+    await bus.whenIdle();
+    // Metrics built by this worker would count from its start, and miss the run before it.
+    const second = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    await bus.publish(PipeItem.create({ n: 2 }));
+    await bus.whenIdle();
+    expect(await handled(first)).toBe(2);
+    expect(await handled(second)).toBe(2);
+    await second.close();
+    await first.close();
   });
 });
 
