@@ -1,9 +1,13 @@
 /**
  * The package root: what a service author needs. Adapters and their stores
  * are at `commitbus/redis` and `commitbus/memory`, the test bus at
- * `commitbus/testing`, the router's parts at `commitbus/router`, the event store's at
- * `commitbus/event-store`. `test/package/package-root.test.ts` pins this list: adding a
- * name is a deliberate change (and a line in README's API section).
+ * `commitbus/testing`, the router's parts (and `startRouter`) at
+ * `commitbus/router`, the event store's at `commitbus/event-store`, a bus's
+ * Prometheus metrics at `commitbus/metrics`, the dashboard at
+ * `commitbus/dashboard`: the root loads none of BullMQ, ioredis, Fastify,
+ * undici or prom-client (`test/package/root-imports.test.ts`).
+ * `test/package/package-root.test.ts` pins this list: adding a name is a
+ * deliberate change (and a line in README's API section).
  * @module commitbus
  */
 import 'reflect-metadata';
@@ -15,7 +19,7 @@ export * from './event-store/public.js';
 export * from './events/index.js';
 export * from './handlers/index.js';
 export * from './idempotency/index.js';
-export * from './metrics/index.js';
+export * from './metrics/public.js';
 export * from './ordering/index.js';
 export * from './outbox/index.js';
 export * from './router/public.js';

@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
@@ -17,7 +18,6 @@ import { HandlerTable } from '../handlers/handler-table.js';
 import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
 import { redriveJob } from '../handlers/redrive-job.js';
-import { type BusMetrics, createBusMetrics } from '../metrics/bus-metrics.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -73,7 +73,7 @@ export class EventBus implements UnitOfWorkBus {
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
-  private metricsOf: BusMetrics | undefined;
+  private ownMetrics: Promise<Registry> | undefined;
   private closed = false;
 
   /**
@@ -219,16 +219,6 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
-   * This bus's Prometheus metrics in a registry of their own (see
-   * `createBusMetrics`), built on first use and counting from then:
-   * `startWorker({ metrics: { port } })` serves them.
-   */
-  get metrics(): BusMetrics {
-    this.metricsOf ??= createBusMetrics(this);
-    return this.metricsOf;
-  }
-
-  /**
    * Adds an observer of this process's publishing and handler runs (see
    * {@link BusObserver}; the options' hooks are one already, metrics are
    * another); returns the function that removes it. Workers started before
@@ -280,13 +270,26 @@ export class EventBus implements UnitOfWorkBus {
         bus: this,
         publish: (events) => this.publish(events),
         observer: this.observers,
-        metricsRegistry: () => this.metrics.registry,
+        metricsRegistry: () => this.ownMetricsRegistry(),
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
     );
     this.workers.add(worker);
     return worker;
+  }
+
+  /**
+   * The registry of this bus's own Prometheus metrics, which a worker started
+   * with `metrics` and no `registry` serves: built by the first such worker
+   * (`commitbus/metrics`' `createBusMetrics`, loaded then, so a bus that
+   * serves no metrics never loads prom-client) and shared by the later ones.
+   */
+  private ownMetricsRegistry(): Promise<Registry> {
+    this.ownMetrics ??= import('../metrics/bus-metrics.js').then(
+      ({ createBusMetrics }) => createBusMetrics(this).registry,
+    );
+    return this.ownMetrics;
   }
 
   /**

@@ -6,5 +6,4 @@ export { IdleTimeoutError } from './errors/idle-timeout.error.js';
 export { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 export { createEventBus, EventBus } from './event-bus.js';
 export type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
-export { type RunningRouter, type StartRouterDeps, startRouter } from './start-router.js';
 export type { TransportAdapter, TransportContext } from './transport.js';

@@ -13,7 +13,7 @@ import type { TransportWorker } from '../handlers/handler-worker.js';
 import type { ObserverSet } from '../handlers/observer-set.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
-import { serveMetrics } from '../metrics/metrics-server.js';
+import type { MetricsServer, MetricsServerOptions } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';
 import type { SchedulingRules } from '../scheduling/scheduling-rules.js';
@@ -50,8 +50,8 @@ export interface WorkerParts {
   readonly publish: (events: readonly Event[]) => Promise<void>;
   /** The bus's observers, told of every handler run, retry, parked run and dead letter. */
   readonly observer: ObserverSet;
-  /** The registry `metrics` serves when it names none: the bus's own metrics. */
-  readonly metricsRegistry: () => Registry;
+  /** The registry `metrics` serves when it names none: the bus's own metrics, loaded when asked for. */
+  readonly metricsRegistry: () => Promise<Registry>;
 }
 
 /** A started worker's closing steps, in order. */
@@ -75,10 +75,8 @@ export async function startBusWorker(
 ): Promise<RunningWorker> {
   const { config, logger } = parts;
   // First: a port in use fails the start before any work is taken.
-  const served =
-    options.metrics === undefined
-      ? undefined
-      : await serveMetrics(options.metrics.registry ?? parts.metricsRegistry(), options.metrics, logger);
+  // The metrics server (and the bus's own metrics, with prom-client) load only for a worker that serves them.
+  const served = options.metrics === undefined ? undefined : await serve(options.metrics, parts);
   const started = await startParts(parts, options).catch(async (error: unknown) => {
     await served?.close();
     throw error;
@@ -131,6 +129,12 @@ export async function startBusWorker(
     process.once('SIGTERM', onSignal);
   }
   return worker;
+}
+
+/** Serves `metrics` (the bus's own when it names no registry), loading the metrics server only now. */
+async function serve(metrics: MetricsServerOptions, parts: WorkerParts): Promise<MetricsServer> {
+  const { serveMetrics } = await import('../metrics/metrics-server.js');
+  return serveMetrics(metrics.registry ?? (await parts.metricsRegistry()), metrics, parts.logger);
 }
 
 async function startParts(parts: WorkerParts, options: StartWorkerOptions): Promise<Started> {

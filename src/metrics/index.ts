@@ -1,3 +1,8 @@
+/**
+ * `commitbus/metrics`: a bus's Prometheus metrics (prom-client), apart from
+ * the package root so that a service that serves none never loads them.
+ * @module commitbus/metrics
+ */
 export { BusMetrics, type BusMetricsOptions, createBusMetrics } from './bus-metrics.js';
 export { MetricsServerError } from './errors/metrics-server.error.js';
 export type { MetricsAddress, MetricsServerOptions } from './metrics-server.js';

@@ -15,7 +15,7 @@ export interface MetricsServerOptions {
   readonly host?: string;
   /**
    * The registry to serve (one your `createBusMetrics(bus, { registry })` filled).
-   * @defaultValue the bus's own metrics (`bus.metrics.registry`)
+   * @defaultValue the bus's own metrics, built (with prom-client, loaded then) by its first worker that serves them
    */
   readonly registry?: Registry;
 }

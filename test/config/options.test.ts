@@ -5,16 +5,11 @@
  * option (derived from DEFAULT_CONFIG, so an option added without one fails).
  */
 import { describe, expect, it } from 'vitest';
+import { startRouter } from '../../src/bus/router.js';
 import { envNameOf, envVarsOf, optionLeaves } from '../../src/config/option-env.js';
 import { getPath } from '../../src/config/option-paths.js';
 import { resolveConfig, resolveOptions } from '../../src/config/resolve-config.js';
-import {
-  ConfigError,
-  createEventBus,
-  DEFAULT_CONFIG,
-  loadConfigFromEnv,
-  startRouter,
-} from '../../src/index.js';
+import { ConfigError, createEventBus, DEFAULT_CONFIG, loadConfigFromEnv } from '../../src/index.js';
 import { createTestBus } from '../../src/testing/index.js';
 import type { MemoryTransport } from '../../src/transports/memory/memory.transport.js';
 import { TEST_EVENTS } from '../helpers/events.js';

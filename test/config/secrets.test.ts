@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startRouter } from '../../src/bus/router.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import {
   ConfigError,
@@ -15,7 +16,6 @@ import {
   type EventBus,
   type Logger,
   loadConfigFromEnv,
-  startRouter,
   TransportUnavailableError,
 } from '../../src/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';

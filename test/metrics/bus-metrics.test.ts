@@ -10,15 +10,16 @@ import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
-  createBusMetrics,
   defineHandler,
   Event,
   type EventBus,
   type EventHandlersConfig,
   EventType,
   MetricsServerError,
+  type RunningWorker,
   silentLogger,
 } from '../../src/index.js';
+import { createBusMetrics } from '../../src/metrics/index.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
@@ -27,7 +28,7 @@ import { DEAD_PUBLISHER, leaveOutboxRow, openSqlite } from '../helpers/outbox.js
 import { type MetricFamily, parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
-import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
+import { TRANSPORT_NAMES, testRedis, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 @EventType('STOCK.MOVE', { orderBy: (e: StockMoved) => `sku:${e.sku}` })
@@ -294,6 +295,38 @@ describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
     } finally {
       await dataSource.destroy();
     }
+  });
+});
+
+describe("a bus's own metrics", () => {
+  it('are built by its first worker that serves metrics, and its later workers serve the same', async () => {
+    const rec = new Recorder();
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      handlers: { 'PIPE.ITEM': [[rec.handler('ok'), true]] },
+      config: fastConfig({ prefix: bed.prefix, name: `own${++buses}` }),
+      transport: testRedis(),
+    });
+    const handled = async (worker: RunningWorker) =>
+      sampleValue(
+        parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text),
+        'commitbus_handler_runs_handled_total',
+        {
+          handler: 'ok',
+          key: 'PIPE.ITEM',
+        },
+      );
+    const first = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    await bus.publish(PipeItem.create({ n: 1 }));
+    await bus.whenIdle();
+    // Metrics built by this worker would count from its start, and miss the run before it.
+    const second = await bus.startWorker({ handleSignals: false, metrics: { port: 0 } });
+    await bus.publish(PipeItem.create({ n: 2 }));
+    await bus.whenIdle();
+    expect(await handled(first)).toBe(2);
+    expect(await handled(second)).toBe(2);
+    await second.close();
+    await first.close();
   });
 });
 

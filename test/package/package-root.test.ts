@@ -2,21 +2,23 @@
  * The package's public surface, pinned: the root exports what a service author
  * needs, the adapters and their stores are at `commitbus/redis` and
  * `commitbus/memory`, the test bus at `commitbus/testing`, the router's parts
- * at `commitbus/router`. Adding a name to the
+ * (and `startRouter`) at `commitbus/router`, a bus's Prometheus metrics at
+ * `commitbus/metrics`. Adding a name to the
  * root is a deliberate change: add it here and to README's API section.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import * as router from '../../src/bus/router.js';
 import * as root from '../../src/index.js';
+import * as metrics from '../../src/metrics/index.js';
 import * as memory from '../../src/transports/memory/index.js';
 import * as redis from '../../src/transports/redis/index.js';
 import * as transports from '../../src/transports/select/index.js';
 
 const ROOT_VALUES = [
   'BusClosedError',
-  'BusMetrics',
   'COMMITBUS_ENTITIES',
   'COMMITBUS_MIGRATIONS',
   'COMMITBUS_TRACER_NAME',
@@ -82,7 +84,6 @@ const ROOT_VALUES = [
   'UnknownEventTypeError',
   'UnknownHandlerError',
   'consoleLogger',
-  'createBusMetrics',
   'createEventBus',
   'createEventStore',
   'currentUnitOfWork',
@@ -93,7 +94,6 @@ const ROOT_VALUES = [
   'loadConfigFromEnv',
   'loadRouterOptionsFromEnv',
   'silentLogger',
-  'startRouter',
   'topicRoute',
   'unitOfWork',
   'withUnitOfWork',
@@ -104,7 +104,6 @@ const ROOT_TYPES = [
   'AfterLastAttempt',
   'AttemptFailure',
   'BackoffOptions',
-  'BusMetricsOptions',
   'BusObserver',
   'BusStatus',
   'CommitbusConfig',
@@ -150,8 +149,6 @@ const ROOT_TYPES = [
   'Logger',
   'MetricsAddress',
   'MetricsServerOptions',
-  'MetricsSource',
-  'MetricsStatus',
   'Operation',
   'OrderedKeys',
   'OrderingMode',
@@ -174,13 +171,11 @@ const ROOT_TYPES = [
   'RouterStores',
   'RuleKind',
   'RuleTarget',
-  'RunningRouter',
   'RunningWorker',
   'ScheduledRetry',
   'SchedulingOptions',
   'SchedulingRule',
   'SchedulingRules',
-  'StartRouterDeps',
   'StartWorkerOptions',
   'StoreEvent',
   'StoreFailure',
@@ -228,7 +223,7 @@ describe('the package root', () => {
   it(`exports ${ROOT_VALUES.length} values and ${ROOT_TYPES.length} types, no adapter or internal`, () => {
     expect(Object.keys(root).sort()).toEqual(ROOT_VALUES);
     expect(exportedNames('src/index.ts')).toEqual({ values: ROOT_VALUES, types: ROOT_TYPES });
-    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(180);
+    expect(ROOT_VALUES.length + ROOT_TYPES.length).toBe(172);
   });
 
   it('lists every one of its names in the README API section', () => {
@@ -276,6 +271,21 @@ describe('the subpath exports', () => {
     expect(Object.keys(transports)).toEqual(['transportFromEnv']);
   });
 
+  it('commitbus/metrics carries the metrics and commitbus/router runs a router, off the root', () => {
+    expect(Object.keys(metrics).sort()).toEqual(['BusMetrics', 'MetricsServerError', 'createBusMetrics']);
+    expect(exportedNames('src/metrics/index.ts').types).toEqual([
+      'BusMetricsOptions',
+      'MetricsAddress',
+      'MetricsServerOptions',
+      'MetricsSource',
+      'MetricsStatus',
+    ]);
+    expect(Object.keys(router)).toEqual(expect.arrayContaining(['startRouter']));
+    expect(exportedNames('src/bus/router.ts').types).toEqual(
+      expect.arrayContaining(['RunningRouter', 'StartRouterDeps']),
+    );
+  });
+
   it('are mapped in package.json to the built index of each', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
       exports: Record<string, { types: string; import: string; default: string } | string>;
@@ -299,6 +309,7 @@ describe('the subpath exports', () => {
       './memory': 'src/transports/memory/index.ts',
       './transports': 'src/transports/select/index.ts',
       './router': 'src/bus/router.ts',
+      './metrics': 'src/metrics/index.ts',
       './dashboard': 'src/dashboard/index.ts',
     });
     for (const [path, target] of entries) {

@@ -1,0 +1,8 @@
+/**
+ * What the package root takes from the metrics room: what `startWorker({
+ * metrics })` takes, returns and throws, none of which loads prom-client.
+ * The metrics themselves (`createBusMetrics`, `BusMetrics`) are at
+ * `commitbus/metrics`.
+ */
+export { MetricsServerError } from './errors/metrics-server.error.js';
+export type { MetricsAddress, MetricsServerOptions } from './metrics-server.js';
