@@ -122,7 +122,7 @@ export class EventBus implements UnitOfWorkBus {
         this.publishing.publishEncoded(
           events.map((event) => ({
             id: event.id,
-            payload: this.publishing.reencode(event).payload,
+            payload: this.publishing.encoder.reencode(event).payload,
             skipDedupe: true,
           })),
           events,
@@ -202,7 +202,7 @@ export class EventBus implements UnitOfWorkBus {
    * (`InvalidOrderKeyError`), or ordered and delayed.
    */
   encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
-    return this.publishing.encode(event, delivery);
+    return this.publishing.encoder.encode(event, delivery);
   }
 
   /**
