@@ -7,23 +7,23 @@ import { redisGiven } from '../config/redis-given.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
+import { registerEventKinds } from '../dead-letters/event-redriver.js';
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import { EventRegistry } from '../events/event-registry.js';
 import { EventSerializer } from '../events/event-serializer.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
-import type { HandlerJob } from '../handlers/handler-job.js';
+import { registerHandlerKind } from '../handlers/handler-redriver.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
-import { redriveJob } from '../handlers/redrive-job.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
 import { Outbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
-import { webhookRedriver } from '../router/delivery/webhook-dead-letter.js';
+import { registerWebhookKind } from '../router/delivery/webhook-dead-letter.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
@@ -110,25 +110,26 @@ export class EventBus implements UnitOfWorkBus {
       outbox: () => this.outboxOf,
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });
-    this.deadLetters = new DeadLetters<HandlerJob>({
-      store: this.transport.deadLetters,
-      decode: (payload) => this.serializer.deserialize(payload),
-      rerun: (letter, event) => redriveJob(this.handlers, letter, event),
-      logger: this.logger,
+    this.deadLetters = new DeadLetters({ store: this.transport.deadLetters, logger: this.logger });
+    const decode = (payload: string) => this.serializer.deserialize(payload);
+    registerHandlerKind(this.deadLetters.kinds, {
+      table: this.handlers,
+      decode,
       enqueue: (jobs) => this.transport.jobs.enqueue(jobs),
-      // A re-driven payload's id was accepted before: publish it past the dedupe window,
-      // in the trace its envelope carried (no new producer span).
-      publish: (events) =>
-        this.publishing.publishEncoded(
-          events.map((event) => ({
-            id: event.id,
-            payload: this.publishing.reencode(event).payload,
-            skipDedupe: true,
-          })),
-          events,
-        ),
-      redriveWebhooks: (letters) => webhookRedriver(this.router.batches)(letters),
     });
+    // A re-driven payload's id was accepted before: publish it past the dedupe window,
+    // in the trace its envelope carried (no new producer span).
+    registerEventKinds(this.deadLetters.kinds, decode, (events) =>
+      this.publishing.publishEncoded(
+        events.map((event) => ({
+          id: event.id,
+          payload: this.publishing.encoder.reencode(event).payload,
+          skipDedupe: true,
+        })),
+        events,
+      ),
+    );
+    registerWebhookKind(this.deadLetters.kinds, () => this.router.batches);
     this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
     this.rules = new SchedulingRules(
       this.transport.rules,
@@ -202,7 +203,7 @@ export class EventBus implements UnitOfWorkBus {
    * (`InvalidOrderKeyError`), or ordered and delayed.
    */
   encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
-    return this.publishing.encode(event, delivery);
+    return this.publishing.encoder.encode(event, delivery);
   }
 
   /**

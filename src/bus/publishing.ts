@@ -1,24 +1,17 @@
 import type { CommitbusConfig } from '../config/config.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
-import { withTraceWithin } from '../events/envelope-trace.js';
-import { EventTooLargeError } from '../events/errors/event-too-large.error.js';
-import { InvalidDeliveryOptionsError } from '../events/errors/invalid-delivery-options.error.js';
 import type { Event } from '../events/event.js';
 import { assertEvent } from '../events/event-check.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventSerializer } from '../events/event-serializer.js';
-import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
-import { checkOrderKey } from '../events/order-key.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
-import type { TraceCarrier } from '../events/trace-carrier.js';
 import type { DeadLetterSink } from '../handlers/observed-dead-letters.js';
-import { OrderingDisabledError } from '../ordering/errors/ordering-disabled.error.js';
+import { EventEncoder } from '../ordering/event-encoder.js';
 import { keepLateEvents } from '../ordering/late-events.js';
-import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
+import { toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
 import type { Logger } from '../support/logger.js';
-import { carriedTraceOf } from '../tracing/carried-trace.js';
 import { ProducerSpans } from '../tracing/producer-spans.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 
@@ -49,12 +42,17 @@ export interface PublishingDeps {
 }
 
 /**
- * The publishing side of a bus: encodes events (order key, size limit),
- * publishes them directly or through the outbox, and is the one path every
+ * The publishing side of a bus: publishes events directly or through the
+ * outbox, encoded by its {@link EventEncoder} (order key, size limit), and is the one path every
  * publish takes to the transport, so `onPublished` sees them all.
  */
 export class Publishing implements PostCommitPublisher {
-  constructor(private readonly deps: PublishingDeps) {}
+  /** The encoding rules every publish goes by (see `ordering/event-encoder.ts`). */
+  readonly encoder: EventEncoder;
+
+  constructor(private readonly deps: PublishingDeps) {
+    this.encoder = new EventEncoder(deps);
+  }
 
   /** Where failures are logged. */
   get logger(): Logger {
@@ -66,79 +64,9 @@ export class Publishing implements PostCommitPublisher {
     return this.deps.config;
   }
 
-  /**
-   * Serializes an event for the transport, with its order key if it is
-   * ordered, refusing one bigger than `maxEventBytes` without its trace
-   * ({@link EventTooLargeError}), of an unregistered class, with an invalid
-   * order key (`InvalidOrderKeyError`), ordered on a bus that runs no ordered
-   * lanes ({@link OrderingDisabledError}), or ordered and delayed.
-   * It is traced as a `create` PRODUCER span whose context the envelope
-   * carries (see `tracing/producer-spans.ts`): a unit of work encodes its
-   * events when they are registered, in the context active there. The trace
-   * never makes the event too large: when the envelope would exceed
-   * `maxEventBytes` with it, its `tracestate`, then the whole trace, is left out.
-   */
-  encode(event: Event, delivery?: DeliveryOptions): EncodedEvent {
-    assertEvent(event, 'a unit of work');
-    const spans = new ProducerSpans([event], 'create');
-    try {
-      const encoded = this.encodeWith(event, delivery, spans.carrier(0));
-      spans.end();
-      return encoded;
-    } catch (error) {
-      spans.end(error);
-      throw error;
-    }
-  }
-
-  /**
-   * {@link Publishing.encode} again for an event decoded from an envelope (a
-   * re-driven `event` or `undecodable` dead letter), with no span of its own:
-   * the new envelope carries the trace context the old one carried, so the
-   * handlers' spans stay in the trace of the span that first published it.
-   */
-  reencode(event: Event): EncodedEvent {
-    return this.encodeWith(event, undefined, carriedTraceOf(event));
-  }
-
-  /** {@link Publishing.encode}, the envelope carrying as much of `trace` (if given) as `maxEventBytes` allows. */
-  private encodeWith(
-    event: Event,
-    delivery: DeliveryOptions | undefined,
-    trace?: TraceCarrier,
-  ): EncodedEvent {
-    const orderKey = this.orderKeyOf(event, delivery);
-    if (orderKey !== undefined && !this.deps.orderedLanes) {
-      throw new OrderingDisabledError(event.handlingKey, orderKey, this.deps.config.ordering);
-    }
-    if (orderKey !== undefined && deliverAtOf(delivery) !== undefined) {
-      throw new InvalidDeliveryOptionsError(
-        `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
-      );
-    }
-    const { maxEventBytes } = this.deps.config;
-    const serialized = this.deps.serializer.serialize(event);
-    const bytes = Buffer.byteLength(serialized.payload);
-    if (bytes > maxEventBytes) {
-      throw new EventTooLargeError(serialized.key, serialized.id, bytes, maxEventBytes);
-    }
-    const traced = {
-      ...serialized,
-      payload: withTraceWithin(serialized.payload, bytes, trace, maxEventBytes),
-    };
-    return orderKey === undefined ? traced : { ...traced, orderKey };
-  }
-
-  /** The order key of an event: `delivery.orderKey`, else its class's `orderBy`, else none. */
-  private orderKeyOf(event: Event, delivery: DeliveryOptions | undefined): string | undefined {
-    if (delivery?.orderKey !== undefined) return checkOrderKey(delivery.orderKey, event.handlingKey);
-    const policy = orderingPolicyOf(event.constructor as EventClass<Event>);
-    return policy === undefined ? undefined : checkOrderKey(policy.orderBy(event), event.handlingKey);
-  }
-
   /** A new, empty set of events for one unit of work, kept in the outbox if the bus has one. */
   openEvents(): PostCommitEvents {
-    return new PostCommitEvents(this, this.deps.outbox());
+    return new PostCommitEvents(this.encoder, this, this.deps.outbox());
   }
 
   /**
@@ -152,7 +80,7 @@ export class Publishing implements PostCommitPublisher {
     for (const event of list) assertEvent(event, 'bus.publish');
     if (list.length === 0) return;
     const outbox = this.deps.outbox();
-    if (outbox !== undefined && list.some((event) => this.orderKeyOf(event, options) !== undefined)) {
+    if (outbox !== undefined && list.some((event) => this.encoder.orderKeyOf(event, options) !== undefined)) {
       await this.publishThroughOutbox(outbox, list, options);
       return;
     }
@@ -160,7 +88,7 @@ export class Publishing implements PostCommitPublisher {
     const spans = new ProducerSpans(list, 'publish');
     try {
       const outgoing = list.map((event, i) => {
-        const { id, payload, orderKey } = this.encodeWith(event, options, spans.carrier(i));
+        const { id, payload, orderKey } = this.encoder.encodeWith(event, options, spans.carrier(i));
         return toOutgoing(id, payload, { orderKey, deliverAt });
       });
       await this.publishEncoded(outgoing, list);
@@ -176,7 +104,7 @@ export class Publishing implements PostCommitPublisher {
     events: readonly Event[],
     options: DeliveryOptions | undefined,
   ): Promise<void> {
-    const batch = new PostCommitEvents(this, outbox);
+    const batch = new PostCommitEvents(this.encoder, this, outbox);
     for (const event of events) batch.add(event, options);
     const { dataSource } = outbox;
     await withTransactionGate(dataSource, () =>
@@ -187,7 +115,7 @@ export class Publishing implements PostCommitPublisher {
   }
 
   /**
-   * Publishes events already encoded with {@link Publishing.encode}; `events`
+   * Publishes events already encoded (`EventEncoder.encode`); `events`
    * are the same, decoded (`undefined` for rows the outbox relay republishes).
    * An ordered event that came for a position its lane skipped in a re-base
    * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an

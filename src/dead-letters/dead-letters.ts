@@ -1,42 +1,26 @@
-import type { Event } from '../events/event.js';
 import { describeError, type Logger } from '../support/logger.js';
 import type { DeadLetter } from './dead-letter.js';
+import { DeadLetterKinds, type DeadLetterRedriver } from './dead-letter-kinds.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
 import { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 import { DeadLetterFilterError } from './errors/dead-letter-filter.error.js';
 import { DeadLetterRedriveError, type RedriveFailure } from './errors/dead-letter-redrive.error.js';
-import { NoWebhookRedriverError } from './errors/no-webhook-redriver.error.js';
 
 /** Which dead letters to re-drive or purge: one id, a list of ids, a filter, or `'all'`. */
 export type DeadLetterTarget = 'all' | string | readonly string[] | DeadLetterFilter;
 
-/**
- * What {@link DeadLetters} needs from its bus. `Job` is the work that runs a
- * letter's handler again (a handler job of the bus's transport).
- */
-export interface DeadLettersDeps<Job> {
+/** What {@link DeadLetters} needs from its bus; the kinds it re-drives are registered on `kinds`. */
+export interface DeadLettersDeps {
   /** Where the letters are. */
   readonly store: DeadLetterStore;
-  /** Decodes a payload, as a worker would (throws the serializer's typed errors). */
-  readonly decode: (payload: string) => Event;
-  /**
-   * The work that runs a `handler` letter's handler once more, with that
-   * handler's attempts and backoff; throws when this process does not know
-   * the handler.
-   */
-  rerun(letter: DeadLetter, event: Event): Job;
-  /** Adds that work to the transport. */
-  enqueue(jobs: readonly Job[]): Promise<void>;
-  /** Publishes events (re-driven `undecodable` and `event` letters). */
-  readonly publish: (events: readonly Event[]) => Promise<void>;
   /** Where letters that cannot be read are reported. */
   readonly logger: Logger;
-  /**
-   * Puts `webhook` letters' events back in the router's queue (the router's
-   * `webhookRedriver`). Without it, re-driving a `webhook` letter fails and
-   * the letter stays.
-   */
-  readonly redriveWebhooks?: (letters: readonly DeadLetter[]) => Promise<void>;
+}
+
+/** The letters of one redriver (one or more kinds) prepared for one call of its `run`. */
+interface Prepared {
+  readonly work: unknown[];
+  readonly letters: DeadLetter[];
 }
 
 /** The letters a target selects, and the stored letters that could not be read on the way. */
@@ -49,8 +33,11 @@ interface Selection {
  * The dead letters of a bus (`bus.deadLetters`): work given up after its last
  * attempt, kept until it is re-driven or purged.
  */
-export class DeadLetters<Job = unknown> {
-  constructor(private readonly deps: DeadLettersDeps<Job>) {}
+export class DeadLetters {
+  /** How each kind of letter is re-driven, registered by the kind's owner. */
+  readonly kinds = new DeadLetterKinds();
+
+  constructor(private readonly deps: DeadLettersDeps) {}
 
   /**
    * Letters matching `filter` (all when left out), oldest first. A stored
@@ -67,60 +54,53 @@ export class DeadLetters<Job = unknown> {
   }
 
   /**
-   * Gives letters another go and removes them; returns how many. A `handler`
+   * Gives letters another go, each by the redriver its kind's owner
+   * registered on {@link DeadLetters.kinds}, and removes them; returns how many. A `handler`
    * letter runs only its handler (a sync one too, without the rest of its
    * chain or the event's other handlers), as a fresh job with that handler's
    * attempts and backoff; if those fail, it comes back as a new letter. An
    * `undecodable` or `event` letter is published again as an event (e.g. once
    * its class is deployed). A `webhook` letter's events go back to the router's
    * queue for its subscriber, as a new batch. Letters that still cannot be decoded, whose handler this
-   * process does not know, or that cannot be read from the store, stay, and a
+   * process does not know, of a kind no one registered (`UnknownDeadLetterKindError`),
+   * or that cannot be read from the store, stay, and a
    * {@link DeadLetterRedriveError} names them once the others are re-driven.
    */
   async redrive(target: DeadLetterTarget): Promise<number> {
     const { letters, corrupt } = await this.select(target);
-    const jobs: Job[] = [];
-    const events: Event[] = [];
-    const redriven: DeadLetter[] = [];
-    let webhooks = 0;
+    const prepared = new Map<DeadLetterRedriver, Prepared>();
+    let oneByOne = 0;
     const failed: RedriveFailure[] = corrupt.map((error) => ({ id: error.id, error: error.message }));
     const errors: unknown[] = [...corrupt];
     for (const letter of letters) {
       try {
-        if (letter.kind === 'webhook') {
-          if (this.deps.redriveWebhooks === undefined) {
-            throw new NoWebhookRedriverError(letter.id);
-          }
-          // One by one, each removed as soon as its events are queued again: a letter that
-          // fails (its subscriber is gone, its payload is not a batch) stays, alone.
-          await this.deps.redriveWebhooks([letter]);
+        const redriver = this.kinds.redriverOf(letter);
+        const work = redriver.prepare(letter);
+        if (redriver.oneByOne === true) {
+          // Each removed as soon as its work is done: a letter that fails stays, alone.
+          await redriver.run([work]);
           await this.deps.store.remove([{ id: letter.id, deadAt: letter.deadAt }]);
-          webhooks++;
+          oneByOne++;
           continue;
         }
-        const event = this.deps.decode(letter.payload);
-        if (letter.kind === 'handler') {
-          jobs.push(this.deps.rerun(letter, event));
-        } else {
-          events.push(event);
-        }
-        redriven.push(letter);
+        const group = prepared.get(redriver) ?? { work: [], letters: [] };
+        group.work.push(work);
+        group.letters.push(letter);
+        prepared.set(redriver, group);
       } catch (error) {
         failed.push({ id: letter.id, error: describeError(error).message });
         errors.push(error);
       }
     }
-    await Promise.all([
-      jobs.length > 0 ? this.deps.enqueue(jobs) : undefined,
-      events.length > 0 ? this.deps.publish(events) : undefined,
-    ]);
+    await Promise.all([...prepared].map(([redriver, group]) => redriver.run(group.work)));
+    const redriven = [...prepared.values()].flatMap((group) => group.letters);
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));
     if (failed.length > 0) {
       const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'redrive failures');
-      throw new DeadLetterRedriveError(redriven.length + webhooks, failed, { cause });
+      throw new DeadLetterRedriveError(redriven.length + oneByOne, failed, { cause });
     }
-    return redriven.length + webhooks;
+    return redriven.length + oneByOne;
   }
 
   /**

@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
-import { type EncodedEvent, toOutgoing } from '../ordering/routing.js';
+import type { EventEncoder } from '../ordering/event-encoder.js';
+import { toOutgoing } from '../ordering/routing.js';
 import type { Logger } from '../support/logger.js';
 import { describeError } from '../support/logger.js';
 import { mayRetry, retryDelay } from '../support/retry-policy.js';
@@ -12,10 +13,11 @@ import { UnitOfWorkClosedError } from '../uow/errors/unit-of-work-closed.error.j
 import type { UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
 
-/** What a unit of work's events need from the bus. */
+/**
+ * What a unit of work's events need from the bus once they are encoded
+ * (encoding is not the bus's: {@link EventEncoder}, below this room).
+ */
 export interface PostCommitPublisher {
-  /** Serializes an event for the transport, with its order key if it is ordered (see `EventBus.encode`). */
-  encode(event: Event, delivery?: DeliveryOptions): EncodedEvent;
   /** Publishes encoded events; `events` are the same, decoded, for `onPublished`. */
   publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void>;
   /** Where failures are logged. */
@@ -51,10 +53,12 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   private flushing: Promise<void> | undefined;
 
   /**
+   * @param encoder - encodes each event as it is added (the publish path's rules).
    * @param bus - where the events are published.
    * @param outbox - where they are kept until published; none: publish with retries, no safety net.
    */
   constructor(
+    private readonly encoder: EventEncoder,
     private readonly bus: PostCommitPublisher,
     private readonly outbox?: Outbox,
   ) {}
@@ -71,7 +75,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
     deliverAtOf(delivery);
     // The same event registered twice (say, by nested service calls) goes out once.
     if (this.ids.has(event.id)) return;
-    const { payload, orderKey } = this.bus.encode(event, delivery);
+    const { payload, orderKey } = this.encoder.encode(event, delivery);
     this.ids.add(event.id);
     this.registered.push({ event, payload, delivery, orderKey });
   }

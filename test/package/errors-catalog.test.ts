@@ -29,6 +29,7 @@ type ErrorClass = new (...args: never[]) => Error;
 // Arguments for the constructors that read theirs; the others get strings.
 const ARGS: Record<string, unknown[]> = {
   DeadLetterRedriveError: [1, [{ id: 'd-1', error: 'no class' }]],
+  UnknownDeadLetterKindError: ['d-1', 'audit', ['handler']],
   PublishAfterCommitError: [[{ id: 'e-1', key: 'RECORD.CREATE' }], 3],
   UnknownEventTypeError: ['RECORD.CREAT', ['RECORD.CREATE']],
   UnknownStoreEventTypeError: ['ITEM.ADD', ['ITEM.ADDED']],

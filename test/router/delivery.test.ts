@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeadLetters } from '../../src/dead-letters/dead-letters.js';
 import { deliverySettings } from '../../src/router/delivery/delivery-settings.js';
 import { DeliveryWorker } from '../../src/router/delivery/delivery-worker.js';
-import { webhookRedriver } from '../../src/router/delivery/webhook-dead-letter.js';
+import { registerWebhookKind } from '../../src/router/delivery/webhook-dead-letter.js';
 import { WebhookSender } from '../../src/router/delivery/webhook-sender.js';
 import { RouterMetrics } from '../../src/router/router-metrics.js';
 import { CONNECT_MS, numbers, REQUEST_MS, rigs, startTestRouter } from '../helpers/delivery-rig.js';
@@ -231,19 +231,8 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     );
 
     sub.behave(() => 204);
-    const letters = new DeadLetters({
-      store: rig.deadLetters,
-      decode: () => {
-        throw new Error('no bus events in this test');
-      },
-      rerun: () => {
-        throw new Error('no handlers in this test');
-      },
-      enqueue: async () => {},
-      publish: async () => {},
-      logger,
-      redriveWebhooks: webhookRedriver(rig.batches),
-    });
+    const letters = new DeadLetters({ store: rig.deadLetters, logger });
+    registerWebhookKind(letters.kinds, () => rig.batches);
     expect(await letters.redrive('all')).toBe(1);
     await waitFor('the re-driven batch', () => sub.delivered().length === 3);
     expect(numbers(sub.delivered())).toEqual([1, 2, 3]);
@@ -283,18 +272,7 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     expect((await rig.deadLetters.list())[0]).toMatchObject({ reason: 'expired' });
     expect((await rig.deadLetters.list())[0]?.error).toContain('older than maxAgeMs');
     expect(sub.deliveries).toEqual([]);
-    const letters = new DeadLetters({
-      store: rig.deadLetters,
-      decode: () => {
-        throw new Error('not a bus event');
-      },
-      rerun: () => {
-        throw new Error('no handlers');
-      },
-      enqueue: async () => {},
-      publish: async () => {},
-      logger: recordingLogger(),
-    });
+    const letters = new DeadLetters({ store: rig.deadLetters, logger: recordingLogger() });
     await expect(letters.redrive('all')).rejects.toThrow(/no router to re-drive webhook letters/);
     expect(await rig.deadLetters.list()).toHaveLength(1);
   });

@@ -1,6 +1,10 @@
 import { CommitbusError } from '../../support/commitbus-error.js';
 
-/** A webhook dead letter was re-driven on a bus that has no HTTP event router to queue its events again. */
+/**
+ * A webhook dead letter was re-driven on a bus that has no HTTP event router to queue its events again.
+ * @deprecated No longer thrown: a letter of a kind no one registered (a `webhook` letter where no
+ * router is wired) is refused with `UnknownDeadLetterKindError`.
+ */
 export class NoWebhookRedriverError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_NO_WEBHOOK_REDRIVER';

@@ -1,5 +1,6 @@
 import type { AttemptFailure } from '../../dead-letters/attempt-failure.js';
 import { type DeadLetter, type DeadLetterReason, webhookDeadLetter } from '../../dead-letters/dead-letter.js';
+import type { DeadLetterKinds, DeadLetterRedriver } from '../../dead-letters/dead-letter-kinds.js';
 import { CorruptDeadLetterError } from '../../dead-letters/errors/corrupt-dead-letter.error.js';
 import type { Batch } from '../batch.js';
 import type { BatchStore } from '../batch-store.js';
@@ -44,8 +45,7 @@ export function batchDeadLetter(batch: Batch, reason: DeadLetterReason, error: s
 }
 
 /**
- * The re-driver of `webhook` dead letters, to give `DeadLetters` as
- * `redriveWebhooks`: each letter's events go back to its subscriber as a new
+ * The re-driver of `webhook` dead letters (run by {@link registerWebhookKind}): each letter's events go back to its subscriber as a new
  * ready batch. A letter whose payload is not a webhook batch's throws, naming
  * it, before any is queued.
  */
@@ -77,4 +77,23 @@ function readPayload(letter: DeadLetter): WebhookLetterPayload {
     throw new CorruptDeadLetterError(letter.id, 'not a webhook batch ({subscriber, events})');
   }
   return payload as WebhookLetterPayload;
+}
+
+/**
+ * The `webhook` kind, registered on `kinds` by the router where it is wired:
+ * letter by letter, each letter's events go back to its subscriber through
+ * {@link webhookRedriver} over `batches()` (read when a letter is re-driven),
+ * and the letter is removed as soon as they are queued.
+ */
+export function registerWebhookKind(
+  kinds: DeadLetterKinds,
+  batches: () => Pick<BatchStore, 'requeue'>,
+  now: () => number = Date.now,
+): void {
+  const redriver: DeadLetterRedriver<DeadLetter> = {
+    prepare: (letter) => letter,
+    run: (letters) => webhookRedriver(batches(), now)(letters),
+    oneByOne: true,
+  };
+  kinds.register('webhook', redriver);
 }
