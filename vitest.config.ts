@@ -27,8 +27,6 @@ const ON_CLUSTER_TOO = [
   'test/handlers/crash-deliveries.test.ts',
   'test/transports/redis/poison-input.test.ts',
   'test/transports/redis/redis-cluster.test.ts',
-  'test/router/stores.test.ts',
-  'test/router/stores-line.test.ts',
   'test/router/delivery.test.ts',
   'test/router/wiring.test.ts',
 ];

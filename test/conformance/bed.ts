@@ -21,16 +21,21 @@ export interface ConformanceBed {
   open(adapter: ConformanceAdapter, config?: CommitbusOptions): { transport: Transport; name: string };
 }
 
-/** Sets up a conformance suite under `cb-test-<name>-…`. */
-export function conformanceBed(name: string): ConformanceBed {
+/**
+ * Sets up a conformance suite under `cb-test-<name>-…`; with `keepBuses`, its
+ * buses stay open until the file ends (for ports opened before the tests).
+ */
+export function conformanceBed(name: string, options: { keepBuses?: boolean } = {}): ConformanceBed {
   const prefix = testPrefix(name);
   const redis = openRedis();
   const open: EventBus[] = [];
   let n = 0;
-  afterEach(async () => {
+  const closeAll = async () => {
     await Promise.all(open.splice(0).map((bus) => bus.close()));
-  });
+  };
+  if (options.keepBuses !== true) afterEach(closeAll);
   afterAll(async () => {
+    await closeAll();
     await deleteKeys(redis, prefix);
     await redis.quit();
   });
