@@ -17,6 +17,8 @@ export interface ConformanceAdapter {
   readonly name: string;
   /** A fresh adapter value. */
   readonly adapter: () => TransportAdapter;
+  /** Whether its transport provides the router's stores (`Transport.routerStores`, a capability an adapter may leave out). */
+  readonly routerStores: boolean;
 }
 
 /**
@@ -48,9 +50,13 @@ export function wrappedMemoryTransport(): TransportAdapter {
 
 /** On the cluster project, the Redis adapter runs on the cluster; the in-process ones run there too (they are quick). */
 export const ADAPTERS: readonly ConformanceAdapter[] = [
-  { name: 'memory', adapter: memoryTransport },
-  { name: 'wrapped memory', adapter: wrappedMemoryTransport },
+  { name: 'memory', adapter: memoryTransport, routerStores: true },
+  { name: 'wrapped memory', adapter: wrappedMemoryTransport, routerStores: false },
   ON_CLUSTER
-    ? { name: 'redis cluster', adapter: () => redisTransport({ cluster: CLUSTER_NODES ?? [] }) }
-    : { name: 'redis', adapter: () => redisTransport({ url: REDIS_URL }) },
+    ? {
+        name: 'redis cluster',
+        adapter: () => redisTransport({ cluster: CLUSTER_NODES ?? [] }),
+        routerStores: true,
+      }
+    : { name: 'redis', adapter: () => redisTransport({ url: REDIS_URL }), routerStores: true },
 ];

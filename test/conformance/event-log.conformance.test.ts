@@ -6,40 +6,17 @@
  * over one at a time with their deliveries counted, and a read-only look
  * for stale ones.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventLog } from '../../src/handlers/event-log.js';
-import { createEventBus, type EventBus, silentLogger } from '../../src/index.js';
-import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { ADAPTERS } from './adapters.js';
+import { conformanceBed } from './bed.js';
 
-const PREFIX = testPrefix('conformance-log');
-const redis = openRedis();
-const open: EventBus[] = [];
-let n = 0;
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((bus) => bus.close()));
-});
-afterAll(async () => {
-  await deleteKeys(redis, PREFIX);
-  await redis.quit();
-});
+const bed = conformanceBed('conformance-log');
 
 /** A fresh log of `adapter`'s transport (its own bus name), with a dedupe window of `dedupeWindowMs`. */
 function logOf(adapter: (typeof ADAPTERS)[number], dedupeWindowMs = 60_000): EventLog {
-  const bus = createEventBus({
-    events: [],
-    logger: silentLogger,
-    transport: adapter.adapter(),
-    config: {
-      name: `log${++n}`,
-      redis: { prefix: PREFIX },
-      outbox: { enabled: false },
-      publishing: { dedupeWindowMs },
-    },
-  });
-  open.push(bus);
-  return bus.transport.log;
+  return bed.open(adapter, { publishing: { dedupeWindowMs } }).transport.log;
 }
 
 const event = (id: string, extra: object = {}) => ({ id, payload: JSON.stringify({ id }), ...extra });

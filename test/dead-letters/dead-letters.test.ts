@@ -1,10 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/bus/transport.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
-import type { DeadLetterStore } from '../../src/dead-letters/dead-letter-store.js';
 import {
   type CommitbusConfig,
-  CorruptDeadLetterError,
   type DeadLetter,
   DeadLetterRedriveError,
   defineHandler,
@@ -15,8 +13,8 @@ import {
   EventType,
   silentLogger,
 } from '../../src/index.js';
-import { MemoryDeadLetterStore, MemoryTransport } from '../../src/transports/memory/index.js';
-import { queueNames, RedisDeadLetterStore } from '../../src/transports/redis/index.js';
+import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { queueNames } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
@@ -40,92 +38,6 @@ afterAll(async () => {
 @EventType('RECORD.ARCHIVE')
 class RecordArchived extends Event {
   recid!: string;
-}
-
-/** A letter as a store would hold it. */
-function letter(id: string, deadAt: number, overrides: Partial<DeadLetter> = {}): DeadLetter {
-  const at = new Date(deadAt);
-  return {
-    id,
-    kind: 'handler',
-    eventId: id.split('.')[0] as string,
-    handlingKey: 'RECORD.CREATE',
-    handler: id.split('.').slice(1).join('.'),
-    reason: 'exhausted',
-    error: 'boom',
-    attempts: [{ attempt: 1, at, error: 'boom', name: 'Error', stack: 'Error: boom\n    at here' }],
-    firstFailedAt: at,
-    deadAt: at,
-    payload: '{}',
-    ...overrides,
-  };
-}
-
-describe.each<[string, () => DeadLetterStore]>([
-  ['MemoryDeadLetterStore', () => new MemoryDeadLetterStore()],
-  [
-    'RedisDeadLetterStore',
-    () => new RedisDeadLetterStore(redis, queueNames({ prefix: PREFIX, name: 'store' })),
-  ],
-])('%s', (_name, createStore) => {
-  it('keeps letters by id, oldest first, and removes a version only if it is still the stored one', async () => {
-    const store = createStore();
-    await store.remove((await store.list()).map((l) => l.id));
-    const [a, b, c] = [letter('e1.h', 3_000), letter('e2.h', 1_000), letter('e3.h', 2_000)];
-    await store.add([a, b, c]);
-    expect((await store.list()).map((l) => l.id)).toEqual(['e2.h', 'e3.h', 'e1.h']);
-    expect(await store.get('e3.h')).toEqual(c);
-    expect(await store.get('missing')).toBeUndefined();
-
-    // The same id again replaces the letter: one letter per failure, however often it is stored.
-    const again = letter('e2.h', 4_000, { error: 'boom again' });
-    await store.add([again]);
-    expect((await store.list()).map((l) => `${l.id} ${l.error}`)).toEqual([
-      'e3.h boom',
-      'e1.h boom',
-      'e2.h boom again',
-    ]);
-
-    expect(await store.remove([{ id: 'e2.h', deadAt: b.deadAt }])).toBe(0);
-    expect(await store.get('e2.h')).toEqual(again);
-    expect(await store.remove([{ id: 'e2.h', deadAt: again.deadAt }, 'e1.h', 'missing'])).toBe(2);
-    expect((await store.list()).map((l) => l.id)).toEqual(['e3.h']);
-    expect(await store.remove(['e3.h'])).toBe(1);
-    expect(await store.list()).toEqual([]);
-  });
-
-  it('leaves a letter it cannot read out of list(), reports it by id, and removes it by id', async () => {
-    const store = createStore();
-    await store.remove((await store.list()).map((l) => l.id));
-    await store.add([letter('e1.h', 1_000), letter('e2.h', 3_000)]);
-    await writeRaw(store, 'cut', 2_000, '{"id":"cut","kind":"hand');
-    await writeRaw(store, 'alien', 2_500, '{"id":"alien","note":"another tool"}');
-
-    const corrupt: CorruptDeadLetterError[] = [];
-    expect((await store.list({}, (e) => corrupt.push(e))).map((l) => l.id)).toEqual(['e1.h', 'e2.h']);
-    expect(corrupt.map((e) => [e.id, e.code])).toEqual([
-      ['cut', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
-      ['alien', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
-    ]);
-    expect(corrupt[0]?.message).toContain('bus.deadLetters.purge("cut")');
-    expect((await store.list({ limit: 1 })).map((l) => l.id)).toEqual(['e1.h']);
-    await expect(store.get('cut')).rejects.toBeInstanceOf(CorruptDeadLetterError);
-    expect(await store.remove(['cut', 'alien', 'e1.h', 'e2.h'])).toBe(4);
-    expect(await store.list({}, (e) => corrupt.push(e))).toEqual([]);
-    expect(corrupt).toHaveLength(2);
-  });
-});
-
-/** Stores `json` under `id` as it is, the way a hand edit or another tool would. */
-async function writeRaw(store: DeadLetterStore, id: string, deadAt: number, json: string): Promise<void> {
-  if (store instanceof RedisDeadLetterStore) {
-    const names = queueNames({ prefix: PREFIX, name: 'store' });
-    await redis.hset(names.deadLetters, id, json);
-    await redis.zadd(names.deadLettersByTime, deadAt, id);
-    return;
-  }
-  // The memory store has no outside writer; reach its map to stand in for one.
-  (store as unknown as { letters: Map<string, unknown> }).letters.set(id, { json, deadAt, seq: -1 });
 }
 
 describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {

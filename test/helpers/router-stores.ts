@@ -1,101 +1,51 @@
 import { afterAll, describe, expect } from 'vitest';
 import type { Batch } from '../../src/router/batch.js';
-import type { BatchStore } from '../../src/router/batch-store.js';
+import type { RouterStores as RouterStoresPort } from '../../src/router/router-stores.js';
 import type { SubscriberRecord } from '../../src/router/subscriber.js';
-import type { SubscriberStore } from '../../src/router/subscriber-store.js';
-import type { TokenStore } from '../../src/router/token-store.js';
-import type { TopicStore } from '../../src/router/topic-store.js';
-import { MemoryBatchStore } from '../../src/transports/memory/memory.batch-store.js';
-import { MemoryRouterCatalog } from '../../src/transports/memory/memory.router-catalog.js';
-import { MemoryTokenStore } from '../../src/transports/memory/memory.token-store.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisBatchStore } from '../../src/transports/redis/redis.batch-store.js';
-import { RedisRouterCatalog } from '../../src/transports/redis/redis.router-catalog.js';
-import { RedisTokenStore } from '../../src/transports/redis/redis.token-store.js';
-import { deleteKeys, openRedis, type RedisClient, scanKeys, testPrefix } from './redis.js';
+import { ADAPTERS } from '../conformance/adapters.js';
+import { conformanceBed } from '../conformance/bed.js';
+import { scanKeys } from './redis.js';
 
-/** One adapter's four stores, and (on Redis) the keys it left, without the `{tag}:router:` prefix. */
-export interface RouterStores {
-  readonly tokens: TokenStore;
-  readonly topics: TopicStore;
-  readonly subscribers: SubscriberStore;
-  readonly batches: BatchStore;
-  readonly keys?: () => Promise<string[]>;
-}
-
-/** A named adapter: `open` gives a fresh, empty set of its stores. */
-export interface RouterStoresAdapter {
-  readonly name: string;
-  readonly open: () => RouterStores;
-}
+/** One adapter's router stores, and (on Redis) the keys they left, without the `{tag}:router:` prefix. */
+export type RouterStores = RouterStoresPort & { readonly keys?: () => Promise<string[]> };
 
 /**
- * The memory adapters, and the Redis ones on `redis` under `prefix` (a bus
- * name per `open`, so each starts empty); `close` ends what they opened.
- */
-export function routerStoresAdapters(
-  redis: RedisClient,
-  prefix: string,
-): { adapters: RouterStoresAdapter[]; close: () => Promise<void> } {
-  const opened: RedisBatchStore[] = [];
-  let cases = 0;
-  const memory = (): RouterStores => {
-    const catalog = new MemoryRouterCatalog();
-    return {
-      tokens: new MemoryTokenStore(),
-      topics: catalog,
-      subscribers: catalog,
-      batches: new MemoryBatchStore(catalog),
-    };
-  };
-  const onRedis = (): RouterStores => {
-    const names = queueNames({ prefix, name: `case${++cases}` });
-    const batches = new RedisBatchStore(redis, names);
-    opened.push(batches);
-    const catalog = new RedisRouterCatalog(redis, names);
-    return {
-      tokens: new RedisTokenStore(redis, names),
-      topics: catalog,
-      subscribers: catalog,
-      batches,
-      keys: async () => {
-        const keyPrefix = `${names.tag}:router:`;
-        const found = await scanKeys(redis, `${keyPrefix}*`);
-        // The wake list expires by itself and is popped by waiting workers: not state.
-        return found.map((key) => key.slice(keyPrefix.length)).filter((key) => key !== 'wake');
-      },
-    };
-  };
-  return {
-    adapters: [
-      { name: 'memory', open: memory },
-      { name: 'redis', open: onRedis },
-    ],
-    close: async () => {
-      await Promise.all(opened.map((store) => store.close()));
-    },
-  };
-}
-
-/**
- * Declares `suite` once per store adapter (memory, then Redis under a key
- * prefix of its own, `cb-test-<name>-…`), with `open` giving fresh stores;
- * the keys are deleted and the connections closed after the file.
+ * Declares `suite` once per adapter of test/conformance/adapters.ts whose
+ * transport provides the router's stores, with `open` giving fresh, empty
+ * stores (those of a fresh bus on the adapter, under a key prefix of the
+ * file's own, `cb-test-<name>-…`); they are closed and the keys deleted
+ * after the file.
  */
 export function describeOnEachStores(
   name: string,
   title: string,
   suite: (open: () => RouterStores) => void,
 ): void {
-  const prefix = testPrefix(name);
-  const redis = openRedis();
-  const { adapters, close } = routerStoresAdapters(redis, prefix);
+  const bed = conformanceBed(name, { keepBuses: true });
+  const opened: RouterStoresPort[] = [];
   afterAll(async () => {
-    await close();
-    await deleteKeys(redis, prefix);
-    await redis.quit();
+    await Promise.all(opened.splice(0).map((stores) => stores.close()));
   });
-  describe.each(adapters)(title, (adapter) => suite(adapter.open));
+  describe.each(ADAPTERS.filter((adapter) => adapter.routerStores))(title, (adapter) =>
+    suite(() => {
+      const { transport, name: busName } = bed.open(adapter);
+      if (transport.routerStores === undefined) throw new Error(`${adapter.name} has no router stores`);
+      const stores = transport.routerStores({});
+      opened.push(stores);
+      if (!(stores.batches instanceof RedisBatchStore)) return stores;
+      const keyPrefix = `${queueNames({ prefix: bed.prefix, name: busName }).tag}:router:`;
+      return {
+        ...stores,
+        keys: async () => {
+          const found = await scanKeys(bed.redis, `${keyPrefix}*`);
+          // The wake list expires by itself and is popped by waiting workers: not state.
+          return found.map((key) => key.slice(keyPrefix.length)).filter((key) => key !== 'wake');
+        },
+      };
+    }),
+  );
 }
 
 /** Epoch ms the contract test's clock starts at. */

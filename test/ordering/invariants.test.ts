@@ -8,8 +8,9 @@
  * release, maintain, workers that die, stall past their lease and come back, or leave; after every
  * operation it reads the raw state and checks the invariants and the replies against a model, and at the
  * end it drains every lane and checks each accepted event was completed once, in order, none skipped.
- * Focused cases pin down takeover after a worker dies, out-of-order arrival, republished positions,
- * halts, retries, fan-out and leaving.
+ * The focused cases over the same port (takeover after a worker dies, out-of-order arrival,
+ * republished positions, halts, retries, fan-out and leaving) are the conformance suite's
+ * (test/conformance/ordering-store/cases.conformance.test.ts).
  *
  * The randomized runs use a seeded PRNG; a failure names its seed. Rerun one with
  * `ORDERING_SEED=<seed> ORDERING_RUNS=1 npx vitest run test/ordering/invariants.test.ts`
@@ -17,25 +18,25 @@
  * so a seed replays exactly; on Redis the time is real, so the operations replay but timing may differ.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { AttemptFailureJson } from '../../src/dead-letters/attempt-failure.js';
-import type { EventLog } from '../../src/handlers/event-log.js';
+import { afterAll, describe, it, vi } from 'vitest';
 import { asyncLane, syncLane } from '../../src/ordering/lane.js';
-import type { OrderingState } from '../../src/ordering/ordering-state.js';
-import type {
-  HaltReason,
-  LaneEvent,
-  LaneStep,
-  OrderingStore,
-  StepReply,
-} from '../../src/ordering/ordering-store.js';
+import type { HaltReason, LaneEvent, LaneStep, StepReply } from '../../src/ordering/ordering-store.js';
 import { MemoryEventLog } from '../../src/transports/memory/memory.event-log.js';
 import { MemoryOrderingStore } from '../../src/transports/memory/memory.ordering-store.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisOrderingStore } from '../../src/transports/redis/redis.ordering-store.js';
 import { RedisStreamEventLog } from '../../src/transports/redis/redis-stream.event-log.js';
+import {
+  type Current,
+  failure,
+  type Harness,
+  laneState,
+  type Publish,
+  publishThrough,
+  type Snapshot,
+  toSnapshot,
+} from '../conformance/ordering-store/harness.js';
 import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
-import { waitFor } from '../helpers/wait-for.js';
 
 const PREFIX = testPrefix('ordering-invariants');
 const redis = openRedis();
@@ -47,145 +48,9 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The state of lanes, read through the port (`OrderingStore.inspect`) the same way from both adapters.
-
-/** A lane's current event, as the store keeps it. */
-interface Current {
-  pos: number;
-  seq: number;
-  prev: number | undefined;
-  ca: number;
-  /** Failures, as JSON. */
-  cf: string;
-  from: number;
-  /** The halt reason of a skipped event, as JSON. */
-  skip: string | undefined;
-  /** Hand-outs since its last recorded step (invariant 5). */
-  cd: number;
-}
-
-/** One lane (on Redis: the `l:<lane>` and `e:<lane>` hashes of the Lua header). */
-interface LaneState {
-  tail: number;
-  next: number;
-  last: number | undefined;
-  owner: string | undefined;
-  q: boolean;
-  cur: Current | undefined;
-  /** Why it halted, as JSON. */
-  halt: string | undefined;
-  halted: boolean;
-  retryAt: number | undefined;
-  /** Position to the stored event (async lanes: `seq|prev|payload`). */
-  events: Map<number, string>;
-}
-
-/** Everything, at one instant (`now`, in the store's clock). */
-interface Snapshot {
-  now: number;
-  /** `ready`, head (newest) first. */
-  ready: string[];
-  /** `workers`: lease expiry by worker id. */
-  leases: Map<string, number>;
-  /** `w:<W>` lists. */
-  taken: Map<string, string[]>;
-  seq: number;
-  pending: number;
-  lanes: Map<string, LaneState>;
-}
-
-function laneState(s: Snapshot, lane: string): LaneState {
-  const state = s.lanes.get(lane);
-  if (state === undefined) throw new Error(`lane ${lane} was not read`);
-  return state;
-}
-
-/** A published event. `republish` sends it without the id dedupe, so only its position can drop it. */
-interface Publish {
-  lane: string;
-  payload: string;
-  position?: number;
-  republish?: boolean;
-}
-
-/** One adapter, as the tests drive it. */
-interface Harness {
-  readonly store: OrderingStore;
-  /** Publishes the way the adapter's transport does; resolves to how many events were dropped. */
-  publish(events: readonly Publish[]): Promise<number>;
-  /** The state of these lanes and workers, read atomically through the port. */
-  snapshot(lanes: Iterable<string>, workers: Iterable<string>): Promise<Snapshot>;
-  /** Lets time pass (the fake clock in memory runs, real time otherwise). */
-  pass(ms: number): Promise<void>;
-  /** Redis only: the first half of `waitAndClaim` (the blocking pop into `w:<W>`), without the claim. */
-  popOnly?(worker: string): Promise<string | null>;
-}
+// The adapters, driven the way the model needs: in memory on a fake clock, so a seed replays exactly.
 
 let harnesses = 0;
-
-/** The port's state in the form the checks compare: failures, halt reasons and async events as strings. */
-function toSnapshot(state: OrderingState): Snapshot {
-  const lanes = new Map<string, LaneState>();
-  for (const [name, lane] of state.lanes) {
-    const cur = lane.current;
-    lanes.set(name, {
-      tail: lane.tail,
-      next: lane.next,
-      last: lane.last,
-      owner: lane.owner,
-      q: lane.queued,
-      cur:
-        cur === undefined
-          ? undefined
-          : {
-              pos: cur.position,
-              seq: cur.seq,
-              prev: cur.prev,
-              ca: cur.attemptsMade,
-              cf: JSON.stringify(cur.failures),
-              from: cur.from,
-              skip: cur.skipped === undefined ? undefined : JSON.stringify(cur.skipped),
-              cd: cur.deliveries,
-            },
-      halt: lane.halt === undefined ? undefined : JSON.stringify(lane.halt),
-      halted: lane.halted,
-      retryAt: lane.retryAt,
-      events: new Map(
-        [...lane.events].map(([pos, e]) => [
-          pos,
-          name.startsWith('a|') ? `${e.seq}|${e.prev ?? ''}|${e.payload}` : e.payload,
-        ]),
-      ),
-    });
-  }
-  return {
-    now: state.now,
-    ready: [...state.ready],
-    leases: new Map(state.leases),
-    taken: new Map([...state.taken].map(([w, lanes]) => [w, [...lanes]])),
-    seq: state.seq,
-    pending: state.pending,
-    lanes,
-  };
-}
-
-let published = 0;
-
-/** Publishes the way a transport does: through the adapter's event log, which hands ordered events to the lanes. */
-function publishThrough(log: EventLog): Harness['publish'] {
-  return async (events) => {
-    const result = await log.append(
-      events.map((e) => ({
-        id: `ordering-invariants-${++published}`,
-        payload: e.payload,
-        lane: e.lane,
-        position: e.position,
-        skipDedupe: e.republish,
-      })),
-    );
-    return result.dropped;
-  };
-}
 
 function redisHarness(): Harness {
   const names = queueNames({ prefix: PREFIX, name: `h${++harnesses}` });
@@ -317,10 +182,6 @@ interface Sim {
   readonly holding: Map<string, LaneEvent>;
   renewedAt: number;
   wakeAt: number;
-}
-
-function failure(attempt: number): AttemptFailureJson {
-  return { attempt, at: new Date(0).toISOString(), error: `boom ${attempt}`, name: 'Error' };
 }
 
 function payloadOf(track: Track, pos: number): string {
@@ -1088,326 +949,4 @@ describe.each(ADAPTERS)('%s: randomized model', (name, harness) => {
     },
     30_000 + RUNS * OPS * 20,
   );
-});
-
-// ---------------------------------------------------------------------------------------------------------
-// Focused cases.
-
-const LEASE = 300;
-
-describe.each(ADAPTERS)('%s', (_name, harness) => {
-  const done = (lane: string, position: number, fanOut: string[] = []): LaneStep => ({
-    op: 'done',
-    lane,
-    position,
-    fanOut,
-  });
-
-  /** Two live workers, two events on one sync lane, and w1 holding the first of them. */
-  async function w1HoldsFirstOfTwo(key: string) {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane(key);
-    await store.maintain('w1', LEASE);
-    await store.maintain('w2', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = await store.take('w1', 5);
-    return { h, store, lane, first };
-  }
-
-  /** Waits until `dead`'s lease lapsed and a maintain by `alive` handed its lanes back. */
-  async function sweep(h: Harness, alive: string, dead: string): Promise<void> {
-    await waitFor(
-      `${dead}'s lease to lapse and its lanes to go back`,
-      async () => {
-        await h.store.maintain(alive, LEASE);
-        return !(await h.snapshot([], [dead])).leases.has(dead);
-      },
-      { timeoutMs: 5_000, intervalMs: 10 },
-    );
-  }
-
-  it('a worker that dies mid-event keeps its lane until its lease lapses; another then resumes that same event, and the late done of the dead one is lost', async () => {
-    const { h, store, lane, first } = await w1HoldsFirstOfTwo('order-1');
-    expect(first).toMatchObject({ lane, position: 1, prev: undefined, attemptsMade: 0, payload: 'e1' });
-
-    // w1 dies now (stops acting and renewing). Another event queues the lane, but w2 cannot claim it yet.
-    await store.maintain('w1', LEASE);
-    await h.publish([{ lane, payload: 'e3' }]);
-    expect(await store.take('w2', 5)).toEqual([]);
-    const owned = laneState(await h.snapshot([lane], ['w1']), lane);
-    expect(owned).toMatchObject({ owner: 'w1', next: 1, cur: { pos: 1, seq: first?.seq, prev: undefined } });
-
-    await sweep(h, 'w2', 'w1');
-    const [again] = await store.take('w2', 5);
-    // Taken over from a worker that died mid-event: one more delivery.
-    expect(again).toEqual({ ...first, deliveries: 2 });
-
-    // The dead worker's late steps are lost and change nothing.
-    const before = laneState(await h.snapshot([lane], ['w2']), lane);
-    expect(
-      await store.steps('w1', [
-        done(lane, 1),
-        { op: 'later', lane, position: 1, delayMs: 0, attemptsMade: 1, failures: [], from: 0 },
-        { op: 'release', lane },
-      ]),
-    ).toEqual(['lost', 'lost', 'ok']);
-    expect(laneState(await h.snapshot([lane], ['w2']), lane)).toEqual(before);
-    expect(before).toMatchObject({ owner: 'w2', next: 1 });
-
-    const [second] = await store.steps('w2', [done(lane, 1)]);
-    expect(second).toMatchObject({ position: 2, prev: first?.seq, payload: 'e2' });
-    expect((second as LaneEvent).seq).toBeGreaterThan(first?.seq as number);
-  });
-
-  it('a worker whose lanes went back after its lease lapsed has lost them, even if it renews its lease before anyone took over', async () => {
-    const { h, store, lane, first } = await w1HoldsFirstOfTwo('order-2');
-    // w1 stalls (a long pause) past its lease; its lane goes back.
-    await sweep(h, 'w2', 'w1');
-    // It wakes, renews, and finishes its event late: lost, the lane is no longer its.
-    await store.maintain('w1', LEASE);
-    expect(await store.steps('w1', [done(lane, 1)])).toEqual(['lost']);
-    // w2 resumes the event; then w1 dies for good, and nothing is stuck behind it.
-    const [again] = await store.take('w2', 5);
-    expect(again).toEqual({ ...first, deliveries: 2 });
-    const [second] = await store.steps('w2', [done(lane, 1)]);
-    expect(second).toMatchObject({ position: 2, prev: first?.seq, payload: 'e2' });
-    expect(await store.steps('w2', [done(lane, 2)])).toEqual(['empty']);
-    expect(await store.pending()).toBe(0);
-  });
-
-  it('a worker without a live lease takes nothing until it renews, so no lane is owned by a worker the sweep no longer knows', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-9');
-    await store.maintain('w1', 1);
-    await sweep(h, 'w2', 'w1');
-    await h.publish([{ lane, payload: 'e1' }]);
-    expect(await store.take('w1', 5)).toEqual([]);
-    expect(await store.waitAndClaim('w1', 20)).toBeUndefined();
-    const s = await h.snapshot([lane], ['w1']);
-    expect(laneState(s, lane)).toMatchObject({ owner: undefined, q: true, next: 1 });
-    expect(s.ready).toEqual([lane]);
-    expect(s.taken.get('w1')).toEqual([]);
-    await store.maintain('w1', LEASE);
-    expect(await store.take('w1', 5)).toMatchObject([{ lane, position: 1, payload: 'e1' }]);
-  });
-
-  it('events arriving out of order wait for the missing position; a republished position is dropped', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-3');
-    await store.maintain('w1', LEASE);
-    expect(await h.publish([{ lane, payload: 'p2', position: 2 }])).toBe(0);
-    expect(await store.take('w1', 5)).toEqual([]);
-    expect(laneState(await h.snapshot([lane], ['w1']), lane)).toMatchObject({ next: 1, owner: undefined });
-    expect(await store.pending()).toBe(1);
-
-    expect(await h.publish([{ lane, payload: 'p1', position: 1 }])).toBe(0);
-    const [one] = await store.take('w1', 5);
-    expect(one).toMatchObject({ position: 1, payload: 'p1', prev: undefined });
-    // Position 2 again while it waits, and position 1 again while it runs: both dropped.
-    expect(
-      await h.publish([
-        { lane, payload: 'p2', position: 2, republish: true },
-        { lane, payload: 'p1', position: 1, republish: true },
-      ]),
-    ).toBe(2);
-    const [two] = await store.steps('w1', [done(lane, 1)]);
-    expect(two).toMatchObject({ position: 2, payload: 'p2', prev: one?.seq });
-    expect(await store.steps('w1', [done(lane, 2)])).toEqual(['empty']);
-
-    // Handled positions republished (an outbox relay sending rows again): dropped.
-    expect(
-      await h.publish([
-        { lane, payload: 'p1', position: 1, republish: true },
-        { lane, payload: 'p2', position: 2, republish: true },
-      ]),
-    ).toBe(2);
-    expect(await store.pending()).toBe(0);
-    expect(await store.take('w1', 5)).toEqual([]);
-  });
-
-  it('a halt keeps the later events back; redrive hands the same event with fresh attempts, skip marks it skipped', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-4');
-    await store.maintain('w1', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = (await store.take('w1', 5)) as [LaneEvent];
-    const why: HaltReason = { handler: 'h', reason: 'exhausted', error: 'boom' };
-    const failures = [failure(1), failure(2), failure(3)];
-    const halt: LaneStep = { op: 'halt', lane, position: 1, attemptsMade: 3, failures, from: 1, why };
-    expect(await store.steps('w1', [halt])).toEqual(['ok']);
-
-    await h.publish([{ lane, payload: 'e3' }]);
-    expect(await store.take('w1', 5)).toEqual([]);
-    expect(await store.halted()).toEqual([
-      {
-        lane,
-        haltedAt: expect.any(Date),
-        why,
-        waiting: 3,
-        event: { ...first, attemptsMade: 3, failures, from: 1, deliveries: 0 },
-      },
-    ]);
-    expect(await store.pendingInHalted()).toBe(3);
-    expect(await store.pending()).toBe(3);
-
-    expect(await store.resume('redrive', [lane, syncLane('not-halted')])).toBe(1);
-    expect(await store.halted()).toEqual([]);
-    expect(await store.take('w1', 5)).toEqual([{ ...first, attemptsMade: 0, failures: [], from: 1 }]);
-
-    expect(await store.steps('w1', [halt])).toEqual(['ok']);
-    expect(await store.resume('skip', [lane])).toBe(1);
-    expect(await store.resume('skip', [lane])).toBe(0);
-    expect(await store.take('w1', 5)).toEqual([
-      { ...first, attemptsMade: 3, failures, from: 1, skipped: why },
-    ]);
-    const [second] = await store.steps('w1', [done(lane, 1)]);
-    expect(second).toMatchObject({ position: 2, prev: first.seq, payload: 'e2', skipped: undefined });
-  });
-
-  it('later holds the lane back until the retry is due, then hands the same event with its attempts', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-5');
-    await store.maintain('w1', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = (await store.take('w1', 5)) as [LaneEvent];
-    const later: LaneStep = {
-      op: 'later',
-      lane,
-      position: 1,
-      delayMs: 60,
-      attemptsMade: 1,
-      failures: [failure(1)],
-      from: 2,
-    };
-    expect(await store.steps('w1', [later])).toEqual(['ok']);
-    await h.publish([{ lane, payload: 'e3' }]);
-    expect(await store.take('w1', 5)).toEqual([]);
-    let again: LaneEvent[] = [];
-    await waitFor('the retry to come due', async () => {
-      await store.maintain('w1', LEASE);
-      again = await store.take('w1', 5);
-      return again.length > 0;
-    });
-    expect(again).toEqual([{ ...first, attemptsMade: 1, failures: [failure(1)], from: 2 }]);
-  });
-
-  it('done fans the event out to async lanes, which get the sync seq and prev, in order', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-6');
-    const [a1, a2] = [asyncLane('h1', 'order-6'), asyncLane('h2', 'order-6')];
-    await store.maintain('w1', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = (await store.take('w1', 5)) as [LaneEvent];
-    const [second] = (await store.steps('w1', [done(lane, 1, [a1, a2])])) as [LaneEvent];
-    expect(await store.steps('w1', [done(lane, 2, [a1])])).toEqual(['empty']);
-    const taken = await store.take('w1', 5);
-    expect(taken.map((e) => e.lane).sort()).toEqual([a1, a2]);
-    for (const e of taken)
-      expect(e).toMatchObject({ position: 1, seq: first.seq, prev: undefined, payload: 'e1' });
-    expect(await store.steps('w1', [done(a1, 1), done(a2, 1)])).toEqual([
-      { ...second, lane: a1, position: 1 + 1, attemptsMade: 0, failures: [], from: 0 },
-      'empty',
-    ]);
-  });
-
-  it('a worker that leaves hands its lanes back at once, at their current events', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const [a, b] = [syncLane('order-7'), syncLane('order-8')];
-    await store.maintain('w1', LEASE);
-    await store.maintain('w2', LEASE);
-    await h.publish([
-      { lane: a, payload: 'a1' },
-      { lane: b, payload: 'b1' },
-    ]);
-    const held = await store.take('w1', 5);
-    expect(held).toHaveLength(2);
-    await store.leave('w1');
-    const taken = await store.take('w2', 5);
-    // Unfinished when their worker left: taken over, with one more delivery.
-    expect(taken.sort((x, y) => x.lane.localeCompare(y.lane))).toEqual(
-      held.sort((x, y) => x.lane.localeCompare(y.lane)).map((e) => ({ ...e, deliveries: 2 })),
-    );
-    expect(await store.steps('w1', [done(a, 1), done(b, 1)])).toEqual(['lost', 'lost']);
-    expect(await store.steps('w2', [done(a, 1), done(b, 1)])).toEqual(['empty', 'empty']);
-  });
-
-  it('counts a delivery each time a new owner takes over the current event; a release unrun gives it back, and a retry, a done or a resume starts the count again', async () => {
-    const h = harness(false);
-    const { store } = h;
-    const lane = syncLane('order-10');
-    await store.maintain('w1', LEASE);
-    await store.maintain('w2', LEASE);
-    await h.publish([
-      { lane, payload: 'e1' },
-      { lane, payload: 'e2' },
-    ]);
-    const [first] = (await store.take('w1', 5)) as [LaneEvent];
-    expect(first).toMatchObject({ position: 1, deliveries: 1 });
-
-    // w1 dies mid-event: w2 takes the same event over, delivered twice.
-    await sweep(h, 'w2', 'w1');
-    const [second] = (await store.take('w2', 5)) as [LaneEvent];
-    expect(second).toEqual({ ...first, deliveries: 2 });
-    expect(laneState(await h.snapshot([lane], []), lane).cur?.cd).toBe(2);
-
-    // w2 hands it back unrun (a shutdown, its turn is over): that hand-out does not count.
-    expect(await store.steps('w2', [{ op: 'release', lane }])).toEqual(['ok']);
-    const [third] = (await store.take('w2', 5)) as [LaneEvent];
-    expect(third.deliveries).toBe(2);
-
-    // w2 dies too; w3 takes it over: three deliveries. Its run fails: a retry starts the count again.
-    await store.maintain('w3', LEASE);
-    await sweep(h, 'w3', 'w2');
-    const [fourth] = (await store.take('w3', 5)) as [LaneEvent];
-    expect(fourth.deliveries).toBe(3);
-    const later: LaneStep = {
-      op: 'later',
-      lane,
-      position: 1,
-      delayMs: 0,
-      attemptsMade: 1,
-      failures: [failure(1)],
-      from: 0,
-    };
-    expect(await store.steps('w3', [later])).toEqual(['ok']);
-    let retried: LaneEvent[] = [];
-    await waitFor('the retry to come due', async () => {
-      await store.maintain('w3', LEASE);
-      retried = await store.take('w3', 5);
-      return retried.length > 0;
-    });
-    expect(retried).toMatchObject([{ position: 1, attemptsMade: 1, deliveries: 1 }]);
-
-    // Halted as crashed and re-driven: delivered once more, not refused again.
-    const why: HaltReason = { handler: 'h', reason: 'crashed', error: 'delivered 6 times' };
-    const halt: LaneStep = { op: 'halt', lane, position: 1, attemptsMade: 1, failures: [], from: 0, why };
-    expect(await store.steps('w3', [halt])).toEqual(['ok']);
-    expect(laneState(await h.snapshot([lane], []), lane).cur?.cd).toBe(0);
-    expect(await store.resume('redrive', [lane])).toBe(1);
-    const [redriven] = (await store.take('w3', 5)) as [LaneEvent];
-    expect(redriven).toMatchObject({ position: 1, deliveries: 1 });
-
-    // Done: the next event starts at one delivery.
-    const [next] = (await store.steps('w3', [done(lane, 1)])) as [LaneEvent];
-    expect(next).toMatchObject({ position: 2, payload: 'e2', deliveries: 1 });
-  });
 });

@@ -101,7 +101,12 @@ export class RedisBatchStore implements BatchStore {
           if (this.client.listenerCount('error') > 0) this.client.emit('error', error);
         });
       }
-      const popped = this.blocking.blpop(this.keys.wake, timeoutMs / 1000).catch(() => undefined);
+      const blocking = this.blocking;
+      // A new connection refuses commands until it is ready when its offline queue is off (a cluster's
+      // copy is): a BLPOP sent before would fail at once, and the wait would not wait.
+      const popped = whenReady(blocking)
+        .then(() => blocking.blpop(this.keys.wake, timeoutMs / 1000))
+        .catch(() => undefined);
       this.waiting = popped;
       void popped.finally(() => {
         if (this.waiting === popped) this.waiting = undefined;
@@ -259,4 +264,10 @@ export class RedisBatchStore implements BatchStore {
 /** 12 random hex characters ending the ids of the batches one call makes. */
 function nonce(): string {
   return randomBytes(6).toString('hex');
+}
+
+/** Resolves once `client` is ready for commands (at once when it is). */
+function whenReady(client: RedisClient): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => client.once('ready', () => resolve()));
 }

@@ -1,5 +1,5 @@
 /**
- * The router's batch store, both adapters: `take` walks the subscribers that can send, so a
+ * The router's batch store, on every adapter of ../adapters.ts that provides it: `take` walks the subscribers that can send, so a
  * paused, capped or ordered subscriber's backlog never holds the others back, and every step that
  * changes what a subscriber may send puts it back in line.
  */
@@ -12,7 +12,7 @@ import {
   shape,
   subscriber,
   T,
-} from '../helpers/router-stores.js';
+} from '../../helpers/router-stores.js';
 
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 

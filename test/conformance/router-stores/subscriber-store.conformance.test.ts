@@ -1,17 +1,12 @@
 /**
- * The SubscriberStore's paused state and signing secrets against its memory
- * and Redis adapters: saving a subscriber leaves them alone (so a
+ * The SubscriberStore's paused state and signing secrets on every adapter of
+ * ../adapters.ts that provides the router's stores: saving a subscriber leaves them alone (so a
  * resubscription cannot undo a pause or a rotation), and the secrets change
  * only through their own one-step operations. (The rest of the catalogue is
- * in stores.test.ts.)
+ * in stores.conformance.test.ts.)
  */
 import { expect, it } from 'vitest';
-import { describeOnEachStores, type RouterStores, subscriber } from '../helpers/router-stores.js';
-
-/** On Redis, asserts the keys left under `{tag}:router:` (nothing to assert in memory). */
-async function expectKeys(s: RouterStores, keys: string[]): Promise<void> {
-  if (s.keys !== undefined) expect((await s.keys()).sort()).toEqual([...keys].sort());
-}
+import { describeOnEachStores, expectKeys, subscriber } from '../../helpers/router-stores.js';
 
 describeOnEachStores('router-subscriber-store', 'subscriber store ($name)', (open) => {
   it('keeps paused, the secrets and (when left out) ordered across saves; a new subscriber has neither', async () => {

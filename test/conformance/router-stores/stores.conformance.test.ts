@@ -1,7 +1,7 @@
 /**
- * The router's store ports driven the same way against their memory and Redis adapters: fan-out,
+ * The router's store ports driven the same way on every adapter of ../adapters.ts that provides them: fan-out,
  * ownership, batching by size and deadline, take (paused, in-flight cap, ordered; the backlog cases
- * are in stores-line.test.ts), ack/nack/discard/requeue, lease recovery, autodrop, stats and the catalogue. On
+ * are in stores-line.conformance.test.ts), ack/nack/discard/requeue, lease recovery, autodrop, stats and the catalogue. On
  * Redis each case also checks which keys are left under `{tag}:router:`.
  */
 import { expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
   shape,
   subscriber,
   T,
-} from '../helpers/router-stores.js';
+} from '../../helpers/router-stores.js';
 
 const W = { worker: 'w1', limit: 10, leaseMs: 30_000, maxInFlightPerSubscriber: 10 };
 

@@ -1,0 +1,89 @@
+/**
+ * The `DeadLetterStore` port's contract (src/dead-letters/dead-letter-store.ts),
+ * run against every adapter in ../adapters.ts through the store its transport
+ * opens: letters kept by id, oldest first, one per id; a version removed only
+ * while it is the stored one; a letter it cannot read left out of `list()`,
+ * reported by id and removable by id.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DeadLetterStore } from '../../../src/dead-letters/dead-letter-store.js';
+import { CorruptDeadLetterError } from '../../../src/index.js';
+import { MemoryDeadLetterStore } from '../../../src/transports/memory/index.js';
+import { queueNames, RedisDeadLetterStore } from '../../../src/transports/redis/index.js';
+import { ADAPTERS } from '../adapters.js';
+import { conformanceBed } from '../bed.js';
+import { letter } from './letters.js';
+
+const bed = conformanceBed('conformance-dead-letters');
+
+/**
+ * Stores `json` under `id` as it is, the way a hand edit or another tool
+ * would: in the Redis store's keys of bus `name`, or (the memory store has no
+ * outside writer) in its map.
+ */
+async function writeRaw(
+  store: DeadLetterStore,
+  name: string,
+  id: string,
+  deadAt: number,
+  json: string,
+): Promise<void> {
+  if (store instanceof RedisDeadLetterStore) {
+    const names = queueNames({ prefix: bed.prefix, name });
+    await bed.redis.hset(names.deadLetters, id, json);
+    await bed.redis.zadd(names.deadLettersByTime, deadAt, id);
+    return;
+  }
+  if (!(store instanceof MemoryDeadLetterStore))
+    throw new Error(`no raw writer for ${store.constructor.name}`);
+  (store as unknown as { letters: Map<string, unknown> }).letters.set(id, { json, deadAt, seq: -1 });
+}
+
+describe.each(ADAPTERS)('DeadLetterStore on $name', (adapter) => {
+  it('keeps letters by id, oldest first, and removes a version only if it is still the stored one', async () => {
+    const store = bed.open(adapter).transport.deadLetters;
+    expect(await store.list()).toEqual([]);
+    const [a, b, c] = [letter('e1.h', 3_000), letter('e2.h', 1_000), letter('e3.h', 2_000)];
+    await store.add([a, b, c]);
+    expect((await store.list()).map((l) => l.id)).toEqual(['e2.h', 'e3.h', 'e1.h']);
+    expect(await store.get('e3.h')).toEqual(c);
+    expect(await store.get('missing')).toBeUndefined();
+
+    // The same id again replaces the letter: one letter per failure, however often it is stored.
+    const again = letter('e2.h', 4_000, { error: 'boom again' });
+    await store.add([again]);
+    expect((await store.list()).map((l) => `${l.id} ${l.error}`)).toEqual([
+      'e3.h boom',
+      'e1.h boom',
+      'e2.h boom again',
+    ]);
+
+    expect(await store.remove([{ id: 'e2.h', deadAt: b.deadAt }])).toBe(0);
+    expect(await store.get('e2.h')).toEqual(again);
+    expect(await store.remove([{ id: 'e2.h', deadAt: again.deadAt }, 'e1.h', 'missing'])).toBe(2);
+    expect((await store.list()).map((l) => l.id)).toEqual(['e3.h']);
+    expect(await store.remove(['e3.h'])).toBe(1);
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('leaves a letter it cannot read out of list(), reports it by id, and removes it by id', async () => {
+    const { transport, name } = bed.open(adapter);
+    const store = transport.deadLetters;
+    await store.add([letter('e1.h', 1_000), letter('e2.h', 3_000)]);
+    await writeRaw(store, name, 'cut', 2_000, '{"id":"cut","kind":"hand');
+    await writeRaw(store, name, 'alien', 2_500, '{"id":"alien","note":"another tool"}');
+
+    const corrupt: CorruptDeadLetterError[] = [];
+    expect((await store.list({}, (e) => corrupt.push(e))).map((l) => l.id)).toEqual(['e1.h', 'e2.h']);
+    expect(corrupt.map((e) => [e.id, e.code])).toEqual([
+      ['cut', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
+      ['alien', 'COMMITBUS_CORRUPT_DEAD_LETTER'],
+    ]);
+    expect(corrupt[0]?.message).toContain('bus.deadLetters.purge("cut")');
+    expect((await store.list({ limit: 1 })).map((l) => l.id)).toEqual(['e1.h']);
+    await expect(store.get('cut')).rejects.toBeInstanceOf(CorruptDeadLetterError);
+    expect(await store.remove(['cut', 'alien', 'e1.h', 'e2.h'])).toBe(4);
+    expect(await store.list({}, (e) => corrupt.push(e))).toEqual([]);
+    expect(corrupt).toHaveLength(2);
+  });
+});
