@@ -11,6 +11,7 @@ import {
 } from './normalize-options.js';
 import { envNameOf, envVarsOf, optionLeaves } from './option-env.js';
 import { getPath, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
+import { rememberRedisGiven } from './redis-given.js';
 import { resolveOptions } from './resolve-config.js';
 
 /** Options read as fractions rather than whole numbers. */
@@ -29,7 +30,9 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * deprecated flat names in `overrides`. `REDIS_CLUSTER_NODES` lists nodes
  * separated by commas; booleans take true/false, yes/no, on/off or 1/0. The
  * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
- * picks the adapter from the same variables. A wrong value throws a `ConfigError` naming the variable, the
+ * picks the adapter from the same variables (`COMMITBUS_TRANSPORT=redis`
+ * marks these options as naming a Redis, so a bus given them and no
+ * adapter is refused rather than run in memory). A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */
 export function loadConfigFromEnv(
@@ -47,6 +50,8 @@ export function loadConfigFromEnv(
   const splitUses = carrySplitVariables(env, fromEnv, given);
   const merged = layerGiven(fromEnv, given);
   const options = resolveOptions(merged as CommitbusOptions);
+  // The variable that named the transport asks for Redis: a bus on these options given no adapter is refused.
+  if (/^(redis|bullmq)$/.test(env.COMMITBUS_TRANSPORT?.trim() ?? '')) rememberRedisGiven(options, true);
   const uses = [...splitUses, ...deprecated];
   if (uses.length > 0) warnDeprecatedOptions(logger)(uses);
   return options;

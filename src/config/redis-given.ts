@@ -6,9 +6,15 @@ import { normalizeOptions } from './normalize-options.js';
 /** Whether each configuration `resolveOptions`, `resolveConfig` or `loadConfigFromEnv` made was given a Redis. */
 const GIVEN = new WeakMap<object, boolean>();
 
-/** Records, on a configuration just resolved from `input`, whether `input` named a Redis. */
+/**
+ * Records, on a configuration just resolved from `input`, whether `input`
+ * named a Redis (or, given a boolean, that it did or did not).
+ */
 export function rememberRedisGiven(resolved: object, input: unknown): void {
-  GIVEN.set(resolved, redisGiven(input as CommitbusOptions | CommitbusConfig | undefined));
+  GIVEN.set(
+    resolved,
+    typeof input === 'boolean' ? input : redisGiven(input as CommitbusOptions | CommitbusConfig | undefined),
+  );
 }
 
 /**

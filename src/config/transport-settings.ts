@@ -1,7 +1,7 @@
 import type { CommitbusConfig } from './config.js';
 import { markResolved } from './normalize-options.js';
 import type { RedisOptions } from './option-groups.js';
-import { rememberRedisGiven } from './redis-given.js';
+import { redisGiven, rememberRedisGiven } from './redis-given.js';
 import { checkConfig } from './resolve-config.js';
 
 /**
@@ -12,6 +12,13 @@ import { checkConfig } from './resolve-config.js';
 export interface TransportSettings {
   /** The adapter's Redis, when it has one: each field left out keeps the bus's option. */
   readonly redis?: Partial<Pick<RedisOptions, 'url' | 'cluster' | 'prefix'>>;
+  /**
+   * `true` when `redis` is a fallback rather than the adapter's word: it
+   * applies only when the bus's options name no Redis of their own
+   * (`transportFromEnv()`: the code's `loadConfigFromEnv` overrides win).
+   * @defaultValue `false`
+   */
+  readonly fallback?: boolean;
 }
 
 /**
@@ -19,7 +26,8 @@ export interface TransportSettings {
  * checks (a wrong Redis URL is a `ConfigError`, its password masked).
  */
 export function withTransportSettings(config: CommitbusConfig, settings: TransportSettings): CommitbusConfig {
-  const { redis = {} } = settings;
+  const named = redisGiven(config);
+  const redis = settings.fallback === true && named ? {} : (settings.redis ?? {});
   const applied: CommitbusConfig = {
     ...config,
     ...(redis.url === undefined ? {} : { redisUrl: redis.url, redisCluster: undefined }),
@@ -27,6 +35,6 @@ export function withTransportSettings(config: CommitbusConfig, settings: Transpo
     ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }),
   };
   checkConfig(applied);
-  rememberRedisGiven(applied, { redis: { ...redis } });
+  rememberRedisGiven(applied, named || redis.url !== undefined || redis.cluster !== undefined);
   return markResolved(applied);
 }

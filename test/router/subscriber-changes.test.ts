@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startRouter } from '../../src/bus/start-router.js';
 import { silentLogger } from '../../src/index.js';
 import { signWebhook } from '../../src/router/delivery/webhook-signature.js';
+import { redisTransport } from '../../src/transports/redis/index.js';
 import { deleteKeys, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
 import { testCertificate } from '../helpers/tls.js';
@@ -34,7 +35,7 @@ describe('a subscriber changed through the API', () => {
     const router = await startRouter(
       { redis: { url: REDIS_URL, prefix: PREFIX } },
       { port: 0, api: { rootKey: ROOT_KEY }, sender: { ca: cert } },
-      { logger: silentLogger },
+      { logger: silentLogger, transport: redisTransport() },
     );
     try {
       const root = new RoutemasterClient(router.url as string, ROOT_KEY, agent);

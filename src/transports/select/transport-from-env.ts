@@ -18,8 +18,10 @@ const NAMES = ['redis', 'bullmq', 'memory'] as const;
  * do): `COMMITBUS_TRANSPORT=redis` (or its old name `bullmq`) or `memory`
  * when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
  * `COMMITBUS_REDIS_URL`, `REDIS_CLUSTER_NODES`, `COMMITBUS_REDIS_CLUSTER`,
- * read as `loadConfigFromEnv` reads them, on `COMMITBUS_REDIS_PREFIX` too);
- * else the in-process one. Another value of `COMMITBUS_TRANSPORT`, or a
+ * read as `loadConfigFromEnv` reads them, used only when the bus's options
+ * name no Redis of their own, so the code's overrides win); else the
+ * in-process one. The key prefix is the bus's `redis.prefix` option
+ * (`COMMITBUS_REDIS_PREFIX` through `loadConfigFromEnv`). Another value of `COMMITBUS_TRANSPORT`, or a
  * Redis URL ioredis cannot read, throws a `ConfigError` naming the variable
  * (a password masked).
  */
@@ -34,7 +36,9 @@ export function transportFromEnv(
   }
   const redis = redisOf(env);
   if (asked === 'memory' || (asked === '' && redis === undefined)) return memoryTransport();
-  return redisTransport(redis ?? {});
+  const adapter = redisTransport(redis ?? {});
+  // A fallback: a Redis the bus's own options name (loadConfigFromEnv's overrides) wins over the variables.
+  return { ...adapter, settings: { ...adapter.settings, fallback: true } };
 }
 
 /** The Redis the variables name, `undefined` when none does. */
@@ -42,12 +46,10 @@ function redisOf(env: NodeJS.ProcessEnv): Parameters<typeof redisTransport>[0] |
   const set = (path: string) =>
     (CONFIG_ENV_VARS[path] ?? []).filter((name) => (env[name]?.trim() ?? '') !== '');
   if (set('redis.url').length === 0 && set('redis.cluster').length === 0) return undefined;
-  // Only the Redis variables are read here: the bus's other options are read where they are used.
+  // Only the Redis variables are read here: the bus's other options (its prefix too) are loadConfigFromEnv's.
   const only = Object.fromEntries(
-    ['redis.url', 'redis.cluster', 'redis.prefix'].flatMap(set).map((name) => [name, env[name]]),
+    ['redis.url', 'redis.cluster'].flatMap(set).map((name) => [name, env[name]]),
   );
   const { redis } = loadConfigFromEnv(only, {}, silentLogger);
-  // What a variable set, nothing more: the bus's own options keep what no variable names (its prefix).
-  const prefix = set('redis.prefix').length === 0 ? {} : { prefix: redis.prefix };
-  return redis.cluster !== undefined ? { cluster: redis.cluster, ...prefix } : { url: redis.url, ...prefix };
+  return redis.cluster !== undefined ? { cluster: redis.cluster } : { url: redis.url };
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, createEventBus, loadConfigFromEnv, silentLogger } from '../../../src/index.js';
+import { redisTransport } from '../../../src/transports/redis/index.js';
 import { transportFromEnv } from '../../../src/transports/select/index.js';
 import { TEST_EVENTS } from '../../helpers/events.js';
 
@@ -12,14 +13,41 @@ const redisOf = (adapter: ReturnType<typeof transportFromEnv>) =>
   'settings' in adapter ? adapter.settings.redis : undefined;
 
 describe('transportFromEnv', () => {
-  it('picks the Redis adapter on REDIS_URL, with only what the variables set', () => {
+  it('picks the Redis adapter on REDIS_URL, its URL a fallback and the prefix left to the options', () => {
     const redis = transportFromEnv({ REDIS_URL: 'redis://cache:6380/2', COMMITBUS_PREFIX: 'shop' });
     expect(redis.name).toBe('redis');
-    expect(redisOf(redis)).toEqual({ url: 'redis://cache:6380/2', prefix: 'shop' });
-    // No prefix variable: the bus's own redis.prefix is kept, not overwritten by the default.
+    expect(redisOf(redis)).toEqual({ url: 'redis://cache:6380/2' });
+    expect('settings' in redis && redis.settings.fallback).toBe(true);
     expect(redisOf(transportFromEnv({ COMMITBUS_REDIS_URL: 'redis://cache' }))).toEqual({
       url: 'redis://cache',
     });
+  });
+
+  it("lets the options' own Redis and prefix win, as loadConfigFromEnv's overrides do", async () => {
+    const env = { REDIS_URL: 'redis://127.0.0.1:1', COMMITBUS_PREFIX: 'from-env' };
+    const overrides = { redis: { url: 'redis://127.0.0.1:6379', prefix: 'from-code' } };
+    const bus = createEventBus({
+      events: TEST_EVENTS,
+      logger: silentLogger,
+      config: loadConfigFromEnv(env, overrides, silentLogger),
+      transport: transportFromEnv(env),
+    });
+    try {
+      expect(bus.config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', prefix: 'from-code' });
+    } finally {
+      await bus.close();
+    }
+    // With the options naming none, the variables' Redis is the one.
+    const fromEnv = createEventBus({
+      events: TEST_EVENTS,
+      logger: silentLogger,
+      transport: transportFromEnv(env),
+    });
+    try {
+      expect(fromEnv.config.redisUrl).toBe('redis://127.0.0.1:1');
+    } finally {
+      await fromEnv.close();
+    }
   });
 
   it('picks it on a cluster too', () => {
@@ -57,10 +85,21 @@ describe('transportFromEnv', () => {
 });
 
 describe('a bus given no adapter', () => {
-  it('refuses options that name a Redis, instead of keeping in memory what was meant for it', () => {
+  it('refuses options that name a Redis, instead of keeping in memory what was meant for it', async () => {
+    // A Redis bus's own config, given back as it is, names its Redis too.
+    const onRedis = createEventBus({
+      events: TEST_EVENTS,
+      logger: silentLogger,
+      config: { redis: { url: 'redis://127.0.0.1:1' } },
+      transport: redisTransport(),
+    });
+    await onRedis.close();
     for (const config of [
       { redis: { url: 'redis://cache:6380' } },
       loadConfigFromEnv({ REDIS_URL: 'redis://cache' }),
+      loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'bullmq' }),
+      onRedis.config,
+      { ...onRedis.config },
     ]) {
       expect(() => createEventBus({ events: TEST_EVENTS, config, logger: silentLogger })).toThrow(
         /name a Redis .* but no transport adapter was given.*redisTransport\(\)/,
