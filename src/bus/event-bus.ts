@@ -129,7 +129,10 @@ export class EventBus implements UnitOfWorkBus {
         events,
       ),
     );
-    registerWebhookKind(this.deadLetters.kinds, () => this.router.batches);
+    // The router's kind, where a router can run: on a transport without its stores, no webhook letter can be.
+    if (this.transport.routerStores !== undefined) {
+      registerWebhookKind(this.deadLetters.kinds, () => this.router.batches);
+    }
     this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
     this.rules = new SchedulingRules(
       this.transport.rules,

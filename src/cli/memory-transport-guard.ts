@@ -6,9 +6,9 @@ const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
 
 /**
  * Refuses a command that would show or work another process's bus on the
- * in-process (`memory`) transport, which it only gets when no Redis is
- * configured (`REDIS_URL` unset, `loadConfigFromEnv()`'s default): a worker
- * that handles nothing the services publish, a status of zeros. Allowed when
+ * in-process (`memory`) transport (a module whose bus was given no adapter,
+ * or `transportFromEnv()` with no Redis variable set): a worker that handles
+ * nothing the services publish, a status of zeros. Allowed when
  * the environment asks for that transport (`COMMITBUS_TRANSPORT=memory`).
  *
  * @param what - the command, as the message names it (`commitbus worker`).
@@ -18,6 +18,6 @@ export function refuseUnaskedMemoryTransport(bus: EventBus, what: string): void 
   if (bus.transport.inProcess !== true) return;
   if (process.env[TRANSPORT_VARIABLE]?.trim() === 'memory') return;
   throw new CliError(
-    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (no Redis is configured: REDIS_URL, COMMITBUS_REDIS_URL and REDIS_CLUSTER_NODES are unset, or the module gives the bus memoryTransport()). Set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
+    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (the module gives its bus no adapter or memoryTransport(), or transportFromEnv() found no Redis: REDIS_URL, COMMITBUS_REDIS_URL and REDIS_CLUSTER_NODES are unset). Give the module's bus transport: transportFromEnv() (commitbus/transports) and set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
   );
 }

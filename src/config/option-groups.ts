@@ -9,7 +9,7 @@ import type { RedisClusterNode } from './redis-cluster-node.js';
  */
 export type OrderingMode = 'auto' | 'on' | 'off';
 
-/** Where the `bullmq` transport (and the router) find Redis, and how they name their keys. */
+/** Where `redisTransport()` (and the router) find Redis, and how they name their keys. */
 export interface RedisOptions {
   /**
    * Redis connection URL. A user name or password holding `/`, `@`, `:`,

@@ -65,7 +65,7 @@ export function isUnavailable<T>(part: SnapshotPart<T>): part is Unavailable {
 export interface DashboardSnapshot {
   /** The bus's name (`config.name`). */
   readonly bus: string;
-  /** The bus's transport: `bullmq` (on Redis) or `memory`. */
+  /** The bus's transport: its adapter's name (`redis`, `memory`). */
   readonly transport: string;
   /** `bus.status()`: backlog, jobs, parked, dropped, dead letters by kind and handler, per handler, outbox. */
   readonly status: SnapshotPart<BusStatus>;

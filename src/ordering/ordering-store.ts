@@ -94,7 +94,7 @@ export interface HaltedLane {
 /**
  * The port of ordered lanes: where ordered events wait per order key, who owns
  * a lane, and its current event. Every method is atomic. Implemented on Redis
- * (`bullmq`, shared by every process) and in memory.
+ * (Redis, shared by every process) and in memory.
  *
  * Gaps: when a worker is to be handed a sync lane's next event and that
  * position is missing while later ones wait, the store notes since when

@@ -13,8 +13,8 @@ import { TestBusNotStartedError } from './errors/test-bus-not-started.error.js';
 // Longer than any test runner's timeout: a test that never settles fails there, naming the test.
 const SETTLE_TIMEOUT_MS = 3_600_000;
 
-/** Options of {@link createTestBus}. */
-export interface TestBusOptions extends EventBusOptions {
+/** A test bus's options: a bus's, without `transport` (it is always in-process). */
+export interface TestBusOptions extends Omit<EventBusOptions, 'transport'> {
   /**
    * Start an in-process worker, so published events run their handlers.
    * `false` only records what was published.

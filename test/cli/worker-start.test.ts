@@ -71,7 +71,7 @@ describe('commitbus worker, status and the other commands on the shared bus, wit
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(
         new RegExp(
-          `^commitbus: commitbus ${command} refused: the bus runs on the in-process memory transport, .*Set REDIS_URL .*or set COMMITBUS_TRANSPORT=memory if an in-process bus is what you mean\\n$`,
+          `^commitbus: commitbus ${command} refused: the bus runs on the in-process memory transport, .*transport: transportFromEnv\\(\\) .*set REDIS_URL .*or set COMMITBUS_TRANSPORT=memory if an in-process bus is what you mean\\n$`,
         ),
       );
     }

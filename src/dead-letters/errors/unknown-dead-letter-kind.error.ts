@@ -2,7 +2,8 @@ import { CommitbusError } from '../../support/commitbus-error.js';
 
 /**
  * A dead letter was re-driven whose kind no one registered here (a `webhook`
- * letter on a bus whose router is not wired, a kind of a newer version).
+ * letter on a bus whose transport keeps no router data, a kind of a newer
+ * version).
  */
 export class UnknownDeadLetterKindError extends CommitbusError {
   /** Stable code for `catch` blocks. */

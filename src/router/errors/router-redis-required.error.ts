@@ -12,9 +12,11 @@ const WHAT_TO_SET: Record<RouterRedisSource, string> = {
 };
 
 /**
- * The router was started with no Redis named. It is a server: its tokens,
- * subscribers and queued events must outlive a restart, so it does not fall
- * back to memory on its own. The message says what to set.
+ * The router was started with nowhere to keep its records: `startRouter`
+ * without `deps.transport` (or `deps.stores`), or `commitbus router` with no
+ * Redis in the environment. It is a server: its tokens, subscribers and
+ * queued events must outlive a restart, so it does not fall back to memory
+ * on its own. The message says what to pass or set.
  */
 export class RouterRedisRequiredError extends CommitbusError {
   /** Stable code for `catch` blocks. */
@@ -25,7 +27,7 @@ export class RouterRedisRequiredError extends CommitbusError {
     readonly source: RouterRedisSource = 'options',
   ) {
     super(
-      `the router keeps its tokens, subscribers and queued events in Redis, so they outlive a restart, and no Redis is set: ${WHAT_TO_SET[source] ?? WHAT_TO_SET.options}`,
+      `the router keeps its tokens, subscribers and queued events where they outlive a restart, and ${source === 'environment' ? 'no Redis is set' : 'was given no transport adapter to keep them on'}: ${WHAT_TO_SET[source] ?? WHAT_TO_SET.options}`,
     );
   }
 }

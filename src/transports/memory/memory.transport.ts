@@ -32,7 +32,7 @@ interface Running {
 
 /**
  * The embedded transport: events, drains and handler jobs in this process.
- * Same semantics as `bullmq` (drain limits, retries, dead letters), nothing
+ * Same semantics as the Redis transport (drain limits, retries, dead letters), nothing
  * survives a restart. One drain runs at a time. Provides the same ports as
  * the Redis adapter.
  */
@@ -43,11 +43,11 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
     this.worker.runner.add(jobs);
     return true;
   });
-  /** Published events waiting for the drain. */
   /** The adapter's name, as `bus.status()` shows it. */
   readonly name = 'memory';
   /** What it holds lives in this process only. */
   readonly inProcess = true;
+  /** Published events waiting for the drain. */
   readonly log: MemoryEventLog;
   /** Handler jobs: run by this transport's worker, kept until one starts. */
   readonly jobs: HandlerJobQueue = {

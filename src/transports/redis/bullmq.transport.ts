@@ -40,9 +40,9 @@ const BEAT_ID = 'beat';
  * stores and workers' lane handles.
  */
 export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
-  /** The Redis names this transport uses. */
   /** The adapter's name, as `bus.status()` shows it. */
   readonly name = 'redis';
+  /** The Redis names this transport uses. */
   readonly names: QueueNames;
   /** Scheduling rules and parked work, in Redis. */
   readonly rules: RedisSchedulingRuleStore;

@@ -266,8 +266,17 @@ function nonce(): string {
   return randomBytes(6).toString('hex');
 }
 
-/** Resolves once `client` is ready for commands (at once when it is). */
+/**
+ * Resolves once `client` is ready for commands (at once when it is), or
+ * when it ends (closed: the command then fails and the wait ends); a client
+ * not yet connecting (`lazyConnect`) is told to connect.
+ */
 function whenReady(client: RedisClient): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => client.once('ready', () => resolve()));
+  if (client.status === 'ready' || client.status === 'end') return Promise.resolve();
+  const ready = new Promise<void>((resolve) => {
+    client.once('ready', () => resolve());
+    client.once('end', () => resolve());
+  });
+  if (client.status === 'wait') client.connect().catch(() => undefined);
+  return ready;
 }
