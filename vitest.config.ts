@@ -24,9 +24,12 @@ const SOAK_ONLY = 'test/event-store/attack-processes.test.ts';
 
 export default defineConfig({
   test: {
-    // Files share one Redis and one PostgreSQL; each uses its own prefix and
-    // schema, but running them one at a time keeps timings honest on 2 cores.
-    fileParallelism: false,
+    // Files share one Redis and one PostgreSQL, each under its own prefix and
+    // schema: two at a time on a 2-core machine. No test may depend on the
+    // machine being idle (conditions, not clocks), so a neighbour's load is
+    // only slower, never red.
+    fileParallelism: true,
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['reflect-metadata'],
