@@ -290,10 +290,16 @@ export class EventBus implements UnitOfWorkBus {
    * serves no metrics never loads prom-client) and shared by the later ones.
    */
   private ownMetricsRegistry(): Promise<Registry> {
-    this.ownMetrics ??= import('../metrics/bus-metrics.js').then(
+    if (this.ownMetrics !== undefined) return this.ownMetrics;
+    const building = import('../metrics/bus-metrics.js').then(
       ({ createBusMetrics }) => createBusMetrics(this).registry,
     );
-    return this.ownMetrics;
+    this.ownMetrics = building;
+    // A load that failed is not kept: the next worker started with metrics tries again.
+    building.catch(() => {
+      if (this.ownMetrics === building) this.ownMetrics = undefined;
+    });
+    return building;
   }
 
   /**

@@ -45,7 +45,8 @@ export interface StartRouterDeps {
   readonly logger?: Logger;
   /**
    * Stores to use instead of ones made from `config` (e.g. a bus's, in one
-   * process); they are not closed by the router.
+   * process); they are not closed by the router. Given, `transport` is not
+   * used.
    */
   readonly stores?: RouterStores;
   /**
