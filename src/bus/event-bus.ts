@@ -1,4 +1,3 @@
-import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
@@ -18,6 +17,7 @@ import { registerHandlerKind } from '../handlers/handler-redriver.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
+import type { MetricsRegistry } from '../metrics/metrics-registry.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -73,7 +73,7 @@ export class EventBus implements UnitOfWorkBus {
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
-  private ownMetrics: Promise<Registry> | undefined;
+  private ownMetrics: Promise<MetricsRegistry> | undefined;
   private closed = false;
 
   /**
@@ -289,7 +289,7 @@ export class EventBus implements UnitOfWorkBus {
    * (`commitbus/metrics`' `createBusMetrics`, loaded then, so a bus that
    * serves no metrics never loads prom-client) and shared by the later ones.
    */
-  private ownMetricsRegistry(): Promise<Registry> {
+  private ownMetricsRegistry(): Promise<MetricsRegistry> {
     if (this.ownMetrics !== undefined) return this.ownMetrics;
     const building = import('../metrics/bus-metrics.js').then(
       ({ createBusMetrics }) => createBusMetrics(this).registry,

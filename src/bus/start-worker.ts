@@ -1,4 +1,3 @@
-import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CommitbusConfig } from '../config/config.js';
 import type { Event } from '../events/event.js';
@@ -13,6 +12,7 @@ import type { TransportWorker } from '../handlers/handler-worker.js';
 import type { ObserverSet } from '../handlers/observer-set.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
+import type { MetricsRegistry } from '../metrics/metrics-registry.js';
 import type { MetricsServer, MetricsServerOptions } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';
@@ -51,7 +51,7 @@ export interface WorkerParts {
   /** The bus's observers, told of every handler run, retry, parked run and dead letter. */
   readonly observer: ObserverSet;
   /** The registry `metrics` serves when it names none: the bus's own metrics, loaded when asked for. */
-  readonly metricsRegistry: () => Promise<Registry>;
+  readonly metricsRegistry: () => Promise<MetricsRegistry>;
 }
 
 /** A started worker's closing steps, in order. */

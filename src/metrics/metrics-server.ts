@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { describeError, type Logger } from '../support/logger.js';
 import { MetricsServerError } from './errors/metrics-server.error.js';
+import type { MetricsRegistry } from './metrics-registry.js';
 
 /** Where a worker serves its metrics (`startWorker({ metrics })`). */
 export interface MetricsServerOptions {
@@ -17,7 +17,7 @@ export interface MetricsServerOptions {
    * The registry to serve (one your `createBusMetrics(bus, { registry })` filled).
    * @defaultValue the bus's own metrics, built (with prom-client, loaded then) by its first worker that serves them
    */
-  readonly registry?: Registry;
+  readonly registry?: MetricsRegistry;
 }
 
 /** Where a metrics server listens. */
@@ -42,7 +42,7 @@ export interface MetricsServer extends MetricsAddress {
  * {@link MetricsServerError} when it cannot listen.
  */
 export async function serveMetrics(
-  registry: Registry,
+  registry: MetricsRegistry,
   options: Pick<MetricsServerOptions, 'port' | 'host'>,
   logger: Logger,
 ): Promise<MetricsServer> {

@@ -5,4 +5,5 @@
  * `commitbus/metrics`.
  */
 export { MetricsServerError } from './errors/metrics-server.error.js';
+export type { MetricsRegistry } from './metrics-registry.js';
 export type { MetricsAddress, MetricsServerOptions } from './metrics-server.js';
