@@ -142,18 +142,12 @@ function ensure(condition: boolean, what: string, detail?: () => unknown): asser
   }
 }
 
-/** What the model expects a lane's current event to carry the next time it is handed out. */
-interface Expected {
-  pos: number;
-  seq: number;
-  prev: number | undefined;
-  ca: number;
-  cf: string;
-  from: number;
-  skip: string | undefined;
-  /** Its deliveries when it was last handed out, or after the last step that changed them. */
-  cd: number;
-}
+/**
+ * What the model expects a lane's current event to carry the next time it is
+ * handed out: the store's own shape, `cd` being its deliveries when it was
+ * last handed out, or after the last step that changed them.
+ */
+type Expected = Current;
 
 /** What the model knows of one lane. */
 interface Track {
