@@ -83,7 +83,8 @@ export interface TransportContext {
  * `settings` over its options, then calls `open` once and closes what it
  * returns with the bus. Adapters implement this structurally (they never
  * import the bus); a new one is a folder of its own plus a line in the
- * conformance list, and nothing above the adapters names it.
+ * conformance list, and only `transports/select` (the default, the
+ * environment's pick) names it above the adapters.
  */
 export interface TransportAdapter {
   /** A name for logs and errors (`redis`, `memory`); nothing switches on it. */
