@@ -1,5 +1,5 @@
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   createEventBus,
   type DrainResult,
   defineHandler,
@@ -29,7 +29,7 @@ export class CommitbusSide implements BenchTarget {
   private readonly bus: EventBus;
   private worker: RunningWorker | undefined;
 
-  constructor(config: Partial<CommitbusConfig>) {
+  constructor(config: CommitbusOptions) {
     const noop = defineHandler<BenchEvent>('noop', (event) => this.tally.record(event.sentAt));
     this.bus = createEventBus({
       events: [BenchEvent],

@@ -11,7 +11,9 @@ if (app.bus.transport.inProcess === true) {
   process.exit(2);
 }
 const worker = await app.bus.startWorker();
-console.log(`[worker ${process.pid}] handling events from ${app.bus.config.redisUrl}; Ctrl-C to stop`);
+// The bus's name and key prefix, not its Redis URL: that may hold a password.
+const { name, redis } = app.bus.config;
+console.log(`[worker ${process.pid}] handling bus ${name} (prefix ${redis.prefix}); Ctrl-C to stop`);
 process.send?.('ready');
 await worker.stopped;
 await app.dataSource.destroy();

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import type { CommitbusOptions } from '../config/commitbus-options.js';
-import type { CommitbusConfig } from '../config/config.js';
 import type { ConcreteEventClass } from '../events/event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
 import type { DrainResult } from '../handlers/drain.js';
@@ -21,10 +20,11 @@ export interface EventBusOptions extends BusObserver {
   handlers?: EventHandlersConfig;
   /**
    * Options, grouped by what they tune; anything left out takes its default
-   * (see `DEFAULT_CONFIG`). A configuration `resolveConfig` returned is taken
-   * as it is; the deprecated flat names still work, each warned about once.
+   * (see `DEFAULT_CONFIG`). Resolved options (another bus's `bus.config`,
+   * what `loadConfigFromEnv` returns) are taken as they are; the deprecated
+   * flat names still work, each warned about once.
    */
-  config?: CommitbusOptions | CommitbusConfig;
+  config?: CommitbusOptions;
   /**
    * Where events wait and workers take them from: `redisTransport({ url })`
    * (`commitbus/redis`), `memoryTransport()` (`commitbus/memory`), or an
@@ -42,7 +42,7 @@ export interface EventBusOptions extends BusObserver {
   logger?: Logger;
   /**
    * The TypeORM DataSource your units of work run on. With it (and
-   * `config.outbox`, on by default) events are kept in its `commitbus_outbox`
+   * `outbox.enabled`, on by default) events are kept in its `commitbus_outbox`
    * table in the same transaction, and this process relays any a crashed
    * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
    */

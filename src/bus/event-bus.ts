@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import type { CommitbusConfig } from '../config/config.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { redisGiven } from '../config/redis-given.js';
-import { resolveConfig } from '../config/resolve-config.js';
+import { resolveOptions } from '../config/resolve-options.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { registerEventKinds } from '../dead-letters/event-redriver.js';
@@ -46,8 +46,8 @@ import type { Transport, TransportAdapter } from './transport.js';
  * handlers in `EVENT_HANDLERS`. It wires the rooms below to one transport.
  */
 export class EventBus implements UnitOfWorkBus {
-  /** The resolved configuration. */
-  readonly config: CommitbusConfig;
+  /** The bus's options, every group filled in (`DEFAULT_CONFIG`'s shape), the adapter's Redis applied. */
+  readonly config: ResolvedCommitbusOptions;
   /** @internal The known event classes. */
   readonly registry: EventRegistry;
   /** @internal Encodes and decodes events. */
@@ -82,7 +82,7 @@ export class EventBus implements UnitOfWorkBus {
    */
   constructor(options: EventBusOptions, transport?: Transport) {
     this.logger = options.logger ?? consoleLogger;
-    const resolved = resolveConfig(options.config, warnDeprecatedOptions(this.logger));
+    const resolved = resolveOptions(options.config, warnDeprecatedOptions(this.logger));
     const adapter = transport === undefined ? adapterOf(options) : options.transport;
     this.config =
       adapter?.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
@@ -92,16 +92,13 @@ export class EventBus implements UnitOfWorkBus {
     if (Object.values(hooks).some((hook) => hook !== undefined)) this.observers.add(hooks);
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);
-    this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, {
-      attempts: this.config.defaultAttempts,
-      backoff: this.config.defaultBackoff,
-      timeoutMs: this.config.handlerTimeoutMs,
-    });
+    this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, this.config.handlers);
     this.transport =
       transport ?? (adapter as TransportAdapter).open({ config: this.config, logger: this.logger });
-    this.orderedLanes = orderedLanesEnabled(this.config.ordering, this.registry);
+    this.orderedLanes = orderedLanesEnabled(this.config.ordering.mode, this.registry);
     this.publishing = new Publishing({
-      config: this.config,
+      publishing: this.config.publishing,
+      orderingMode: this.config.ordering.mode,
       orderedLanes: this.orderedLanes,
       serializer: this.serializer,
       publisher: this.transport,
@@ -137,13 +134,13 @@ export class EventBus implements UnitOfWorkBus {
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
-      this.config.rulesRefreshMs,
+      this.config.scheduling.rulesRefreshMs,
       this.logger,
     );
     if (options.dataSource !== undefined) this.useDataSource(options.dataSource);
   }
 
-  /** @internal The transactional outbox, when the bus has a DataSource and `config.outbox` is on. */
+  /** @internal The transactional outbox, when the bus has a DataSource and `outbox.enabled` is on. */
   get outbox(): Outbox | undefined {
     return this.outboxOf;
   }
@@ -173,7 +170,7 @@ export class EventBus implements UnitOfWorkBus {
   /**
    * Keeps this bus's outbox in `dataSource` and starts relaying rows left
    * there; called for you by `createEventBus({ dataSource })` and by the
-   * first `UnitOfWorkManager` on a bus without one (with `config.outbox` off
+   * first `UnitOfWorkManager` on a bus without one (with `outbox.enabled` off
    * it is used for idempotent handlers' records only). A bus has one
    * DataSource: a second, different one is refused.
    */
@@ -182,14 +179,14 @@ export class EventBus implements UnitOfWorkBus {
       throw new DataSourceMismatchError();
     }
     this.dataSourceOf = dataSource;
-    if (!this.config.outbox || this.outboxOf !== undefined) return;
-    const outbox = new Outbox(dataSource, this.config, this.logger);
+    if (!this.config.outbox.enabled || this.outboxOf !== undefined) return;
+    const outbox = new Outbox(dataSource, this.config.outbox, this.logger);
     this.outboxOf = outbox;
     // Relayed rows take the bus's one publishing path too, so `onPublished` sees them.
     this.relay = new OutboxRelay(
       outbox,
       (events) => this.publishing.publishEncoded(events),
-      this.config,
+      this.config.outbox,
       this.logger,
     ).start();
   }

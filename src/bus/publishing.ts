@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../config/config.js';
+import type { OrderingMode, PublishingOptions } from '../config/option-groups.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import { assertEvent } from '../events/event-check.js';
@@ -17,11 +17,10 @@ import { withTransactionGate } from '../uow/transaction-gate.js';
 
 /** What publishing needs from the bus. */
 export interface PublishingDeps {
-  /** Size limit, the after-commit publish's retries, the ordering mode. */
-  readonly config: Pick<
-    CommitbusConfig,
-    'maxEventBytes' | 'publishAttempts' | 'publishBackoffMs' | 'ordering'
-  >;
+  /** Size limit and the after-commit publish's retries. */
+  readonly publishing: Pick<PublishingOptions, 'maxEventBytes' | 'attempts' | 'backoffMs'>;
+  /** The bus's `ordering.mode`. */
+  readonly orderingMode: OrderingMode;
   /** Whether the bus's workers run ordered lanes; without, ordered events are refused. */
   readonly orderedLanes: boolean;
   /** Encodes events. */
@@ -51,7 +50,12 @@ export class Publishing implements PostCommitPublisher {
   readonly encoder: EventEncoder;
 
   constructor(private readonly deps: PublishingDeps) {
-    this.encoder = new EventEncoder(deps);
+    this.encoder = new EventEncoder({
+      maxEventBytes: deps.publishing.maxEventBytes,
+      orderingMode: deps.orderingMode,
+      orderedLanes: deps.orderedLanes,
+      serializer: deps.serializer,
+    });
   }
 
   /** Where failures are logged. */
@@ -60,8 +64,8 @@ export class Publishing implements PostCommitPublisher {
   }
 
   /** The after-commit publish's retries. */
-  get config(): PublishingDeps['config'] {
-    return this.deps.config;
+  get publishing(): PublishingDeps['publishing'] {
+    return this.deps.publishing;
   }
 
   /** A new, empty set of events for one unit of work, kept in the outbox if the bus has one. */

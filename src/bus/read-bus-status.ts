@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../config/config.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { JobCounts } from '../handlers/handler-job-counts.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
@@ -18,7 +18,7 @@ import type { Transport } from './transport.js';
 /** What {@link readBusStatus} reads from: the bus's ports, and its outbox if any. */
 export interface BusStatusSources {
   /** Which bus it is. */
-  readonly config: Pick<CommitbusConfig, 'name' | 'prefix'>;
+  readonly config: Pick<ResolvedCommitbusOptions, 'name' | 'redis'>;
   /** The ports the counts are read from. */
   readonly transport: Pick<Transport, 'name' | 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
   /** The bus's handler names, listed even when they have nothing. */
@@ -88,7 +88,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     };
   }
   return {
-    bus: { name: config.name, prefix: config.prefix, transport: transport.name },
+    bus: { name: config.name, prefix: config.redis.prefix, transport: transport.name },
     readAt: new Date(now).toISOString(),
     backlog: { events, oldestAgeMs: ageOf(oldest, now), ordered, delayed },
     jobs: { waiting: jobs.waiting, running: jobs.running, retrying: jobs.retrying },

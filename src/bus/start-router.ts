@@ -1,8 +1,7 @@
 import type { CommitbusOptions } from '../config/commitbus-options.js';
-import type { CommitbusConfig } from '../config/config.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { ConfigError } from '../config/errors/config.error.js';
-import { resolveConfig } from '../config/resolve-config.js';
+import { resolveOptions } from '../config/resolve-options.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { checkClientTokens, importClientsAtStart } from '../router/client-token-import.js';
 import { deliverySettings } from '../router/delivery/delivery-settings.js';
@@ -65,7 +64,7 @@ export interface StartRouterDeps {
  * it made are closed again when that fails.
  */
 async function openStores(
-  config: CommitbusOptions | CommitbusConfig,
+  config: CommitbusOptions,
   clients: RouterOptions['clients'],
   servesApi: boolean,
   deps: StartRouterDeps,
@@ -89,14 +88,14 @@ async function openStores(
  * workers and the upkeep loops (promotion of due batches, recovery of dead
  * workers' batches, autodrop), or the subset `options.roles` names. Its
  * records live where `deps.transport` keeps them (`redisTransport()`, on the
- * Redis `config` names: the bus's `redis` options and `name`, grouped or as
- * `resolveConfig`, `loadConfigFromEnv` or `loadRouterConfigFromEnv` returned
+ * Redis `config` names: the bus's `redis` options and `name`, as given or
+ * as `bus.config`, `loadConfigFromEnv` or `loadRouterConfigFromEnv` return
  * them); `memoryTransport()` keeps them in this process (tests,
  * development). With neither `deps.transport` nor `deps.stores` (a bus's
  * `bus.router`) it throws `RouterRedisRequiredError`.
  */
 export async function startRouter(
-  config: CommitbusOptions | CommitbusConfig = {},
+  config: CommitbusOptions = {},
   options: RouterOptions = {},
   deps: StartRouterDeps = {},
 ): Promise<RunningRouter> {
@@ -203,12 +202,8 @@ function senderTimeouts(options: RouterOptions): number {
 }
 
 // The router's own stores, on `deps.transport`: a router names where its records live, it never falls back to memory.
-function storesFor(
-  config: CommitbusOptions | CommitbusConfig,
-  deps: StartRouterDeps,
-  logger: Logger,
-): RouterStores {
-  const resolved = resolveConfig(config, warnDeprecatedOptions(logger));
+function storesFor(config: CommitbusOptions, deps: StartRouterDeps, logger: Logger): RouterStores {
+  const resolved = resolveOptions(config, warnDeprecatedOptions(logger));
   const adapter = deps.transport;
   if (adapter === undefined) throw new RouterRedisRequiredError('options');
   if (adapter.routerStores === undefined) throw new RouterStoresUnsupportedError(adapter.name);

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { CommitbusConfig } from '../config/config.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { Event } from '../events/event.js';
 import type { EventSerializer } from '../events/event-serializer.js';
 import { type EventClass, orderingPolicyOf } from '../events/event-type.decorator.js';
@@ -29,7 +29,7 @@ const RELEASE_BATCH = 1_000;
 /** What a worker is built from: the bus's parts. */
 export interface WorkerParts {
   /** The bus's configuration. */
-  readonly config: CommitbusConfig;
+  readonly config: ResolvedCommitbusOptions;
   /** Where the worker logs. */
   readonly logger: Logger;
   /** The handlers to run. */
@@ -154,7 +154,7 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
     decode: (payload) => parts.serializer.deserialize(payload),
     runner: new HandlerRunner(parts.publish, logger, idempotency),
     rules: gate,
-    settings: config,
+    settings: config.handlers,
     logger,
     observer: parts.observer,
   });
@@ -182,13 +182,13 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
     : async () => {};
   const releaser = new PeriodicTask(
     'delayed-event release',
-    config.delayedPollMs,
+    config.publishing.delayedPollMs,
     async () => {
       while ((await transport.releaseDue(RELEASE_BATCH)) >= RELEASE_BATCH);
     },
     logger,
   ).start();
-  const retention = config.handledRetentionMs;
+  const retention = config.idempotency.retentionMs;
   const cleanup =
     idempotency !== undefined && idempotent.length > 0
       ? new PeriodicTask(
@@ -228,12 +228,12 @@ async function startLanes(
       deadLetters: transport.deadLetters,
       policyOf: (event) =>
         orderingPolicyOf(event.constructor as EventClass<Event>)?.afterLastAttempt ?? 'halt',
-      pauseRecheckMs: config.rulesRefreshMs,
+      pauseRecheckMs: config.scheduling.rulesRefreshMs,
     }),
-    concurrency: config.orderedConcurrency,
-    leaseMs: config.orderingLeaseMs,
-    maintainEveryMs: config.orderingUpkeepMs,
-    blockMs: config.blockMs,
+    concurrency: config.ordering.concurrency,
+    leaseMs: config.ordering.leaseMs,
+    maintainEveryMs: config.ordering.upkeepMs,
+    blockMs: config.drains.blockMs,
     logger,
     solo,
   })

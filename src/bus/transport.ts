@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { CommitbusConfig } from '../config/config.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { TransportSettings } from '../config/transport-settings.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../events/event-publisher.js';
@@ -71,7 +71,7 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
 /** What a bus hands an adapter value when it opens its transport. */
 export interface TransportContext {
   /** The bus's configuration, with the adapter's {@link TransportAdapter.settings} applied. */
-  readonly config: CommitbusConfig;
+  readonly config: ResolvedCommitbusOptions;
   /** Where the bus logs. */
   readonly logger: Logger;
 }

@@ -48,7 +48,10 @@ export function addWorkerCommand(program: Command): Command {
         await closeBusModule(loaded).catch(() => undefined);
         throw error;
       }
-      const { name, prefix } = loaded.bus.config;
+      const {
+        name,
+        redis: { prefix },
+      } = loaded.bus.config;
       const transport = loaded.bus.transport.name;
       // One line on stdout for people and process managers; the structured logs go to stderr.
       console.log(

@@ -51,7 +51,7 @@ export interface ResolvedCommitbusOptions {
 type PartialGroup<T> = { [K in keyof T]?: T[K] extends BackoffOptions ? Partial<T[K]> : T[K] };
 
 /**
- * The options commitbus's flat configuration had before they were grouped.
+ * The flat option names commitbus had before options were grouped.
  * Each still works, with a warning logged once naming its new place; give
  * an option by one name only.
  */

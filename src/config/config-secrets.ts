@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from './config.js';
+import type { RedisOptions } from './option-groups.js';
 import { parseClusterNode } from './redis-cluster-node.js';
 
 /**
@@ -6,7 +6,7 @@ import { parseClusterNode } from './redis-cluster-node.js';
  * percent-decoded, for masking in errors and logs: from `redis.url`, the URL
  * nodes of `redis.cluster`, and an ioredis Cluster's `redisOptions`.
  */
-export function secretsOf(config: Pick<CommitbusConfig, 'redisUrl' | 'redisCluster'>): string[] {
+export function secretsOf(redis: Pick<RedisOptions, 'url' | 'cluster'>): string[] {
   const secrets = new Set<string>();
   const add = (value: unknown) => {
     if (typeof value !== 'string' || value === '') return;
@@ -18,9 +18,9 @@ export function secretsOf(config: Pick<CommitbusConfig, 'redisUrl' | 'redisClust
       // Not percent-encoded: as written is all there is.
     }
   };
-  const cluster = config.redisCluster;
+  const cluster = redis.cluster;
   if (cluster === undefined) {
-    add(passwordOf(config.redisUrl));
+    add(passwordOf(redis.url));
   } else if (Array.isArray(cluster)) {
     for (const node of cluster) {
       if (typeof node === 'string')

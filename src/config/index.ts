@@ -3,7 +3,6 @@ export type {
   FlatCommitbusOptions,
   ResolvedCommitbusOptions,
 } from './commitbus-options.js';
-export type { CommitbusConfig } from './config.js';
 export { DEFAULT_CONFIG } from './config.js';
 export { ConfigError } from './errors/config.error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';

@@ -4,15 +4,21 @@ import { warnDeprecatedOptions } from './deprecation-warnings.js';
 import { parseEnvBoolean, parseEnvInteger, parseEnvNumber } from './env-values.js';
 import { ConfigError } from './errors/config.error.js';
 import {
+  FLAT_OPTION_NAMES,
+  type FlatOptionName,
+  getPath,
+  SPLIT_OPTIONS,
+  setPath,
+} from './flat-option-names.js';
+import {
   type DeprecatedOptionUse,
   type GivenOptions,
   layerGiven,
   normalizeOptions,
 } from './normalize-options.js';
 import { envNameOf, envVarsOf, optionLeaves } from './option-env.js';
-import { getPath, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
 import { rememberRedisGiven } from './redis-given.js';
-import { resolveOptions } from './resolve-config.js';
+import { resolveOptions } from './resolve-options.js';
 
 /** Options read as fractions rather than whole numbers. */
 const FRACTIONS = new Set(['handlers.backoff.jitter']);
@@ -69,9 +75,9 @@ function carrySplitVariables(
   given: GivenOptions,
 ): DeprecatedOptionUse[] {
   const uses: DeprecatedOptionUse[] = [];
-  for (const [flat, also] of Object.entries(SPLIT_OPTIONS)) {
+  for (const [flat, also] of Object.entries(SPLIT_OPTIONS) as [FlatOptionName, string][]) {
     const variable = envNameOf(flat);
-    const path = OPTION_PATHS[flat as keyof typeof OPTION_PATHS];
+    const path = FLAT_OPTION_NAMES[flat];
     if (!env[variable]?.trim()) continue;
     if (getPath(fromEnv, also) !== undefined || getPath(given, also) !== undefined) continue;
     setPath(fromEnv, also, getPath(fromEnv, path));

@@ -1,8 +1,14 @@
 import type { CommitbusOptions } from './commitbus-options.js';
-import type { CommitbusConfig } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './errors/config.error.js';
-import { getPath, NEW_FLAT_FIELDS, OPTION_PATHS, SPLIT_OPTIONS, setPath } from './option-paths.js';
+import {
+  FLAT_GROUP_FORMS,
+  FLAT_OPTION_NAMES,
+  getPath,
+  isFlatOptionName,
+  SPLIT_OPTIONS,
+  setPath,
+} from './flat-option-names.js';
 
 /** A deprecated name that was used, and where its value belongs now. */
 export interface DeprecatedOptionUse {
@@ -23,15 +29,6 @@ export interface DeprecatedOptionUse {
 /** Options as given, grouped, with only what was given. */
 export type GivenOptions = Record<string, unknown>;
 
-/** Configurations made by `resolveConfig`: taken back as they are, without deprecation warnings. */
-const RESOLVED = new WeakSet<object>();
-
-/** Marks a flat configuration `resolveConfig` made. */
-export function markResolved(config: CommitbusConfig): CommitbusConfig {
-  RESOLVED.add(config);
-  return config;
-}
-
 const TOP_LEVEL = new Set(['name', 'shutdownTimeoutMs']);
 const GROUPS = new Set(
   Object.entries(DEFAULT_CONFIG)
@@ -45,10 +42,11 @@ const TRANSPORT_OPTION_GONE =
 
 /**
  * Sorts `input` into grouped options: grouped ones as they are, deprecated
- * flat ones moved to their place (and listed in `deprecated`). Throws
- * {@link ConfigError} for an unknown option, or one given by both names.
+ * flat ones moved to their place (and listed in `deprecated`): the one place
+ * the flat names are read. Throws {@link ConfigError} for an unknown
+ * option, or one given by both names.
  */
-export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | undefined): {
+export function normalizeOptions(input: CommitbusOptions | undefined): {
   given: GivenOptions;
   deprecated: DeprecatedOptionUse[];
 } {
@@ -58,7 +56,6 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
   if (typeof input !== 'object') {
     throw new ConfigError(`config must be an object of options, got ${typeof input}`);
   }
-  const fromResolved = RESOLVED.has(input);
   const flat = new Map<string, string>();
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
@@ -67,9 +64,10 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
       given[key] = value;
     } else if (GROUPS.has(key) && isGroup(key, value)) {
       given[key] = copyGroup(key, value as Record<string, unknown>);
-    } else if (Object.hasOwn(OPTION_PATHS, key)) {
-      // Every flat field, the two split off included: `{ ...bus.config, maxEvents: 5 }` still resolves.
-      flat.set(key, OPTION_PATHS[key as keyof typeof OPTION_PATHS]);
+    } else if (isFlatOptionName(key)) {
+      flat.set(key, FLAT_OPTION_NAMES[key]);
+    } else if (Object.hasOwn(FLAT_GROUP_FORMS, key)) {
+      flat.set(key, FLAT_GROUP_FORMS[key] as string);
     } else {
       throw new ConfigError(
         `unknown option ${JSON.stringify(key)}: the options are ${[...TOP_LEVEL, ...GROUPS].join(', ')} (see DEFAULT_CONFIG and the README's "Configuration")`,
@@ -84,18 +82,14 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
       );
     }
     setPath(given, path, key === 'defaultBackoff' && isRecord(value) ? { ...value } : value);
-    // A spread copy of `bus.config` carries fields that were never options: nothing to warn about.
-    if (fromResolved || NEW_FLAT_FIELDS.has(key)) continue;
-    const also = SPLIT_OPTIONS[key];
+    const also = SPLIT_OPTIONS[key as keyof typeof SPLIT_OPTIONS];
     deprecated.push({ name: key, replacement: also === undefined ? path : `${path} (and ${also})` });
   }
   // A split option's old name keeps its old second job unless the new option is given.
-  if (!fromResolved) {
-    for (const [key, also] of Object.entries(SPLIT_OPTIONS)) {
-      const path = flat.get(key);
-      if (path !== undefined && getPath(given, also) === undefined) {
-        setPath(given, also, getPath(given, path));
-      }
+  for (const [key, also] of Object.entries(SPLIT_OPTIONS)) {
+    const path = flat.get(key);
+    if (path !== undefined && getPath(given, also) === undefined) {
+      setPath(given, also, getPath(given, path));
     }
   }
   return { given, deprecated };
@@ -108,7 +102,7 @@ export function normalizeOptions(input: CommitbusOptions | CommitbusConfig | und
  */
 export function layerOptions(
   defaults: CommitbusOptions,
-  input: CommitbusOptions | CommitbusConfig | undefined,
+  input: CommitbusOptions | undefined,
   onDeprecated: (uses: readonly DeprecatedOptionUse[]) => void,
 ): CommitbusOptions {
   const { given, deprecated } = normalizeOptions(input);

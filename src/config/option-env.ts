@@ -1,5 +1,5 @@
 import { DEFAULT_CONFIG } from './config.js';
-import { NEW_FLAT_FIELDS, OPTION_PATHS } from './option-paths.js';
+import { FLAT_GROUP_FORMS, FLAT_OPTION_NAMES } from './flat-option-names.js';
 
 /** One option as the environment sees it. */
 export interface OptionLeaf {
@@ -39,8 +39,8 @@ const OLDER_NAMES: Readonly<Record<string, readonly string[]>> = {
  */
 export function envVarsOf(path: string): readonly string[] {
   const names = [envNameOf(path), ...(OLDER_NAMES[path] ?? [])];
-  for (const [flat, flatPath] of Object.entries(OPTION_PATHS)) {
-    if (flatPath === path && !NEW_FLAT_FIELDS.has(flat)) names.push(envNameOf(flat));
+  for (const [flat, flatPath] of Object.entries({ ...FLAT_OPTION_NAMES, ...FLAT_GROUP_FORMS })) {
+    if (flatPath === path) names.push(envNameOf(flat));
   }
   return [...new Set(names)];
 }

@@ -1,8 +1,7 @@
-import type { CommitbusConfig } from './config.js';
-import { markResolved } from './normalize-options.js';
+import type { ResolvedCommitbusOptions } from './commitbus-options.js';
 import type { RedisOptions } from './option-groups.js';
 import { redisGiven, rememberRedisGiven } from './redis-given.js';
-import { checkConfig } from './resolve-config.js';
+import { checkResolvedOptions } from './resolve-options.js';
 
 /**
  * What a transport adapter value (`redisTransport({ url })`) says of where a
@@ -22,19 +21,25 @@ export interface TransportSettings {
 }
 
 /**
- * `config` with an adapter's settings applied, checked as `resolveConfig`
+ * `config` with an adapter's settings applied, checked as `resolveOptions`
  * checks (a wrong Redis URL is a `ConfigError`, its password masked).
  */
-export function withTransportSettings(config: CommitbusConfig, settings: TransportSettings): CommitbusConfig {
+export function withTransportSettings(
+  config: ResolvedCommitbusOptions,
+  settings: TransportSettings,
+): ResolvedCommitbusOptions {
   const named = redisGiven(config);
   const redis = settings.fallback === true && named ? {} : (settings.redis ?? {});
-  const applied: CommitbusConfig = {
+  const applied: ResolvedCommitbusOptions = {
     ...config,
-    ...(redis.url === undefined ? {} : { redisUrl: redis.url, redisCluster: undefined }),
-    ...(redis.cluster === undefined ? {} : { redisCluster: redis.cluster }),
-    ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }),
+    redis: {
+      ...config.redis,
+      ...(redis.url === undefined ? {} : { url: redis.url, cluster: undefined }),
+      ...(redis.cluster === undefined ? {} : { cluster: redis.cluster }),
+      ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }),
+    },
   };
-  checkConfig(applied);
+  checkResolvedOptions(applied);
   rememberRedisGiven(applied, named || redis.url !== undefined || redis.cluster !== undefined);
-  return markResolved(applied);
+  return applied;
 }

@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../config/config.js';
+import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { Logger } from '../support/logger.js';
 import type { SoloGate } from '../support/solo-gate.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -9,7 +9,7 @@ export interface WorkerRuntime {
   /** Runs handlers. */
   readonly dispatcher: Dispatcher;
   /** The bus configuration. */
-  readonly config: CommitbusConfig;
+  readonly config: ResolvedCommitbusOptions;
   /** Where to log. */
   readonly logger: Logger;
   /**

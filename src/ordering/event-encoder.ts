@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../config/config.js';
+import type { OrderingMode } from '../config/option-groups.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import { withTraceWithin } from '../events/envelope-trace.js';
 import { EventTooLargeError } from '../events/errors/event-too-large.error.js';
@@ -16,8 +16,10 @@ import type { EncodedEvent } from './routing.js';
 
 /** What encoding needs: the size limit, the ordering mode, whether lanes run, the serializer. */
 export interface EventEncoderDeps {
-  /** The size limit and the ordering mode (named in {@link OrderingDisabledError}). */
-  readonly config: Pick<CommitbusConfig, 'maxEventBytes' | 'ordering'>;
+  /** The size limit of an encoded event, its envelope included (`publishing.maxEventBytes`). */
+  readonly maxEventBytes: number;
+  /** The bus's `ordering.mode` (named in {@link OrderingDisabledError}). */
+  readonly orderingMode: OrderingMode;
   /** Whether the bus's workers run ordered lanes; without, ordered events are refused. */
   readonly orderedLanes: boolean;
   /** Serializes events. */
@@ -75,14 +77,14 @@ export class EventEncoder {
   encodeWith(event: Event, delivery: DeliveryOptions | undefined, trace?: TraceCarrier): EncodedEvent {
     const orderKey = this.orderKeyOf(event, delivery);
     if (orderKey !== undefined && !this.deps.orderedLanes) {
-      throw new OrderingDisabledError(event.handlingKey, orderKey, this.deps.config.ordering);
+      throw new OrderingDisabledError(event.handlingKey, orderKey, this.deps.orderingMode);
     }
     if (orderKey !== undefined && deliverAtOf(delivery) !== undefined) {
       throw new InvalidDeliveryOptionsError(
         `a ${event.handlingKey} event is ordered (key ${JSON.stringify(orderKey)}) and cannot be delayed: it would hold back every later event of its key; publish it without delay or without ordering`,
       );
     }
-    const { maxEventBytes } = this.deps.config;
+    const { maxEventBytes } = this.deps;
     const serialized = this.deps.serializer.serialize(event);
     const bytes = Buffer.byteLength(serialized.payload);
     if (bytes > maxEventBytes) {

@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../config/config.js';
+import type { OutboxOptions } from '../config/option-groups.js';
 
 /**
  * Why a sync lane was re-based: `no-state`, its state was gone (Redis lost
@@ -55,6 +55,6 @@ export type RebaseReply =
  * live outbox relay republishes a row its publisher left
  * (`2 × (outbox.graceMs + outbox.relayEveryMs)`, 12 s by default).
  */
-export function laneGapWaitMs(config: Pick<CommitbusConfig, 'outboxGraceMs' | 'outboxRelayEveryMs'>): number {
-  return 2 * (config.outboxGraceMs + config.outboxRelayEveryMs);
+export function laneGapWaitMs(outbox: Pick<OutboxOptions, 'graceMs' | 'relayEveryMs'>): number {
+  return 2 * (outbox.graceMs + outbox.relayEveryMs);
 }

@@ -1,19 +1,15 @@
+import type { OutboxOptions } from '../config/option-groups.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
 import { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';
 import type { Outbox } from './outbox.js';
 
-/** What the relay needs from the bus configuration. */
-export interface OutboxRelaySettings {
-  /** Pause between looks for left-behind rows, in milliseconds. */
-  readonly outboxRelayEveryMs: number;
-  /** Rows one relay transaction takes. */
-  readonly outboxRelayBatchSize: number;
-}
+/** What the relay needs of the bus's `outbox` options. */
+export type OutboxRelaySettings = Pick<OutboxOptions, 'relayEveryMs' | 'relayBatchSize'>;
 
 /**
- * Republishes what publishers left in the outbox: every `outboxRelayEveryMs`,
+ * Republishes what publishers left in the outbox: every `relayEveryMs`,
  * batch after batch of rows older than the grace period (see
  * {@link Outbox.relayOnce}) until a batch comes back short. Runs in every
  * process whose bus has a DataSource. Its first run checks the outbox table
@@ -32,10 +28,10 @@ export class OutboxRelay {
   ) {
     this.task = new PeriodicTask(
       'outbox relay',
-      settings.outboxRelayEveryMs,
+      settings.relayEveryMs,
       async () => {
         if (!this.ready && !(await this.checkSetup())) return;
-        while ((await outbox.relayOnce(publish)) >= settings.outboxRelayBatchSize);
+        while ((await outbox.relayOnce(publish)) >= settings.relayBatchSize);
       },
       logger,
     );

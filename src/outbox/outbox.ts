@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { OutboxOptions } from '../config/option-groups.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import { OrderPositions } from '../ordering/order-positions.js';
 import { type Routing, toOutgoing } from '../ordering/routing.js';
@@ -17,13 +18,8 @@ export interface OutboxEntry extends Routing {
   readonly payload: string;
 }
 
-/** What the outbox needs from the bus configuration. */
-export interface OutboxSettings {
-  /** Rows older than this (ms) are republished by the relay. */
-  readonly outboxGraceMs: number;
-  /** Most rows one relay transaction takes. */
-  readonly outboxRelayBatchSize: number;
-}
+/** What the outbox needs of the bus's `outbox` options. */
+export type OutboxSettings = Pick<OutboxOptions, 'graceMs' | 'relayBatchSize'>;
 
 // Bound parameters per statement: PostgreSQL allows 65,535, SQLite 32,766.
 const IDS_PER_DELETE = 5_000;
@@ -222,7 +218,7 @@ export class Outbox {
   }
 
   /**
-   * Claims up to `outboxRelayBatchSize` rows older than `outboxGraceMs`, in
+   * Claims up to `relayBatchSize` rows older than `graceMs`, in
    * write order, hands them to `publish`, and deletes them, in one
    * transaction. On PostgreSQL rows are claimed with `FOR UPDATE SKIP LOCKED`,
    * so relays in several processes share the work; a failed publish rolls
@@ -231,7 +227,7 @@ export class Outbox {
    */
   async relayOnce(publish: (events: readonly OutgoingEvent[]) => Promise<unknown>): Promise<number> {
     if (!this.dataSource.isInitialized || !this.dataSource.hasMetadata(OutboxRecordEntity)) return 0;
-    const cutoff = Date.now() - this.settings.outboxGraceMs;
+    const cutoff = Date.now() - this.settings.graceMs;
     return withTransactionGate(this.dataSource, () =>
       this.dataSource.transaction(async (manager) => {
         const query = manager
@@ -239,7 +235,7 @@ export class Outbox {
           .where('o.createdAt <= :cutoff', { cutoff })
           .orderBy('o.createdAt', 'ASC')
           .addOrderBy('o.registrationOrder', 'ASC')
-          .limit(this.settings.outboxRelayBatchSize);
+          .limit(this.settings.relayBatchSize);
         if (!hasSingleConnection(this.dataSource)) {
           query.setLock('pessimistic_write').setOnLocked('skip_locked');
         }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from 'typeorm';
+import type { PublishingOptions } from '../config/option-groups.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
@@ -22,8 +23,8 @@ export interface PostCommitPublisher {
   publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void>;
   /** Where failures are logged. */
   readonly logger: Logger;
-  /** Publish attempts and first backoff without an outbox. */
-  readonly config: { readonly publishAttempts: number; readonly publishBackoffMs: number };
+  /** Publish attempts and first backoff without an outbox (the bus's `publishing` options). */
+  readonly publishing: Pick<PublishingOptions, 'attempts' | 'backoffMs'>;
 }
 
 /** An event kept in the transaction, with how long after the commit it is due. */
@@ -174,10 +175,10 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   private async publishWithRetry(): Promise<void> {
     const outgoing = this.outgoing();
     if (outgoing.length === 0) return;
-    const { publishAttempts, publishBackoffMs } = this.bus.config;
-    const policy = { type: 'exponential', delayMs: publishBackoffMs, attempts: publishAttempts } as const;
+    const { attempts, backoffMs } = this.bus.publishing;
+    const policy = { type: 'exponential', delayMs: backoffMs, attempts } as const;
     let lastError: unknown;
-    for (let attempt = 1; attempt <= publishAttempts; attempt++) {
+    for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         await this.bus.publishEncoded(outgoing, this.events());
         return;
@@ -188,7 +189,7 @@ export class PostCommitEvents implements UnitOfWorkEvents {
     }
     throw new PublishAfterCommitError(
       this.registered.map(({ event }) => ({ id: event.id, key: event.handlingKey })),
-      publishAttempts,
+      attempts,
       { cause: lastError },
     );
   }

@@ -2,7 +2,7 @@ import { EventBus } from '../bus/event-bus.js';
 import type { EventBusOptions, RunningWorker } from '../bus/event-bus-options.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { layerOptions } from '../config/normalize-options.js';
-import { resolveConfig } from '../config/resolve-config.js';
+import { resolveOptions } from '../config/resolve-options.js';
 import type { Event } from '../events/event.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Handler } from '../handlers/handler.js';
@@ -39,7 +39,7 @@ export class TestEventBus extends EventBus {
       options.config,
       warnDeprecatedOptions(logger),
     );
-    super({ ...options, config, logger }, new MemoryTransport(resolveConfig(config)));
+    super({ ...options, config, logger }, new MemoryTransport(resolveOptions(config)));
   }
 
   /** Starts the in-process worker (done by {@link createTestBus} unless `runHandlers` is false). */

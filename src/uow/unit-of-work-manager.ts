@@ -29,7 +29,7 @@ export interface UnitOfWorkOptions {
 /**
  * Starts units of work on one DataSource and bus. A unit of work started while
  * another on the same DataSource is active joins it: only the outermost
- * commits, and nothing is published before it does. With `config.outbox` on
+ * commits, and nothing is published before it does. With `outbox.enabled` on
  * (the default) events are written to the DataSource's outbox in the
  * transaction; the bus adopts the DataSource if it had none.
  */

@@ -66,6 +66,8 @@ describe('graceful shutdown under load', () => {
     expect(Number(await redis.hget(pidsKey, String(second.pid)))).toBe(
       runs.reduce((a, b) => a + b, 0) - doneByFirst,
     );
-    await waitFor('Redis to hold no unfinished work', () => isSettled(redis, { prefix: PREFIX, name }));
+    await waitFor('Redis to hold no unfinished work', () =>
+      isSettled(redis, { redis: { prefix: PREFIX }, name }),
+    );
   });
 });

@@ -6,7 +6,7 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import {
   ConfigError,
   createEventBus,
@@ -77,9 +77,9 @@ describe('millisecond options past the timer limit', () => {
         ],
       ],
     };
-    let config: ReturnType<typeof resolveConfig>;
+    let config: ReturnType<typeof resolveOptions>;
     try {
-      config = resolveConfig(
+      config = resolveOptions(
         fastConfig({
           prefix: PREFIX,
           name: 'shutdown',

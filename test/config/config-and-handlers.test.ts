@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig, resolveOptions } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import { EventRegistry } from '../../src/events/event-registry.js';
 import { HandlerTable } from '../../src/handlers/handler-table.js';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   ConfigError,
   createEventBus,
   DEFAULT_CONFIG,
@@ -38,42 +38,43 @@ function tableError(config: EventHandlersConfig): Error {
   return expect.unreachable('the table should have been rejected');
 }
 
-describe('resolveConfig', () => {
+describe('resolveOptions', () => {
   it('fills in every default', () => {
     expect(resolveOptions()).toEqual(DEFAULT_CONFIG);
-    expect(resolveConfig()).toMatchObject({
-      redisUrl: 'redis://127.0.0.1:6379',
-      prefix: 'commitbus',
-      publishAttempts: 5,
-      publishBackoffMs: 100,
-      defaultBackoff: { type: 'exponential', delayMs: 1_000, jitter: 0.5 },
+    expect(resolveOptions()).toMatchObject({
+      redis: { url: 'redis://127.0.0.1:6379', prefix: 'commitbus' },
+      publishing: { attempts: 5, backoffMs: 100 },
+      handlers: { backoff: { type: 'exponential', delayMs: 1_000, jitter: 0.5 } },
     });
   });
 
   it('applies overrides and ignores undefined ones', () => {
-    const config = resolveConfig({
-      maxEvents: 10,
-      prefix: 'app.1',
-      batchSize: undefined,
-      scheduleEveryMs: 0,
+    const config = resolveOptions({
+      redis: { prefix: 'app.1' },
+      drains: { maxEvents: 10, batchSize: undefined, scheduleEveryMs: 0 },
     });
-    expect(config).toMatchObject({ maxEvents: 10, prefix: 'app.1', batchSize: 100, scheduleEveryMs: 0 });
-    // Fields of defaultBackoff left out keep their default.
-    expect(resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 0 } }).defaultBackoff).toEqual({
-      type: 'fixed',
-      delayMs: 0,
-      jitter: 0.5,
+    expect(config).toMatchObject({
+      redis: { prefix: 'app.1' },
+      drains: { maxEvents: 10, batchSize: 100, scheduleEveryMs: 0 },
     });
+    // Fields of handlers.backoff left out keep their default.
+    expect(resolveOptions({ handlers: { backoff: { type: 'fixed', delayMs: 0 } } }).handlers.backoff).toEqual(
+      {
+        type: 'fixed',
+        delayMs: 0,
+        jitter: 0.5,
+      },
+    );
     expect(
-      resolveConfig({ defaultBackoff: { type: 'fixed', delayMs: 5, jitter: 0 } }).defaultBackoff,
+      resolveOptions({ handlers: { backoff: { type: 'fixed', delayMs: 5, jitter: 0 } } }).handlers.backoff,
     ).toEqual({ type: 'fixed', delayMs: 5, jitter: 0 });
     expect(DEFAULT_CONFIG.drains.maxEvents).toBe(1000);
   });
 
-  it.each<[string, Partial<CommitbusConfig>, string]>([
+  it.each<[string, CommitbusOptions, string]>([
     [
       'the transport option, gone since adapters are values',
-      { transport: 'bullmq' } as unknown as Partial<CommitbusConfig>,
+      { transport: 'bullmq' } as unknown as CommitbusOptions,
       "the transport option is gone: give the bus an adapter, createEventBus({ transport: redisTransport({ url }) }) from 'commitbus/redis'",
     ],
     [
@@ -134,8 +135,8 @@ describe('resolveConfig', () => {
       'redis.url "redis://cache:port" is wrong: it is not a URL',
     ],
   ])('rejects %s with a ConfigError naming the option and value', (_case, overrides, message) => {
-    expect(() => resolveConfig(overrides)).toThrow(ConfigError);
-    expect(() => resolveConfig(overrides)).toThrow(message);
+    expect(() => resolveOptions(overrides)).toThrow(ConfigError);
+    expect(() => resolveOptions(overrides)).toThrow(message);
   });
 
   it('is applied by createEventBus', () => {

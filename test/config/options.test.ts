@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startRouter } from '../../src/bus/router.js';
+import { getPath } from '../../src/config/flat-option-names.js';
 import { envNameOf, envVarsOf, optionLeaves } from '../../src/config/option-env.js';
-import { getPath } from '../../src/config/option-paths.js';
-import { resolveConfig, resolveOptions } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import { ConfigError, createEventBus, DEFAULT_CONFIG, loadConfigFromEnv } from '../../src/index.js';
 import { createTestBus } from '../../src/testing/index.js';
 import type { MemoryTransport } from '../../src/transports/memory/memory.transport.js';
@@ -16,8 +16,8 @@ import { TEST_EVENTS } from '../helpers/events.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
 describe('grouped options', () => {
-  it('resolve to the flat configuration the code reads, each option to its own field', () => {
-    const config = resolveConfig({
+  it('resolve to what the code reads (`bus.config`), each option in its own group', () => {
+    const config = resolveOptions({
       redis: { prefix: 'i12config-groups' },
       drains: { maxConcurrent: 2, batchSize: 7 },
       handlers: { lockDurationMs: 4_000, backoff: { delayMs: 5 } },
@@ -27,19 +27,14 @@ describe('grouped options', () => {
       idempotency: { retentionMs: 60_000 },
     });
     expect(config).toMatchObject({
-      prefix: 'i12config-groups',
-      maxConcurrentDrains: 2,
-      batchSize: 7,
-      // The handler job lock and the ordering lease are two options now.
-      lockDurationMs: 4_000,
-      orderingLeaseMs: 9_000,
-      // The delayed-event release and lane upkeep too.
-      delayedPollMs: 40,
-      orderingUpkeepMs: 300,
-      outbox: false,
-      ordering: 'on',
-      handledRetentionMs: 60_000,
-      defaultBackoff: { type: 'exponential', delayMs: 5, jitter: 0.5 },
+      redis: { prefix: 'i12config-groups' },
+      drains: { maxConcurrent: 2, batchSize: 7 },
+      // The handler job lock and the ordering lease are two options now, as are the delayed-event release and lane upkeep.
+      handlers: { lockDurationMs: 4_000, backoff: { type: 'exponential', delayMs: 5, jitter: 0.5 } },
+      ordering: { mode: 'on', leaseMs: 9_000, upkeepMs: 300 },
+      publishing: { delayedPollMs: 40 },
+      outbox: { enabled: false },
+      idempotency: { retentionMs: 60_000 },
     });
   });
 
@@ -52,15 +47,17 @@ describe('grouped options', () => {
   });
 
   it('refuse an unknown option or group field, naming it', () => {
-    expect(() => resolveConfig({ drains: { maxEventz: 5 } } as never)).toThrow(
+    expect(() => resolveOptions({ drains: { maxEventz: 5 } } as never)).toThrow(
       'unknown option drains.maxEventz: the drains options are maxEvents, ttlMs, batchSize',
     );
-    expect(() => resolveConfig({ lockDuration: 5 } as never)).toThrow('unknown option "lockDuration"');
-    expect(() => resolveConfig({ drains: 5 } as never)).toThrow('drains must be an object of drains options');
+    expect(() => resolveOptions({ lockDuration: 5 } as never)).toThrow('unknown option "lockDuration"');
+    expect(() => resolveOptions({ drains: 5 } as never)).toThrow(
+      'drains must be an object of drains options',
+    );
   });
 
   it('refuse a lease that a renewal cannot keep', () => {
-    expect(() => resolveConfig({ ordering: { leaseMs: 200, upkeepMs: 250 } })).toThrow(
+    expect(() => resolveOptions({ ordering: { leaseMs: 200, upkeepMs: 250 } })).toThrow(
       'ordering.leaseMs (200) must exceed ordering.upkeepMs (250)',
     );
   });
@@ -103,13 +100,13 @@ describe('the deprecated flat names', () => {
     const first = createEventBus({ events: TEST_EVENTS, logger, config });
     const second = createEventBus({ events: TEST_EVENTS, logger, config });
     expect(first.config).toMatchObject({
-      maxEvents: 10,
-      outbox: false,
-      ordering: 'off',
-      lockDurationMs: 8_000,
+      drains: { maxEvents: 10 },
+      outbox: { enabled: false },
+      ordering: { mode: 'off' },
+      handlers: { lockDurationMs: 8_000 },
     });
     // lockDurationMs keeps its old second job (the ordering lease) while ordering.leaseMs is not given.
-    expect(second.config.orderingLeaseMs).toBe(8_000);
+    expect(second.config.ordering.leaseMs).toBe(8_000);
     expect(logger.at('warn').map((w) => w.message)).toEqual([
       'commitbus option "lockDurationMs" is deprecated: use handlers.lockDurationMs (and ordering.leaseMs); the flat name is removed in the next minor version',
       'commitbus option "maxEvents" is deprecated: use drains.maxEvents; the flat name is removed in the next minor version',
@@ -123,16 +120,19 @@ describe('the deprecated flat names', () => {
   });
 
   it('delayedPollMs sets lane upkeep too unless ordering.upkeepMs is given', () => {
-    expect(resolveConfig({ delayedPollMs: 40 })).toMatchObject({ delayedPollMs: 40, orderingUpkeepMs: 40 });
-    expect(resolveConfig({ delayedPollMs: 40, ordering: { upkeepMs: 500 } })).toMatchObject({
-      delayedPollMs: 40,
-      orderingUpkeepMs: 500,
+    expect(resolveOptions({ delayedPollMs: 40 })).toMatchObject({
+      publishing: { delayedPollMs: 40 },
+      ordering: { upkeepMs: 40 },
+    });
+    expect(resolveOptions({ delayedPollMs: 40, ordering: { upkeepMs: 500 } })).toMatchObject({
+      publishing: { delayedPollMs: 40 },
+      ordering: { upkeepMs: 500 },
     });
   });
 
   it('may not be given beside the grouped name of the same option', () => {
-    expect(() => resolveConfig({ maxEvents: 5, drains: { maxEvents: 6 } })).toThrow(ConfigError);
-    expect(() => resolveConfig({ lockDurationMs: 5_000, handlers: { lockDurationMs: 6_000 } })).toThrow(
+    expect(() => resolveOptions({ maxEvents: 5, drains: { maxEvents: 6 } })).toThrow(ConfigError);
+    expect(() => resolveOptions({ lockDurationMs: 5_000, handlers: { lockDurationMs: 6_000 } })).toThrow(
       'handlers.lockDurationMs is given twice, as handlers.lockDurationMs and by its deprecated flat name lockDurationMs: keep handlers.lockDurationMs only',
     );
     expect(() =>
@@ -140,34 +140,38 @@ describe('the deprecated flat names', () => {
     ).toThrow('redis.prefix is given twice');
   });
 
-  it('include every field of a resolved configuration, so a spread copy of one still resolves', () => {
+  it('may stand beside a spread copy of resolved options, which resolves as it was', () => {
     const logger = recordingLogger();
-    const resolved = resolveConfig({
+    const resolved = resolveOptions({
       handlers: { lockDurationMs: 9_000 },
       publishing: { delayedPollMs: 100 },
       ordering: { leaseMs: 7_000, upkeepMs: 300 },
     });
-    const bus = createEventBus({ events: TEST_EVENTS, logger, config: { ...resolved, maxEvents: 5 } });
+    const { drains: _drains, ...rest } = resolved;
+    const bus = createEventBus({ events: TEST_EVENTS, logger, config: { ...rest, maxEvents: 5 } });
     expect(bus.config).toMatchObject({
-      maxEvents: 5,
-      lockDurationMs: 9_000,
-      orderingLeaseMs: 7_000,
-      delayedPollMs: 100,
-      orderingUpkeepMs: 300,
+      drains: { maxEvents: 5 },
+      handlers: { lockDurationMs: 9_000 },
+      ordering: { leaseMs: 7_000, upkeepMs: 300 },
+      publishing: { delayedPollMs: 100 },
     });
+    expect(bus.transport.name).toBe('memory');
     const warned = logger.at('warn').map((w) => (w.fields as { option: string }).option);
-    expect(warned).toContain('maxEvents');
-    // Flat fields that were never options are not deprecated names.
-    expect(warned).not.toContain('orderingLeaseMs');
-    expect(warned).not.toContain('orderingUpkeepMs');
+    expect(warned).toEqual(['maxEvents']);
   });
 
-  it('are not warned about in a configuration resolveConfig or loadConfigFromEnv made', () => {
+  it('are gone where they were never options: the flat fields bus.config had', () => {
+    expect(() => resolveOptions({ orderingLeaseMs: 7_000 } as never)).toThrow(
+      'unknown option "orderingLeaseMs"',
+    );
+  });
+
+  it('are not warned about in a configuration resolveOptions or loadConfigFromEnv made', () => {
     const logger = recordingLogger();
     createEventBus({
       events: TEST_EVENTS,
       logger,
-      config: resolveConfig({ redis: { prefix: 'i12config-x' } }),
+      config: resolveOptions({ redis: { prefix: 'i12config-x' } }),
     });
     createEventBus({ events: TEST_EVENTS, logger, config: loadConfigFromEnv({ COMMITBUS_MAX_EVENTS: '3' }) });
     expect(logger.at('warn')).toEqual([]);
@@ -181,7 +185,7 @@ describe('the deprecated flat names', () => {
       logger,
       config: { drains: { maxEvents: 3 }, blockMs: 20 },
     });
-    expect(bus.config).toMatchObject({ maxEvents: 3, blockMs: 20, scheduleEveryMs: 0 });
+    expect(bus.config.drains).toMatchObject({ maxEvents: 3, blockMs: 20, scheduleEveryMs: 0 });
     expect(bus.transport.name).toBe('memory');
     await bus.close();
     expect(logger.at('warn').map((w) => (w.fields as { option: string }).option)).toEqual([

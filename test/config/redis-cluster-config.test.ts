@@ -6,7 +6,7 @@
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { parseClusterNode } from '../../src/config/redis-cluster-node.js';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import { ConfigError, loadConfigFromEnv } from '../../src/index.js';
 import { transportFromEnv } from '../../src/transports/select/index.js';
 
@@ -17,7 +17,7 @@ describe('redisCluster', () => {
       'rediss://app:pa%3Ass@cache.internal:7001',
       { host: '10.0.0.3', port: 7002 },
     ];
-    expect(resolveConfig({ redisCluster: nodes }).redisCluster).toEqual(nodes);
+    expect(resolveOptions({ redis: { cluster: nodes } }).redis.cluster).toEqual(nodes);
     expect(nodes.map(parseClusterNode)).toEqual([
       { host: '10.0.0.1', port: 7000, tls: false },
       { host: 'cache.internal', port: 7001, username: 'app', password: 'pa:ss', tls: true },
@@ -26,9 +26,9 @@ describe('redisCluster', () => {
     expect(parseClusterNode('redis://[::1]:7000')).toEqual({ host: '::1', port: 7000, tls: false });
   });
 
-  it('leaves redisUrl unchecked when a cluster is given', () => {
-    const config = resolveConfig({ redisUrl: 'not a url', redisCluster: ['h:7000'] });
-    expect(config.redisCluster).toEqual(['h:7000']);
+  it('leaves redis.url unchecked when a cluster is given', () => {
+    const config = resolveOptions({ redis: { url: 'not a url', cluster: ['h:7000'] } });
+    expect(config.redis.cluster).toEqual(['h:7000']);
   });
 
   it.each([
@@ -38,25 +38,25 @@ describe('redisCluster', () => {
     ['an empty host', [{ host: '', port: 7000 }], 'got :7000'],
     ['another scheme', ['http://cache:7000'], 'got "http://cache:7000"'],
   ])('refuses %s with a ConfigError naming the node', (_case, redisCluster, message) => {
-    expect(() => resolveConfig({ redisCluster })).toThrow(ConfigError);
-    expect(() => resolveConfig({ redisCluster })).toThrow(message);
+    expect(() => resolveOptions({ redis: { cluster: redisCluster } })).toThrow(ConfigError);
+    expect(() => resolveOptions({ redis: { cluster: redisCluster } })).toThrow(message);
   });
 
   it('never shows the password of a node it refuses', () => {
-    const refuse = () => resolveConfig({ redisCluster: ['redis://app:hunter2@cache:notaport'] });
+    const refuse = () => resolveOptions({ redis: { cluster: ['redis://app:hunter2@cache:notaport'] } });
     expect(refuse).toThrow('got "redis://***@cache:notaport"');
     expect(refuse).not.toThrow(/hunter2/);
   });
 
   it('takes an ioredis Cluster, but not one with a keyPrefix, nor something else', () => {
     const cluster = new Cluster(['127.0.0.1:7000'], { lazyConnect: true });
-    expect(resolveConfig({ redisCluster: cluster }).redisCluster).toBe(cluster);
+    expect(resolveOptions({ redis: { cluster } }).redis.cluster).toBe(cluster);
     const prefixed = new Cluster(['127.0.0.1:7000'], { lazyConnect: true, keyPrefix: 'app:' });
-    expect(() => resolveConfig({ redisCluster: prefixed })).toThrow(
+    expect(() => resolveOptions({ redis: { cluster: prefixed } })).toThrow(
       /has a keyPrefix.*use the redis.prefix option/,
     );
     const notACluster = { host: '127.0.0.1' } as unknown as Cluster;
-    expect(() => resolveConfig({ redisCluster: notACluster })).toThrow(
+    expect(() => resolveOptions({ redis: { cluster: notACluster } })).toThrow(
       'redis.cluster must be a list of nodes ("host:port" or { host, port }) or an ioredis Cluster',
     );
   });

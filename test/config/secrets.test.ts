@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter } from '../../src/bus/router.js';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import {
   ConfigError,
   createEventBus,
@@ -254,15 +254,15 @@ it.each([
   expect((thrown as Error).message).not.toMatch(/pa#ss|pa\?ss|ss#word/);
 });
 
-describe('a Redis URL built by hand, past resolveConfig', () => {
+describe('a Redis URL built by hand, past resolveOptions', () => {
   it('is refused by the Redis adapter with a masked ConfigError, not the TypeError ioredis throws with the URL', () => {
     let thrown: unknown;
     try {
       redisTransport().routerStores(
         {
           config: {
-            ...resolveConfig({ redis: { prefix: PREFIX }, name: 'by-hand' }),
-            redisUrl: `redis://app:${WRONG}@127.0.0.1:6379`,
+            ...resolveOptions({ redis: { prefix: PREFIX }, name: 'by-hand' }),
+            redis: { url: `redis://app:${WRONG}@127.0.0.1:6379`, cluster: undefined, prefix: PREFIX },
           },
           logger: recordingLogger(),
         },

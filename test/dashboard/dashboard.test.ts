@@ -75,7 +75,7 @@ describe('the dashboard in Chromium', () => {
       await waitFor('the re-driven run', () => calls === 2);
       await bus.whenIdle(10_000);
       expect(await bus.deadLetters.list()).toEqual([]);
-      expect(await deadLetterKeys(bed.redis, config as { prefix: string; name: string })).toBe(0);
+      expect(await deadLetterKeys(bed.redis, { redis: { prefix: bed.prefix }, name: 'page' })).toBe(0);
       expect(calls).toBe(2);
     } finally {
       await page.close();

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import type { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors/config.error.js';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import { BULL_BOARD_MODULES } from '../../src/dashboard/bull-board.js';
 import { bullmqQueuesOf } from '../../src/dashboard/bullmq-queues.js';
 import { DEAD_LETTERS_SHOWN } from '../../src/dashboard/dashboard-snapshot.js';
@@ -94,7 +94,7 @@ function letter(eventId: string, handler: string, deadAt: number): DeadLetter {
 
 /** A memory bus whose dead-letter store the test fills by hand. */
 function memoryBus(logger?: Logger) {
-  const transport = new MemoryTransport(resolveConfig(MEMORY));
+  const transport = new MemoryTransport(resolveOptions(MEMORY));
   const bus = bed.buses.create(
     { events: TEST_EVENTS, config: MEMORY, ...(logger === undefined ? {} : { logger }) },
     transport,
@@ -218,7 +218,7 @@ describe('dead letters through the API', () => {
       if (failing) throw new Error('down');
     });
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [{ handler: flaky, attempts: 1 }] };
-    const transport = new MemoryTransport(resolveConfig(MEMORY));
+    const transport = new MemoryTransport(resolveOptions(MEMORY));
     const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config: MEMORY }, {}, transport);
     const event = recordCreated('r1');
     await bus.publish(event);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EventHandlersConfig, NonRetryableError } from '../../src/index.js';
-import { queueNames } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
@@ -37,7 +37,7 @@ describe('a corrupt entry in the dead-letter store', () => {
     const realId = `${event.id}.dlq.fails`;
     expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual([realId]);
 
-    const names = queueNames(bus.config);
+    const names = queueNamesOf(bus.config);
     await redis.hset(names.deadLetters, 'corrupt', '{"id":"corrupt","kind":"hand');
     await redis.zadd(names.deadLettersByTime, Date.now(), 'corrupt');
 

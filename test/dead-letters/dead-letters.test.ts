@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/bus/transport.js';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   type DeadLetter,
   DeadLetterRedriveError,
   defineHandler,
@@ -14,7 +14,7 @@ import {
   silentLogger,
 } from '../../src/index.js';
 import { MemoryTransport } from '../../src/transports/memory/index.js';
-import { queueNames } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
@@ -41,7 +41,7 @@ class RecordArchived extends Event {
 }
 
 describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
-  const config = (name: string, overrides: Partial<CommitbusConfig> = {}) =>
+  const config = (name: string, overrides: CommitbusOptions = {}) =>
     fastConfig({ prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
 
   /** A bus on `shared` (memory: buses of one "deployment history" share one transport) or its own. */
@@ -68,7 +68,7 @@ describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
       );
       return;
     }
-    for (const payload of payloads) await redis.xadd(queueNames(target.config).stream, '*', 'p', payload);
+    for (const payload of payloads) await redis.xadd(queueNamesOf(target.config).stream, '*', 'p', payload);
   }
 
   /** What is left in Redis: nothing in BullMQ's failed sets, and how many dead-letter keys. */
@@ -239,7 +239,7 @@ describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
   it('dead-letters undecodable payloads, goes on, and republishes them once their class is deployed', async () => {
     const rec = new Recorder();
     const shared =
-      transport === 'memory' ? new MemoryTransport(resolveConfig(config('undecodable'))) : undefined;
+      transport === 'memory' ? new MemoryTransport(resolveOptions(config('undecodable'))) : undefined;
     const oldHandlers: EventHandlersConfig = { RECORD: [[rec.handler('old.record'), true]] };
     const oldWorker = bus(
       { events: TEST_EVENTS, handlers: oldHandlers, config: config('undecodable') },
@@ -393,7 +393,7 @@ describe('bullmq transport: a dead letter that cannot be read', () => {
     const event = recordCreated('c1');
     await b.publish(event);
     await b.whenIdle(10_000);
-    const names = queueNames(b.config);
+    const names = queueNamesOf(b.config);
     await redis.hset(names.deadLetters, 'by-hand', '{"id":"by-hand","kind":"hand');
     await redis.zadd(names.deadLettersByTime, Date.now(), 'by-hand');
     errors.length = 0;

@@ -11,7 +11,7 @@ import type { EventLog } from '../../src/handlers/event-log.js';
 import { defineHandler } from '../../src/index.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
 import { MemoryDeadLetterStore } from '../../src/transports/memory/index.js';
-import { queueNames, RedisStreamEventLog } from '../../src/transports/redis/index.js';
+import { queueNamesOf, RedisStreamEventLog } from '../../src/transports/redis/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
@@ -75,7 +75,7 @@ describe('drains of one process taking over a dead drain’s entries', () => {
     });
     const events = ['hang', 'b', 'c'].map(recordCreated);
     await bus.publish(events);
-    const names = queueNames(bus.config);
+    const names = queueNamesOf(bus.config);
     const log = new RedisStreamEventLog(redis, names, 60_000);
     // A drain that read the three entries and died: they stay pending for it, delivered once.
     const read = await log.read('dead', 10, 10);

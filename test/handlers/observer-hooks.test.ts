@@ -12,7 +12,7 @@ import { runDrain } from '../../src/handlers/drain.js';
 import { ObserverSet } from '../../src/handlers/observer-set.js';
 import {
   type BusObserver,
-  type CommitbusConfig,
+  type CommitbusOptions,
   type DeadLetter,
   type EventBus,
   type FailedRun,
@@ -32,7 +32,7 @@ import {
   MemoryTransport,
   memoryTransport,
 } from '../../src/transports/memory/index.js';
-import { queueNames } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
 import {
@@ -88,7 +88,7 @@ async function start(
   transport: TransportName,
   path: HandlerPath,
   setup: { behaviour?: Behaviour; entry?: Omit<HandlerEntryOptions, 'sync' | 'handler'> } = {},
-  overrides: Partial<CommitbusConfig> = {},
+  overrides: CommitbusOptions = {},
 ): Promise<{ bus: EventBus; hooks: HookLog; rec: Recorder }> {
   const rec = new Recorder();
   const hooks = new HookLog();
@@ -234,7 +234,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     if (bus.transport instanceof MemoryTransport) {
       await bus.transport.publish([{ id: 'raw-1', payload }]);
     } else {
-      await bed.redis.xadd(queueNames(bus.config).stream, '*', 'p', payload);
+      await bed.redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', payload);
     }
     await bus.startWorker({ handleSignals: false });
     await waitFor('the dead letter to be reported', () => hooks.letters.length === 1);

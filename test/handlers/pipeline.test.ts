@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
 import {
   COMMITBUS_ENTITIES,
-  type CommitbusConfig,
+  type CommitbusOptions,
   type DeadLetter,
   type EventBus,
   type HandlerContext,
@@ -332,7 +332,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
 
   async function start(path: HandlerPath, setup: Setup): Promise<Harness> {
     const rec = new Recorder();
-    const config: Partial<CommitbusConfig> = fastConfig({
+    const config: CommitbusOptions = fastConfig({
       prefix: bed.prefix,
       name: `${transport}${++buses}`,
       delayedPollMs: 20,

@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   type DeadLetter,
   defineHandler,
   type EventBus,
@@ -27,7 +27,7 @@ const attemptsOf = (rec: Recorder, handler: string, eventId?: string) =>
     .map((r) => r.attempt);
 
 describe.each(TRANSPORT_NAMES)('%s transport: retries and timeouts', (transport) => {
-  const config = (name: string, overrides: Partial<CommitbusConfig> = {}) =>
+  const config = (name: string, overrides: CommitbusOptions = {}) =>
     fastConfig({ prefix: PREFIX, name: `${transport}-${name}`, ...overrides });
 
   /** A bus with a worker, on this block's transport. */

@@ -1,6 +1,7 @@
 import type { Transport } from '../../src/bus/transport.js';
+import { layerOptions } from '../../src/config/normalize-options.js';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   EventBus,
   type EventBusOptions,
   type RunningWorker,
@@ -8,18 +9,21 @@ import {
   silentLogger,
 } from '../../src/index.js';
 
+/** What {@link fastConfig} lays `overrides` over. */
+const FAST: CommitbusOptions = {
+  shutdownTimeoutMs: 5_000,
+  drains: { scheduleEveryMs: 0, blockMs: 50 },
+  handlers: { backoff: { type: 'fixed', delayMs: 10 } },
+};
+
 /**
- * Config for a fast test bus: small backoffs and blocking reads, no
- * scheduler. It names no Redis: a bus on Redis gets `transport: testRedis()`.
+ * Options for a fast test bus: small backoffs and blocking reads, no
+ * scheduler, with `overrides` laid over them group by group (the flat
+ * names tests still use, `prefix` above all, translated without a warning).
+ * It names no Redis: a bus on Redis gets `transport: testRedis()`.
  */
-export function fastConfig(overrides: Partial<CommitbusConfig>): Partial<CommitbusConfig> {
-  return {
-    scheduleEveryMs: 0,
-    blockMs: 50,
-    defaultBackoff: { type: 'fixed', delayMs: 10 },
-    shutdownTimeoutMs: 5_000,
-    ...overrides,
-  };
+export function fastConfig(overrides: CommitbusOptions): CommitbusOptions {
+  return layerOptions(FAST, overrides, () => undefined);
 }
 
 /** Creates buses with workers and closes all of them (call `closeAll` in `afterEach`). */

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import { HandledEventEntity } from '../../src/idempotency/handled-event.entity.js';
-import type { CommitbusConfig } from '../../src/index.js';
 import { OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
 import { queueNames } from '../../src/transports/redis/index.js';
 import {
@@ -14,7 +13,12 @@ import {
 import type { ChaosCounts } from './chaos-cluster.js';
 import { jobCounts, openQueue, type RedisClient, unfinishedJobs } from './redis.js';
 
-type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
+type BusNames = Parameters<typeof queueNames>[0];
+
+/** `names` as the shape of a bus's options, which the Redis helpers take. */
+function busOf(names: BusNames) {
+  return { redis: { prefix: names.prefix }, name: names.name };
+}
 
 /** What is left of the run in PostgreSQL and Redis; all zero once everything is handled. */
 export interface Leftovers {
@@ -39,7 +43,8 @@ export async function leftovers(
     pendingEntries: pending,
     delayedEvents: await redis.zcard(q.delayed),
     unfinishedJobs:
-      (await unfinishedJobs(redis, names, 'async')) + (await unfinishedJobs(redis, names, 'retry')),
+      (await unfinishedJobs(redis, busOf(names), 'async')) +
+      (await unfinishedJobs(redis, busOf(names), 'retry')),
   };
 }
 
@@ -103,8 +108,8 @@ export async function collectReport(
   let failedJobs = 0;
   const failedReasons: string[] = [];
   for (const kind of ['async', 'retry'] as const) {
-    failedJobs += (await jobCounts(redis, names, kind)).failed ?? 0;
-    const queue = openQueue(redis, names, kind);
+    failedJobs += (await jobCounts(redis, busOf(names), kind)).failed ?? 0;
+    const queue = openQueue(redis, busOf(names), kind);
     try {
       for (const job of await queue.getFailed(0, 9)) failedReasons.push(`${job.id}: ${job.failedReason}`);
     } finally {

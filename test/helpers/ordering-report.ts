@@ -1,5 +1,4 @@
 import type { DataSource } from 'typeorm';
-import type { CommitbusConfig } from '../../src/index.js';
 import { queueNames } from '../../src/transports/redis/index.js';
 import {
   ORDERING_HANDLERS,
@@ -12,7 +11,7 @@ import {
 import type { ChaosCounts } from './chaos-cluster.js';
 import { type RedisClient, scanKeys } from './redis.js';
 
-type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
+type BusNames = Parameters<typeof queueNames>[0];
 
 /** What is left of ordered events in Redis; all zero once every event is handled. */
 export interface OrderingLeftovers {

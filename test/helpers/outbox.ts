@@ -3,7 +3,7 @@ import type { Transport } from '../../src/bus/transport.js';
 import type { AppendResult } from '../../src/events/outgoing-event.js';
 import {
   COMMITBUS_ENTITIES,
-  type CommitbusConfig,
+  type CommitbusOptions,
   type EventBusOptions,
   type EventHandlersConfig,
   UnitOfWorkManager,
@@ -99,7 +99,7 @@ export function recordingBus(
   buses: Buses,
   dataSource: DataSource,
   failFirst = 0,
-  config: Partial<CommitbusConfig> = {},
+  config: CommitbusOptions = {},
 ) {
   const transport = new RecordingTransport(failFirst);
   const bus = buses.create({ events: OUTBOX_TEST_EVENTS, dataSource, config }, transport);
@@ -111,7 +111,7 @@ export function busConfigs(prefix: string) {
   let count = 0;
   return (
     transport: TransportName,
-    overrides: Partial<CommitbusConfig> = {},
+    overrides: CommitbusOptions = {},
   ): Pick<EventBusOptions, 'config' | 'transport'> => ({
     config: fastConfig({ prefix, name: `bus${++count}`, delayedPollMs: 20, ...overrides }),
     transport: testTransport(transport),

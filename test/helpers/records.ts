@@ -1,5 +1,5 @@
 import { Column, type DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import type { AppendResult, OutgoingEvent } from '../../src/events/outgoing-event.js';
 import {
   Event,
@@ -54,7 +54,7 @@ export class RecordingTransport extends MemoryTransport {
   attempts = 0;
 
   constructor(private readonly failFirst = 0) {
-    super(resolveConfig());
+    super(resolveOptions());
   }
 
   override async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {

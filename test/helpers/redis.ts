@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
-import type { CommitbusConfig } from '../../src/config/config.js';
-import { queueNames } from '../../src/transports/redis/queue-names.js';
+import type { RedisOptions } from '../../src/config/option-groups.js';
+import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
 import type { RedisClient } from '../../src/transports/redis/redis-client.js';
 
 export type { RedisClient };
@@ -22,8 +22,8 @@ export const CLUSTER_NODES: readonly string[] | undefined = process.env.REDIS_CL
 export const ON_CLUSTER = CLUSTER_NODES !== undefined && CLUSTER_NODES.length > 0;
 
 /** The Redis options of a test bus: the cluster's nodes on a cluster, else `REDIS_URL`. */
-export function redisConfig(): Partial<Pick<CommitbusConfig, 'redisUrl' | 'redisCluster'>> {
-  return ON_CLUSTER ? { redisCluster: CLUSTER_NODES } : { redisUrl: REDIS_URL };
+export function redisConfig(): Partial<Pick<RedisOptions, 'url' | 'cluster'>> {
+  return ON_CLUSTER ? { cluster: CLUSTER_NODES } : { url: REDIS_URL };
 }
 
 /** What child processes need to reach the same Redis (`REDIS_URL`, and `REDIS_CLUSTER_NODES` on a cluster). */
@@ -78,16 +78,16 @@ export async function scanKeys(redis: RedisClient, pattern: string): Promise<str
 }
 
 /** What names a bus's keys. */
-type BusNames = Pick<CommitbusConfig, 'prefix' | 'name'>;
+type BusNames = Parameters<typeof queueNamesOf>[0];
 
 /** Length of a bus's event stream: events published and not yet handled. */
 export function streamLength(redis: RedisClient, config: BusNames): Promise<number> {
-  return redis.xlen(queueNames(config).stream);
+  return redis.xlen(queueNamesOf(config).stream);
 }
 
 /** One of a bus's BullMQ queues, to inspect on `redis` (close it; `redis` stays open). */
 export function openQueue(redis: RedisClient, config: BusNames, queue: 'drain' | 'async' | 'retry'): Queue {
-  const names = queueNames(config);
+  const names = queueNamesOf(config);
   return new Queue(names[queue], { connection: redis, prefix: names.bullmqPrefix });
 }
 
@@ -135,6 +135,6 @@ export async function failedHandlerJobs(redis: RedisClient, config: BusNames): P
 
 /** How many of a bus's two dead-letter keys exist (0 once every letter is gone). */
 export function deadLetterKeys(redis: RedisClient, config: BusNames): Promise<number> {
-  const names = queueNames(config);
+  const names = queueNamesOf(config);
   return redis.exists(names.deadLetters, names.deadLettersByTime);
 }

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   ConfigError,
   defineHandler,
   Event,
@@ -15,7 +15,7 @@ import {
   loadConfigFromEnv,
   OrderingDisabledError,
 } from '../../src/index.js';
-import { queueNames } from '../../src/transports/redis/queue-names.js';
+import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
 import { fastConfig } from '../helpers/buses.js';
 import { scanKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
@@ -39,7 +39,7 @@ let buses = 0;
 async function startBus(
   transport: TransportName,
   events: (typeof NoteAdded | typeof ItemChanged)[],
-  config: Partial<CommitbusConfig> = {},
+  config: CommitbusOptions = {},
 ) {
   const seen: string[] = [];
   const record = defineHandler<NoteAdded>('notes.record', (e) => {
@@ -54,7 +54,9 @@ async function startBus(
   });
   /** The bus's ordering keys in Redis (none on memory). */
   const orderingKeys = () =>
-    transport === 'redis' ? scanKeys(bed.redis, `${queueNames(bus.config).ordering}*`) : Promise.resolve([]);
+    transport === 'redis'
+      ? scanKeys(bed.redis, `${queueNamesOf(bus.config).ordering}*`)
+      : Promise.resolve([]);
   /** Workers holding a lease on the lanes, read through the ordering store (both transports). */
   const leases = async () => (await bus.transport.ordering.inspect([], [])).leases.size;
   return { bus, seen, orderingKeys, leases };
@@ -76,7 +78,7 @@ describe.each(TRANSPORT_NAMES)('on %s', (transport) => {
     await expect(ordered).rejects.toMatchObject({
       code: 'COMMITBUS_ORDERING_DISABLED',
       message: expect.stringContaining(
-        "set ordering: 'on' (COMMITBUS_ORDERING=on) on every process of the bus",
+        "set ordering: { mode: 'on' } (COMMITBUS_ORDERING_MODE=on) on every process of the bus",
       ),
     });
     expect(await bus.backlog()).toBe(0);

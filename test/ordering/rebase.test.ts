@@ -9,7 +9,7 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   defineHandler,
   Event,
   type EventBus,
@@ -23,7 +23,7 @@ import {
 import { createBusMetrics } from '../../src/metrics/index.js';
 import { OrderKeyRecordEntity } from '../../src/ordering/order-key-record.entity.js';
 import { OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
-import { queueNames } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { openSqlite } from '../helpers/outbox.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
@@ -68,7 +68,7 @@ function warnings(): { logger: Logger; seen: { fields: Record<string, unknown>; 
 }
 
 /** A bus on `transport` with an outbox (PostgreSQL on Redis, SQLite in memory), recording what its handler saw. */
-async function ledgerBus(transport: TransportName, overrides: Partial<CommitbusConfig> = {}) {
+async function ledgerBus(transport: TransportName, overrides: CommitbusOptions = {}) {
   const dataSource = transport === 'redis' ? postgres : sqlite;
   const seen: { account: string; n: number; seq: number; prev: number | undefined }[] = [];
   const handler = defineHandler<Posted>('ledger.apply', (e) => {
@@ -299,7 +299,7 @@ describe('a lane whose state Redis lost', () => {
     for (const n of [1, 2]) await b.post(account, n);
     await waitFor('the first events', () => b.handled(account).length === 2);
     // Redis restarted without AOF: the lane's keys are gone; commitbus_order_keys still says 2.
-    const prefix = queueNames(b.bus.config).ordering;
+    const prefix = queueNamesOf(b.bus.config).ordering;
     expect(
       await bed.redis.del(`${prefix}l:s|ledger:${account}`, `${prefix}e:s|ledger:${account}`),
     ).toBeGreaterThan(0);

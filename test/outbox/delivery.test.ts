@@ -10,7 +10,7 @@ import {
   SendEventOp,
   UnitOfWorkManager,
 } from '../../src/index.js';
-import { queueNames } from '../../src/transports/redis/queue-names.js';
+import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
 import {
   busConfigs,
   clearOutbox,
@@ -52,7 +52,7 @@ beforeEach(async () => {
 afterAll(() => closeSchema(dataSource));
 
 /** Redis key of a bus's delayed set. */
-const delayedKey = (bus: EventBus) => queueNames(bus.config).delayed;
+const delayedKey = (bus: EventBus) => queueNamesOf(bus.config).delayed;
 
 describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
   it('an id published again within dedupeWindowMs is dropped; after the window it is accepted again', async () => {
@@ -71,7 +71,7 @@ describe.each(TRANSPORTS)('dedupe of event ids on the %s transport', (kind) => {
     await bus.whenIdle();
     expect(rec.count('dedupe.count', event.id)).toBe(1);
     if (kind === 'redis') {
-      const ttl = await redis.pttl(`${queueNames(bus.config).seen}${event.id}`);
+      const ttl = await redis.pttl(`${queueNamesOf(bus.config).seen}${event.id}`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(window);
     }

@@ -161,7 +161,7 @@ describe('the outbox on PostgreSQL', () => {
 
     const other = await connectSchema(SCHEMA, { entities: ENTITIES });
     try {
-      const young = new Outbox(other, { outboxGraceMs: 60_000, outboxRelayBatchSize: 500 }, silentLogger);
+      const young = new Outbox(other, { graceMs: 60_000, relayBatchSize: 500 }, silentLogger);
       const tookYoung: OutgoingEvent[][] = [];
       expect(await young.relayOnce(async (events) => void tookYoung.push([...events]))).toBe(0);
       expect(tookYoung).toEqual([]);
@@ -261,7 +261,9 @@ describe('the outbox on PostgreSQL', () => {
           describe: async () => ({ left: (await outboxRows(dataSource)).length }),
         },
       );
-      expect(await streamLength(redis, relays[0]?.bus.config ?? { prefix: PREFIX, name: '?' })).toBe(0);
+      expect(
+        await streamLength(redis, relays[0]?.bus.config ?? { redis: { prefix: PREFIX }, name: '?' }),
+      ).toBe(0);
     } finally {
       await buses.closeAll();
       await Promise.all(sources.map((source) => source.destroy()));

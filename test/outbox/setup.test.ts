@@ -178,7 +178,7 @@ describe.each([
       // A left row, with a delivery time, goes through the relay's query and comes back intact.
       const deliverAt = Date.now() + 86_400_000;
       const left = RecordCreated.create({ recid: 'm2' });
-      const outbox = new Outbox(ds, { outboxGraceMs: 0, outboxRelayBatchSize: 10 }, silentLogger);
+      const outbox = new Outbox(ds, { graceMs: 0, relayBatchSize: 10 }, silentLogger);
       await outbox.write(ds.manager, [{ ...bus.encode(left), handlingKey: left.handlingKey, deliverAt }]);
       const relayed: OutgoingEvent[] = [];
       expect(await outbox.relayOnce(async (events) => void relayed.push(...events))).toBe(1);
@@ -230,7 +230,7 @@ describe.each([
       }
 
       await ds.runMigrations();
-      const outbox = new Outbox(ds, { outboxGraceMs: 0, outboxRelayBatchSize: 10 }, silentLogger);
+      const outbox = new Outbox(ds, { graceMs: 0, relayBatchSize: 10 }, silentLogger);
       const relayed: OutgoingEvent[] = [];
       expect(await outbox.relayOnce(async (events) => void relayed.push(...events))).toBe(3);
       expect(relayed).toEqual([

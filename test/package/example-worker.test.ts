@@ -44,7 +44,7 @@ it('npm run worker shuts the worker down gracefully on SIGTERM to npm, and the d
     out += chunk.toString();
   });
   const exited = once(child, 'exit');
-  await waitFor('the worker to start', () => out.includes('handling events from'), {
+  await waitFor('the worker to start', () => out.includes('handling bus '), {
     timeoutMs: 60_000,
     describe: () => out,
   });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
 import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import type { TransportAdapter } from '../../src/index.js';
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
@@ -63,7 +63,7 @@ async function tokenNames(root: RoutemasterClient): Promise<string[]> {
 describe('startRouter on redisTransport(), which takes its Redis from the config', () => {
   it.each([
     ['grouped options', (name: string) => redisOptions(name)],
-    ['a configuration resolveConfig made', (name: string) => resolveConfig(redisOptions(name))],
+    ['a configuration resolveOptions made', (name: string) => resolveOptions(redisOptions(name))],
   ])('keeps its data on that Redis, so a router started again finds it: %s', async (_, config) => {
     const first = await start(config('given-url'));
     expect((await first.addToken('shop')).status).toBe(201);
@@ -81,7 +81,7 @@ describe('startRouter with no transport', () => {
     ['empty options', {}],
     ['a prefix but no Redis', { redis: { prefix: PREFIX } }],
     ['a Redis named but no adapter', redisOptions('no-adapter')],
-    ['a resolved default configuration', resolveConfig({})],
+    ['a resolved default configuration', resolveOptions({})],
     ['loadConfigFromEnv of an environment with no Redis', loadConfigFromEnv({}, {}, logger)],
   ])('refuses to start with a coded error that says what to set: %s', async (_, config) => {
     const started = startRouter(config, { roles: ['upkeep'] }, { logger });

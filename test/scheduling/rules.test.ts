@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config/resolve-config.js';
+import { resolveOptions } from '../../src/config/resolve-options.js';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   createEventBus,
   DEFAULT_CONFIG,
   EventBus,
@@ -11,7 +11,7 @@ import {
   silentLogger,
 } from '../../src/index.js';
 import type { ParkedWork } from '../../src/scheduling/parked-work.js';
-import { queueNames } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import {
   type RecordCreated,
@@ -37,7 +37,7 @@ interface Pair {
 
 // One handler job at a time: released work then runs strictly in the order it was parked
 // (with more, runs start in that order but may overlap).
-function config(transport: TransportName, name: string, overrides: Partial<CommitbusConfig> = {}) {
+function config(transport: TransportName, name: string, overrides: CommitbusOptions = {}) {
   return {
     config: fastConfig({ prefix: PREFIX, name, asyncConcurrency: 1, ...overrides }),
     transport: testTransport(transport),
@@ -48,7 +48,7 @@ async function startPair(
   transport: TransportName,
   name: string,
   handlers: EventHandlersConfig,
-  overrides: Partial<CommitbusConfig> = {},
+  overrides: CommitbusOptions = {},
 ): Promise<Pair> {
   const options = { events: TEST_EVENTS, handlers, ...config(transport, name, overrides) };
   const { bus } = await buses.start(options);
@@ -63,7 +63,7 @@ async function startPair(
 
 /** The scheduling keys a bullmq bus left in Redis (rules, parked work, counters), sorted. */
 async function schedulingKeys(bus: EventBus): Promise<string[]> {
-  const names = queueNames(bus.config);
+  const names = queueNamesOf(bus.config);
   const found = (await redis.exists(names.rules)) ? [names.rules] : [];
   for (const key of [names.parkedHandlers, names.dropped]) if (await redis.exists(key)) found.push(key);
   found.push(...(await scanKeys(redis, `${names.parked}:*`)));
@@ -72,7 +72,7 @@ async function schedulingKeys(bus: EventBus): Promise<string[]> {
 
 /** The work parked for `handler` on a bullmq bus, oldest first, as stored. */
 async function parkedInRedis(bus: EventBus, handler: string): Promise<ParkedWork[]> {
-  const items = await redis.lrange(`${queueNames(bus.config).parked}:${handler}`, 0, -1);
+  const items = await redis.lrange(`${queueNamesOf(bus.config).parked}:${handler}`, 0, -1);
   return items.map((item) => JSON.parse(item) as ParkedWork);
 }
 
@@ -87,7 +87,7 @@ describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
       ],
     };
     const { bus, admin } = await startPair(transport, 'pause', handlers);
-    expect(bus.config.rulesRefreshMs).toBe(500);
+    expect(bus.config.scheduling.rulesRefreshMs).toBe(500);
 
     expect(await admin.rules.pause({ handler: 'pause.mail' })).toBe(true);
     expect(await admin.rules.pause({ handler: 'pause.mail' })).toBe(false);
@@ -120,7 +120,7 @@ describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
       { kind: 'pause', target: { handler: 'pause.mail' }, since: expect.any(Date) },
     ]);
     if (transport === 'redis') {
-      const names = queueNames(bus.config);
+      const names = queueNamesOf(bus.config);
       expect(await redis.smembers(names.parkedHandlers)).toEqual(['pause.mail']);
       expect((await parkedInRedis(bus, 'pause.mail')).map((w) => w.job.payload)).toHaveLength(
         parkedIds.length,
@@ -304,7 +304,7 @@ describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
       ['block', { handler: 'block.async' }],
     ]);
     if (transport === 'redis') {
-      const names = queueNames(bus.config);
+      const names = queueNamesOf(bus.config);
       expect(await redis.hgetall(names.dropped)).toEqual({ 'block.sync': '4', 'block.async': '4' });
     }
 
@@ -337,7 +337,7 @@ describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
     ).toEqual([]);
     expect(await admin.rules.blockedCount()).toBe(8);
     expect(await admin.rules.list()).toEqual([]);
-    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([queueNames(bus.config).dropped]);
+    if (transport === 'redis') expect(await schedulingKeys(bus)).toEqual([queueNamesOf(bus.config).dropped]);
   });
 
   it('a block wins over a pause, and work parked before the block waits until both are lifted', async () => {
@@ -490,7 +490,7 @@ describe('scheduling rule targets and config', () => {
   it('rulesRefreshMs defaults to 500, reads COMMITBUS_RULES_REFRESH_MS and must be positive', () => {
     expect(DEFAULT_CONFIG.scheduling.rulesRefreshMs).toBe(500);
     expect(loadConfigFromEnv({ COMMITBUS_RULES_REFRESH_MS: '250' }).scheduling.rulesRefreshMs).toBe(250);
-    expect(() => resolveConfig({ rulesRefreshMs: 0 })).toThrow(
+    expect(() => resolveOptions({ rulesRefreshMs: 0 })).toThrow(
       'rulesRefreshMs must be a positive integer, got 0',
     );
     expect(() => createEventBus({ events: [], config: { rulesRefreshMs: 1.5 } })).toThrow(/rulesRefreshMs/);

@@ -14,7 +14,7 @@ import {
   type EventHandlersConfig,
   SendEventOp,
 } from '../../src/index.js';
-import { queueNames } from '../../src/transports/redis/queue-names.js';
+import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
 import {
   busConfigs,
   DEAD_PUBLISHER,
@@ -282,7 +282,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       return JSON.stringify({ ...envelope, trace: malformed[i] });
     });
     if (kind === 'redis') {
-      for (const payload of payloads) await redis.xadd(queueNames(bus.config).stream, '*', 'p', payload);
+      for (const payload of payloads) await redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', payload);
       // A publish of our own starts a drain (an XADD does not).
       await bus.publish(RecordCreated.create({ recid: 'kick' }));
     } else {

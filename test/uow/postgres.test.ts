@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   createEventBus,
   currentUnitOfWork,
   defineHandler,
@@ -45,7 +45,7 @@ afterEach(async () => {
 afterAll(() => closeSchema(dataSource));
 
 /** A bus on a transport that records each publish; its first `failFirst` publishes throw. */
-function setup(failFirst = 0, config: Partial<CommitbusConfig> = {}) {
+function setup(failFirst = 0, config: CommitbusOptions = {}) {
   const transport = new RecordingTransport(failFirst);
   const bus = new EventBus(
     { events: [RecordCreated, RecordUpdated], config, logger: silentLogger },

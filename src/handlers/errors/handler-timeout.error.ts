@@ -1,9 +1,8 @@
 import { envNameOf } from '../../config/option-env.js';
-import { OPTION_PATHS } from '../../config/option-paths.js';
 import { CommitbusError } from '../../support/commitbus-error.js';
 
 /** The config option of every handler's timeout, by its grouped name (`handlers.timeoutMs`). */
-const TIMEOUT_OPTION = OPTION_PATHS.handlerTimeoutMs;
+const TIMEOUT_OPTION = 'handlers.timeoutMs';
 
 /**
  * A handler run did not settle within its timeout. It counts as a failed

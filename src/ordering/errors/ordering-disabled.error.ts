@@ -1,4 +1,4 @@
-import type { OrderingMode } from '../../config/config.js';
+import type { OrderingMode } from '../../config/option-groups.js';
 import { CommitbusError } from '../../support/commitbus-error.js';
 
 /** An ordered event was published on a bus whose workers run no ordered lanes: nothing would ever handle it. */
@@ -9,10 +9,10 @@ export class OrderingDisabledError extends CommitbusError {
   constructor(handlingKey: string, orderKey: string, mode: OrderingMode) {
     const why =
       mode === 'auto'
-        ? "config.ordering is 'auto' and no registered event class has orderBy"
-        : "config.ordering is 'off'";
+        ? "ordering.mode is 'auto' and no registered event class has orderBy"
+        : "ordering.mode is 'off'";
     super(
-      `a ${handlingKey} event was published with order key ${JSON.stringify(orderKey)}, but this bus runs no ordered lanes (${why}), so no worker would ever handle it: set ordering: 'on' (COMMITBUS_ORDERING=on) on every process of the bus, publishers and workers alike, or publish it without orderKey`,
+      `a ${handlingKey} event was published with order key ${JSON.stringify(orderKey)}, but this bus runs no ordered lanes (${why}), so no worker would ever handle it: set ordering: { mode: 'on' } (COMMITBUS_ORDERING_MODE=on) on every process of the bus, publishers and workers alike, or publish it without orderKey`,
     );
   }
 }

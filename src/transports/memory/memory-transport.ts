@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../../config/config.js';
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { RouterStores } from '../../router/router-stores.js';
 import { MemoryTransport } from './memory.transport.js';
@@ -13,7 +13,7 @@ import { memoryRouterStores } from './memory-router-stores.js';
 export function memoryTransport(): {
   readonly name: 'memory';
   readonly inProcess: true;
-  open(context: { readonly config: CommitbusConfig }): MemoryTransport;
+  open(context: { readonly config: ResolvedCommitbusOptions }): MemoryTransport;
   routerStores(context: unknown, shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
 } {
   return {

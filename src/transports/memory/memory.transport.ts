@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../../config/config.js';
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
@@ -76,10 +76,10 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
   /** Ordered events' lanes, in this process. */
   readonly ordering: MemoryOrderingStore;
 
-  constructor(private readonly config: CommitbusConfig) {
-    this.ordering = new MemoryOrderingStore(() => this.notify(), laneGapWaitMs(config));
+  constructor(private readonly config: ResolvedCommitbusOptions) {
+    this.ordering = new MemoryOrderingStore(() => this.notify(), laneGapWaitMs(config.outbox));
     this.log = new MemoryEventLog(
-      config.dedupeWindowMs,
+      config.publishing.dedupeWindowMs,
       () => this.notify(),
       (lane, payload, position) => this.ordering.append(lane, payload, position),
     );
@@ -117,7 +117,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
       deadLetters: this.deadLetters,
     };
     const runner = new MemoryJobRunner(
-      runtime.config.asyncConcurrency,
+      runtime.config.handlers.concurrency,
       (job, attemptsMade, save, retryIn) =>
         processHandlerJob(
           {
@@ -138,8 +138,8 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
         ),
     );
     const beat =
-      runtime.config.scheduleEveryMs > 0
-        ? setInterval(() => this.ensureDrain(), runtime.config.scheduleEveryMs)
+      runtime.config.drains.scheduleEveryMs > 0
+        ? setInterval(() => this.ensureDrain(), runtime.config.drains.scheduleEveryMs)
         : undefined;
     const running: Running = { runtime, runner, beat, stopping: false, drain: undefined };
     this.worker = running;
@@ -163,7 +163,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
       dispatcher: runtime.dispatcher,
       enqueue: async (jobs) => running.runner.add(jobs),
       deadLetters: this.deadLetters,
-      limits: runtime.config,
+      limits: runtime.config.drains,
       consumer: `memory:${this.drains}`,
       stopping: () => running.stopping,
       solo: runtime.solo,

@@ -42,7 +42,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
   const { runtime, names, connection, drainQueue, enqueue, onConnectionError } = deps;
   const { config, dispatcher, logger } = runtime;
   let stopping = false;
-  const drainLog = new RedisStreamEventLog(connection, names, config.dedupeWindowMs);
+  const drainLog = new RedisStreamEventLog(connection, names, config.publishing.dedupeWindowMs);
   // On the worker's connection, which waits out outages: work given up is not dropped.
   const deadLetters = new RedisDeadLetterStore(connection, names);
   const drainConnections = new Set<RedisClient>();
@@ -60,7 +60,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
           dispatcher,
           enqueue,
           deadLetters,
-          limits: config,
+          limits: config.drains,
           consumer: `${hostname()}:${process.pid}:${job.id}`,
           stopping: () => stopping,
           solo: runtime.solo,
@@ -76,11 +76,11 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
     // A drain that died is simply started again: its events wait in the stream.
     {
       ...workerOpts,
-      concurrency: config.maxConcurrentDrains,
+      concurrency: config.drains.maxConcurrent,
       maxStalledCount: 1_000,
-      // A dead worker's drain stops counting against maxConcurrentDrains once its lock expires.
-      lockDuration: config.lockDurationMs,
-      stalledInterval: config.lockDurationMs,
+      // A dead worker's drain stops counting against drains.maxConcurrent once its lock expires.
+      lockDuration: config.handlers.lockDurationMs,
+      stalledInterval: config.handlers.lockDurationMs,
     },
   );
   // The wait each failed handler job's run decided, read by the workers' backoff strategy.
@@ -107,9 +107,9 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
   };
   const handlerOpts = {
     ...workerOpts,
-    concurrency: config.asyncConcurrency,
-    lockDuration: config.lockDurationMs,
-    stalledInterval: config.lockDurationMs,
+    concurrency: config.handlers.concurrency,
+    lockDuration: config.handlers.lockDurationMs,
+    stalledInterval: config.handlers.lockDurationMs,
     // A job whose worker died is run again however often that happens: stalls
     // are not failures of the handler, and BullMQ's default (1) would fail the
     // job for good, losing the handler's run for its event.

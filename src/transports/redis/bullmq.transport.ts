@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { CommitbusConfig } from '../../config/config.js';
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
@@ -16,7 +16,7 @@ import { redactSecrets, sanitizeError } from '../../support/sanitize-error.js';
 import { DRAIN_JOB, DRAIN_JOB_OPTS, startBullmqWorker } from './bullmq-worker.js';
 import { connectionWarnings } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
-import { type QueueNames, queueNames } from './queue-names.js';
+import { type QueueNames, queueNamesOf } from './queue-names.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
@@ -64,16 +64,16 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   private readonly gapWaitMs: number;
 
   constructor(
-    private readonly config: CommitbusConfig,
+    private readonly config: ResolvedCommitbusOptions,
     private readonly logger: Logger,
   ) {
-    this.names = queueNames(config);
-    this.gapWaitMs = laneGapWaitMs(config);
+    this.names = queueNamesOf(config);
+    this.gapWaitMs = laneGapWaitMs(config.outbox);
     this.onConnectionError = connectionWarnings(logger, () => this.connections.describe());
-    this.connections = new RedisConnections(config, this.onConnectionError);
+    this.connections = new RedisConnections(config.redis, this.onConnectionError);
     // Publishing fails fast while Redis is away, so the unit of work's retries see it.
     this.redis = this.connections.open(2);
-    this.log = new RedisStreamEventLog(this.redis, this.names, config.dedupeWindowMs);
+    this.log = new RedisStreamEventLog(this.redis, this.names, config.publishing.dedupeWindowMs);
     this.drainQueue = new Queue(this.names.drain, {
       connection: this.redis,
       prefix: this.names.bullmqPrefix,
@@ -212,11 +212,11 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     const { config } = runtime;
     try {
       await this.log.ensureGroup();
-      await this.drainQueue.setGlobalConcurrency(config.maxConcurrentDrains);
-      if (config.scheduleEveryMs > 0) {
+      await this.drainQueue.setGlobalConcurrency(config.drains.maxConcurrent);
+      if (config.drains.scheduleEveryMs > 0) {
         await this.drainQueue.upsertJobScheduler(
           BEAT_ID,
-          { every: config.scheduleEveryMs },
+          { every: config.drains.scheduleEveryMs },
           { name: DRAIN_JOB, opts: DRAIN_JOB_OPTS },
         );
       }

@@ -6,7 +6,7 @@
 export { BullmqTransport } from './bullmq.transport.js';
 export { UnexpectedRedisReplyError } from './errors/unexpected-redis-reply.error.js';
 export { HandlerJobQueues } from './handler-job-queues.js';
-export { type QueueNames, queueNames } from './queue-names.js';
+export { type QueueNames, queueNames, queueNamesOf } from './queue-names.js';
 export { RedisBatchStore } from './redis.batch-store.js';
 export { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 export { RedisOrderingStore } from './redis.ordering-store.js';

@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../../config/config.js';
+import type { RedisOptions } from '../../config/option-groups.js';
 
 /**
  * The Redis names one bus uses. Every key starts with the bus's hash tag
@@ -41,9 +41,17 @@ export interface QueueNames {
   readonly ordering: string;
 }
 
-/** Derives every name from the config. */
-export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): QueueNames {
-  const tag = `{${config.prefix}:${config.name}}`;
+/** The names of a bus's keys, from its options (`redis.prefix`, `name`). */
+export function queueNamesOf(config: {
+  readonly name: string;
+  readonly redis: Pick<RedisOptions, 'prefix'>;
+}): QueueNames {
+  return queueNames({ prefix: config.redis.prefix, name: config.name });
+}
+
+/** Derives every name from a bus's key prefix and name: all under the hash tag `{<prefix>:<name>}`. */
+export function queueNames(bus: { readonly prefix: string; readonly name: string }): QueueNames {
+  const tag = `{${bus.prefix}:${bus.name}}`;
   return {
     tag,
     stream: `${tag}:stream`,
@@ -51,9 +59,9 @@ export function queueNames(config: Pick<CommitbusConfig, 'prefix' | 'name'>): Qu
     seen: `${tag}:seen:`,
     group: 'drains',
     bullmqPrefix: tag,
-    drain: `${config.name}-drain`,
-    async: `${config.name}-async`,
-    retry: `${config.name}-retry`,
+    drain: `${bus.name}-drain`,
+    async: `${bus.name}-async`,
+    retry: `${bus.name}-retry`,
     rules: `${tag}:rules`,
     parked: `${tag}:parked`,
     parkedHandlers: `${tag}:parked-handlers`,

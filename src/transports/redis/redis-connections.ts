@@ -1,7 +1,7 @@
 import { Cluster, type ClusterOptions, Redis } from 'ioredis';
-import type { CommitbusConfig } from '../../config/config.js';
 import { secretsOf } from '../../config/config-secrets.js';
 import { ConfigError } from '../../config/errors/config.error.js';
+import type { RedisOptions } from '../../config/option-groups.js';
 import { parseClusterNode } from '../../config/redis-cluster-node.js';
 import { redactRedisUrl, redisUrlProblem } from '../../config/redis-url.js';
 import { scrubCommandArgs } from '../../support/sanitize-error.js';
@@ -26,23 +26,23 @@ export class RedisConnections {
   private readonly where: () => string;
 
   /**
-   * @param config - where Redis is.
+   * @param redis - where Redis is (the bus's `redis` options).
    * @param onError - `error` listener put on every connection.
    */
   constructor(
-    config: Pick<CommitbusConfig, 'redisUrl' | 'redisCluster'>,
+    redis: Pick<RedisOptions, 'url' | 'cluster'>,
     private readonly onError: (error: Error) => void,
   ) {
-    const cluster = config.redisCluster;
-    this.secrets = secretsOf(config);
+    const cluster = redis.cluster;
+    this.secrets = secretsOf(redis);
     this.cluster = cluster !== undefined;
-    const urls = cluster === undefined ? [config.redisUrl] : Array.isArray(cluster) ? cluster : [];
+    const urls = cluster === undefined ? [redis.url] : Array.isArray(cluster) ? cluster : [];
     this.bareCredentialCharacters = urls.some(
       (url) => typeof url === 'string' && hasBareCredentialCharacters(url),
     );
     if (cluster === undefined) {
-      const url = config.redisUrl;
-      // A configuration built by hand skips resolveConfig's check, and ioredis would throw
+      const url = redis.url;
+      // A configuration built by hand skips resolveOptions's check, and ioredis would throw
       // a TypeError that carries the whole URL: refuse it here, masked, without a cause.
       const problem = typeof url === 'string' ? redisUrlProblem(url) : 'it is not a string';
       if (problem !== undefined) {

@@ -1,9 +1,9 @@
-import type { CommitbusConfig } from '../../config/config.js';
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
 import type { RouterStores } from '../../router/router-stores.js';
 import type { Logger } from '../../support/logger.js';
 import { connectionWarnings } from './connection-warnings.js';
-import { queueNames } from './queue-names.js';
+import { queueNamesOf } from './queue-names.js';
 import { RedisBatchStore } from './redis.batch-store.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisRouterCatalog } from './redis.router-catalog.js';
@@ -20,18 +20,18 @@ import { isRedisOutage } from './redis-outage.js';
  * dead-letter store.
  */
 export function redisRouterStores(
-  config: Pick<CommitbusConfig, 'redisUrl' | 'redisCluster' | 'prefix' | 'name'>,
+  config: Pick<ResolvedCommitbusOptions, 'redis' | 'name'>,
   logger: Logger,
   shared: { readonly deadLetters?: DeadLetterStore } = {},
 ): RouterStores {
   let where = () => 'Redis';
   const connections = new RedisConnections(
-    config,
+    config.redis,
     connectionWarnings(logger, () => where()),
   );
   where = () => connections.describe();
   const client = connections.open(3);
-  const names = queueNames(config);
+  const names = queueNamesOf(config);
   const catalog = new RedisRouterCatalog(client, names);
   const batches = new RedisBatchStore(client, names);
   return {

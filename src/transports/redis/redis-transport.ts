@@ -1,4 +1,4 @@
-import type { CommitbusConfig } from '../../config/config.js';
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { RedisOptions } from '../../config/option-groups.js';
 import type { TransportSettings } from '../../config/transport-settings.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
@@ -9,7 +9,7 @@ import { redisRouterStores } from './redis-router-stores.js';
 
 /** What a bus or a router hands the adapter when it opens it. */
 interface AdapterContext {
-  readonly config: CommitbusConfig;
+  readonly config: ResolvedCommitbusOptions;
   readonly logger: Logger;
 }
 

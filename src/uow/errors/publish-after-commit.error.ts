@@ -2,7 +2,7 @@ import { CommitbusError } from '../../support/commitbus-error.js';
 
 /**
  * The transaction committed but its events could not be published after
- * every retry (only with `config.outbox` off). The events are named so they
+ * every retry (only with `outbox.enabled` off). The events are named so they
  * can be republished by hand.
  */
 export class PublishAfterCommitError extends CommitbusError {
@@ -16,7 +16,7 @@ export class PublishAfterCommitError extends CommitbusError {
   ) {
     const names = events.map((e) => `${e.key} ${e.id}`).join(', ');
     super(
-      `the transaction committed, but publishing its ${events.length} event(s) failed ${attempts} times: ${names}. Check the Redis connection and republish them with bus.publish(), or keep config.outbox on (the default with a dataSource) so a relay republishes them for you`,
+      `the transaction committed, but publishing its ${events.length} event(s) failed ${attempts} times: ${names}. Check the Redis connection and republish them with bus.publish(), or keep outbox.enabled on (the default with a dataSource) so a relay republishes them for you`,
       options,
     );
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CommitbusConfig, DrainResult, EventHandlersConfig } from '../../../src/index.js';
+import type { CommitbusOptions, DrainResult, EventHandlersConfig } from '../../../src/index.js';
 import { MemoryTransport } from '../../../src/transports/memory/index.js';
 import { Buses, fastConfig } from '../../helpers/buses.js';
 import {
@@ -21,7 +21,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 const buses = new Buses();
 afterEach(() => buses.closeAll());
 
-function memory(overrides: Partial<CommitbusConfig> = {}): Partial<CommitbusConfig> {
+function memory(overrides: CommitbusOptions = {}): CommitbusOptions {
   return fastConfig({ ...overrides });
 }
 

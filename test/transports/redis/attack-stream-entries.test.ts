@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EventHandlersConfig } from '../../../src/index.js';
-import { queueNames } from '../../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../../src/transports/redis/index.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
@@ -28,7 +28,7 @@ describe('a stream entry with more fields than p', () => {
     const event = recordCreated('tagged');
     const { payload } = bus.encode(event);
     // A publisher that tags its entries: field "source" with value "p", then the payload.
-    await redis.xadd(queueNames(bus.config).stream, '*', 'source', 'p', 'p', payload);
+    await redis.xadd(queueNamesOf(bus.config).stream, '*', 'source', 'p', 'p', payload);
     // A publish of our own starts a drain (an XADD does not).
     const kick = recordCreated('kick');
     await bus.publish(kick);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type CommitbusConfig,
+  type CommitbusOptions,
   defineHandler,
   type Event,
   type EventBus,
   type EventHandlersConfig,
 } from '../../../src/index.js';
-import { queueNames } from '../../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../../src/transports/redis/index.js';
 import { fastConfig } from '../../helpers/buses.js';
 import {
   type RecordCreated,
@@ -30,7 +30,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 const { prefix: PREFIX, redis, buses } = redisTestBed('dispatch');
 
 /** A bullmq bus config under this file's prefix; `name` gives each test its own queues. */
-function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}) {
+function bullmq(name: string, overrides: CommitbusOptions = {}) {
   return { config: fastConfig({ prefix: PREFIX, name, ...overrides }), transport: testRedis() };
 }
 
@@ -55,8 +55,8 @@ describe('bullmq transport: dispatch', () => {
   it('runs sync entries inline in a drain and async entries as their own BullMQ jobs', async () => {
     const rec = new Recorder();
     const name = 'forms';
-    const asyncQueue = openQueue(redis, { prefix: PREFIX, name }, 'async');
-    const drainQueue = openQueue(redis, { prefix: PREFIX, name }, 'drain');
+    const asyncQueue = openQueue(redis, { redis: { prefix: PREFIX }, name }, 'async');
+    const drainQueue = openQueue(redis, { redis: { prefix: PREFIX }, name }, 'drain');
     const seenBySync: string[] = [];
     const seenByAsync: string[] = [];
     // While a sync handler runs, a drain is active and no async job of its event exists yet.
@@ -133,7 +133,7 @@ describe('bullmq transport: dispatch', () => {
     const ids = batches.flat().map((e) => e.id);
     expect(rec.notRunOnce('once.sync', ids)).toEqual([]);
     expect(rec.notRunOnce('once.async', ids)).toEqual([]);
-    const names = queueNames(bus.config);
+    const names = queueNamesOf(bus.config);
     expect(await redis.xlen(names.stream)).toBe(0);
     expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
     expect(await bus.deadLetters.list()).toEqual([]);
@@ -271,7 +271,7 @@ describe('bullmq transport: dispatch', () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = { RECORD: [[rec.handler('undecodable.next'), true]] };
     const { bus } = await buses.start({ events: TEST_EVENTS, handlers, ...bullmq('undecodable') });
-    const stream = queueNames(bus.config).stream;
+    const stream = queueNamesOf(bus.config).stream;
     const garbage = 'this is {not json';
     const unknownKey = JSON.stringify({
       v: 1,

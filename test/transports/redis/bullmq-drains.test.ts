@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommitbusConfig, DrainResult, EventHandlersConfig } from '../../../src/index.js';
-import { queueNames } from '../../../src/transports/redis/index.js';
+import type { CommitbusOptions, DrainResult, EventHandlersConfig } from '../../../src/index.js';
+import { queueNamesOf } from '../../../src/transports/redis/index.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { childWorkers, spawnWorker } from '../../helpers/child-worker.js';
 import { RecordEvent, recordCreated, recordPublished, TEST_EVENTS } from '../../helpers/events.js';
@@ -13,7 +13,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 const { prefix: PREFIX, redis, buses } = redisTestBed('drains');
 const children = childWorkers();
 
-function bullmq(name: string, overrides: Partial<CommitbusConfig> = {}) {
+function bullmq(name: string, overrides: CommitbusOptions = {}) {
   return { config: fastConfig({ prefix: PREFIX, name, ...overrides }), transport: testRedis() };
 }
 
@@ -70,7 +70,7 @@ describe('bullmq transport: drains', () => {
     // Written straight to the stream: no publish, so no kick.
     const events = [recordCreated('b1'), recordCreated('b2')];
     for (const event of events) {
-      await redis.xadd(queueNames(bus.config).stream, '*', 'p', bus.serializer.serialize(event).payload);
+      await redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', bus.serializer.serialize(event).payload);
     }
     await waitFor('both events handled by a scheduled drain', () => rec.count('beat.count') === 2, {
       describe: () => ({ drains: drains.length }),
@@ -197,7 +197,7 @@ describe('bullmq transport: drains', () => {
       { code: 0, signal: null },
       { code: 0, signal: null },
     ]);
-    const names = queueNames(publisher.config);
+    const names = queueNamesOf(publisher.config);
     expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
   });
 
@@ -229,7 +229,7 @@ describe('bullmq transport: drains', () => {
     const handledByFirst = await redis.hlen(countsKey);
     expect(handledByFirst % 10).toBe(0);
     expect(handledByFirst).toBeLessThan(200);
-    const names = queueNames(publisher.config);
+    const names = queueNamesOf(publisher.config);
     expect(await redis.xpending(names.stream, names.group)).toEqual([0, null, null, null]);
     expect(await streamLength(redis, publisher.config)).toBe(200 - handledByFirst);
 

@@ -4,7 +4,7 @@ import type { HandlerJob } from '../../../src/handlers/handler-job.js';
 import type { EventBus, EventBusOptions, EventHandlersConfig } from '../../../src/index.js';
 import { MemoryTransport } from '../../../src/transports/memory/index.js';
 import { bullmqJobId } from '../../../src/transports/redis/bullmq-job-id.js';
-import { queueNames } from '../../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../../src/transports/redis/index.js';
 import { isRedisOutage } from '../../../src/transports/redis/redis-outage.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
@@ -37,7 +37,7 @@ async function appendRaw(bus: EventBus, payloads: readonly string[]): Promise<vo
     await bus.transport.publish(payloads.map((payload, i) => ({ id: `raw-${i}`, payload })));
     return;
   }
-  for (const payload of payloads) await redis.xadd(queueNames(bus.config).stream, '*', 'p', payload);
+  for (const payload of payloads) await redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', payload);
 }
 
 describe.each(['redis', 'memory'] as const)('poison input in a batch (%s)', (transport) => {
@@ -99,7 +99,7 @@ describe.each(['redis', 'memory'] as const)('poison input in a batch (%s)', (tra
     // Nothing left to claim again: the whole batch was acknowledged.
     expect(await bus.backlog()).toBe(0);
     if (transport === 'redis') {
-      const stream = queueNames(bus.config).stream;
+      const stream = queueNamesOf(bus.config).stream;
       expect(await redis.xpending(stream, 'drains')).toEqual([0, null, null, null]);
       expect(await isSettled(redis, bus.config)).toBe(true);
     }

@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Cluster } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Event, type EventHandlersConfig, EventType, TransportUnavailableError } from '../../../src/index.js';
-import { redisTransport } from '../../../src/transports/redis/index.js';
-import { queueNames } from '../../../src/transports/redis/queue-names.js';
+import { queueNamesOf, redisTransport } from '../../../src/transports/redis/index.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
@@ -99,7 +98,7 @@ describe('a bus on a Redis Cluster', () => {
       expect(ran('slot.step-async')).toEqual(inOrder);
     }
 
-    const tag = queueNames(bus.config).tag;
+    const tag = queueNamesOf(bus.config).tag;
     const keys = await keysContaining(prefix);
     const names = keys.map((k) => k.key);
     expect(names.filter((key) => !key.startsWith(`${tag}:`))).toEqual([]);
@@ -156,7 +155,7 @@ describe('a bus on a Redis Cluster', () => {
 
       // The bus used connections of its own: the one given is still open and untouched.
       expect(given.status).toBe('ready');
-      expect(await given.xlen(queueNames(bus.config).stream)).toBe(0);
+      expect(await given.xlen(queueNamesOf(bus.config).stream)).toBe(0);
     } finally {
       given.disconnect();
     }

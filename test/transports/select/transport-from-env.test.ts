@@ -33,7 +33,7 @@ describe('transportFromEnv', () => {
       transport: transportFromEnv(env),
     });
     try {
-      expect(bus.config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', prefix: 'from-code' });
+      expect(bus.config.redis).toMatchObject({ url: 'redis://127.0.0.1:6379', prefix: 'from-code' });
     } finally {
       await bus.close();
     }
@@ -44,7 +44,7 @@ describe('transportFromEnv', () => {
       transport: transportFromEnv(env),
     });
     try {
-      expect(fromEnv.config.redisUrl).toBe('redis://127.0.0.1:1');
+      expect(fromEnv.config.redis.url).toBe('redis://127.0.0.1:1');
     } finally {
       await fromEnv.close();
     }

@@ -1,16 +1,12 @@
-import type { ResolvedCommitbusOptions } from './commitbus-options.js';
-import type { CommitbusConfig } from './config.js';
+import type { FlatCommitbusOptions } from './commitbus-options.js';
 
 /**
- * Where each field of the flat {@link CommitbusConfig} lives among the
- * grouped options: the one table between the two shapes. Keys that differ
- * from their path (all but `name`, `shutdownTimeoutMs`) are
- * also the deprecated flat option names, except the two that never were
- * options ({@link NEW_FLAT_FIELDS}).
+ * The deprecated flat option names (the options before they were grouped),
+ * each with the dotted path of the grouped option it sets now. Read only
+ * where options enter (`normalizeOptions`, and the old environment variables
+ * named after them); nothing inside commitbus reads options by these names.
  */
-export const OPTION_PATHS = {
-  name: 'name',
-  shutdownTimeoutMs: 'shutdownTimeoutMs',
+export const FLAT_OPTION_NAMES = {
   redisUrl: 'redis.url',
   redisCluster: 'redis.cluster',
   prefix: 'redis.prefix',
@@ -32,40 +28,40 @@ export const OPTION_PATHS = {
   maxEventBytes: 'publishing.maxEventBytes',
   dedupeWindowMs: 'publishing.dedupeWindowMs',
   delayedPollMs: 'publishing.delayedPollMs',
-  outbox: 'outbox.enabled',
   outboxGraceMs: 'outbox.graceMs',
   outboxRelayEveryMs: 'outbox.relayEveryMs',
   outboxRelayBatchSize: 'outbox.relayBatchSize',
-  ordering: 'ordering.mode',
   orderedConcurrency: 'ordering.concurrency',
-  orderingLeaseMs: 'ordering.leaseMs',
-  orderingUpkeepMs: 'ordering.upkeepMs',
   handledRetentionMs: 'idempotency.retentionMs',
   rulesRefreshMs: 'scheduling.rulesRefreshMs',
-} as const satisfies Record<keyof CommitbusConfig, string>;
+} as const satisfies Record<keyof FlatCommitbusOptions, string>;
 
-/** Flat fields added when their option was split off; no flat option by these names ever existed. */
-export const NEW_FLAT_FIELDS: ReadonlySet<string> = new Set(['orderingLeaseMs', 'orderingUpkeepMs']);
+/**
+ * The deprecated flat forms of two groups: `outbox: true | false` sets
+ * `outbox.enabled`, `ordering: 'auto' | 'on' | 'off'` sets `ordering.mode`.
+ */
+export const FLAT_GROUP_FORMS: Readonly<Record<string, string>> = {
+  outbox: 'outbox.enabled',
+  ordering: 'ordering.mode',
+};
+
+/** A deprecated flat option name. */
+export type FlatOptionName = keyof typeof FLAT_OPTION_NAMES;
+
+/** Whether `key` is a deprecated flat option name. */
+export function isFlatOptionName(key: string): key is FlatOptionName {
+  return Object.hasOwn(FLAT_OPTION_NAMES, key);
+}
 
 /**
  * Deprecated flat names that used to do two jobs: given alone, they still
  * set the option split off from them too, so old configurations mean what
  * they meant.
  */
-export const SPLIT_OPTIONS: Readonly<Record<string, string>> = {
+export const SPLIT_OPTIONS: Readonly<Partial<Record<FlatOptionName, string>>> = {
   lockDurationMs: 'ordering.leaseMs',
   delayedPollMs: 'ordering.upkeepMs',
 };
-
-/** The grouped options, as the flat configuration the code reads. */
-export function flattenOptions(options: ResolvedCommitbusOptions): CommitbusConfig {
-  const flat: Record<string, unknown> = {};
-  for (const [key, path] of Object.entries(OPTION_PATHS)) {
-    const value = getPath(options, path);
-    if (value !== undefined) flat[key] = value;
-  }
-  return flat as unknown as CommitbusConfig;
-}
 
 /** The value at a dotted `path` of a nested object, or `undefined`. */
 export function getPath(from: object, path: string): unknown {
