@@ -191,6 +191,11 @@ export class EventBus implements UnitOfWorkBus {
     ).start();
   }
 
+  /** Whether one of the bus's event classes has `handlingKey` (`ORDER.PLACE`). */
+  knowsHandlingKey(handlingKey: string): boolean {
+    return this.registry.has(handlingKey);
+  }
+
   /** A new, empty set of events for one unit of work, kept in the outbox if the bus has one. */
   openEvents(): UnitOfWorkEvents {
     return this.publishing.openEvents();
@@ -375,7 +380,15 @@ function observerOf(options: EventBusOptions): BusObserver {
  * that Redis is refused with a `ConfigError` saying what to pass.
  */
 function adapterOf(options: EventBusOptions): TransportAdapter {
-  if (options.transport !== undefined) return options.transport;
+  const given: unknown = options.transport;
+  if (given !== undefined) {
+    if (typeof (given as Partial<TransportAdapter> | null)?.open !== 'function') {
+      throw new ConfigError(
+        `transport must be an adapter value, got ${typeof given === 'string' ? JSON.stringify(given) : typeof given}: redisTransport({ url }) from 'commitbus/redis', memoryTransport() from 'commitbus/memory', or transportFromEnv() from 'commitbus/transports' (the string option that named one is gone)`,
+      );
+    }
+    return given as TransportAdapter;
+  }
   if (redisGiven(options.config)) {
     throw new ConfigError(
       "the options name a Redis (redis.url or redis.cluster; REDIS_URL or REDIS_CLUSTER_NODES through loadConfigFromEnv) but no transport adapter was given, and the bus will not keep in this process what was meant for that Redis: pass transport: redisTransport() from 'commitbus/redis' (it takes its Redis from these options), or transportFromEnv() from 'commitbus/transports'",

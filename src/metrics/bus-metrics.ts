@@ -148,7 +148,7 @@ export class BusMetrics {
 
   private onDeadLetter(letter: DeadLetter): void {
     const handling = letter.handlingKey;
-    const key = handling === undefined ? '' : this.bus.registry.has(handling) ? handling : UNKNOWN_KEY;
+    const key = handling === undefined ? '' : this.bus.knowsHandlingKey(handling) ? handling : UNKNOWN_KEY;
     this.deadLettered.inc({ handler: letter.handler ?? '', key, kind: letter.kind, reason: letter.reason });
     if (letter.reason === 'skipped-by-rebase') this.lateOrdered.inc({ key });
   }

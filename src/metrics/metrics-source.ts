@@ -30,8 +30,8 @@ export interface MetricsStatus {
 export interface MetricsSource {
   /** Adds an observer of the bus's publishing and handler runs; returns its removal. */
   observe(observer: BusObserver): () => void;
-  /** The bus's event classes: a handling key none of them has is not used as a label. */
-  readonly registry: { has(handlingKey: string): boolean };
+  /** Whether one of the bus's event classes has `handlingKey`: a key none has is not used as a label. */
+  knowsHandlingKey(handlingKey: string): boolean;
   /** Where a failed status read during a scrape is logged. */
   readonly logger?: Logger;
   /** A snapshot of the bus's work, read at scrape time for the gauges; without it there are none. */

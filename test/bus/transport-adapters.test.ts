@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  createEventBus,
   defineHandler,
   type EventBus,
   type EventBusOptions,
@@ -61,7 +62,7 @@ describe('redisTransport()', () => {
       await bus.whenIdle(10_000);
       expect(seen).toEqual(['a']);
       expect(bus.transport.name).toBe('redis');
-      expect(bus.config.redisUrl).toBe(REDIS_URL);
+      expect(bus.config.redis.url).toBe(REDIS_URL);
       expect((await bus.status()).bus).toMatchObject({ prefix: PREFIX, transport: 'redis' });
       expect((await redis.keys(`{${PREFIX}:*`)).length).toBeGreaterThan(0);
       expect(await redis.keys('{not-this-one:*')).toEqual([]);
@@ -116,5 +117,19 @@ describe('an adapter of its own, without router stores', () => {
     } finally {
       await buses.closeAll();
     }
+  });
+});
+
+describe('a transport that is not an adapter value', () => {
+  it.each([
+    ['a name, as the string option had', 'bullmq'],
+    ['an object without open()', {}],
+    ['null', null],
+  ])('is refused with a ConfigError naming the adapters: %s', (_case, transport) => {
+    const create = () => createEventBus({ events: TEST_EVENTS, transport: transport as never });
+    expect(create).toThrow(ConfigError);
+    expect(create).toThrow(
+      /^transport must be an adapter value, got .*redisTransport\(\{ url \}\) from 'commitbus\/redis'/,
+    );
   });
 });

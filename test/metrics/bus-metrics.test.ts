@@ -368,7 +368,7 @@ describe('a status read that fails during a scrape', () => {
     const warnings: string[] = [];
     const metrics = createBusMetrics({
       observe: () => () => {},
-      registry: { has: () => true },
+      knowsHandlingKey: () => true,
       status: () => Promise.reject(new Error('redis is down')),
       logger: { ...silentLogger, warn: (_f, message) => void warnings.push(message) },
     });
