@@ -15,7 +15,10 @@ const ON_CLUSTER_TOO = [
   'test/conformance/**/*.test.ts',
   'test/transports/redis/redis-cluster.test.ts',
   'test/ordering/invariants.test.ts',
-  'test/scheduling/rules.test.ts',
+  'test/scheduling/rules-pause.test.ts',
+  'test/scheduling/rules-block.test.ts',
+  'test/scheduling/rules-processes.test.ts',
+  'test/scheduling/rules-targets.test.ts',
   'test/handlers/retries-and-timeouts.test.ts',
 ];
 
