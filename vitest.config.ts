@@ -14,8 +14,12 @@ const LOCAL_CLUSTER = '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const ON_CLUSTER_TOO = [
   'test/conformance/**/*.test.ts',
   'test/transports/redis/redis-cluster.test.ts',
-  'test/ordering/invariants.test.ts',
-  'test/scheduling/rules.test.ts',
+  'test/ordering/invariants-redis.test.ts',
+  'test/ordering/invariants-memory.test.ts',
+  'test/scheduling/rules-pause.test.ts',
+  'test/scheduling/rules-block.test.ts',
+  'test/scheduling/rules-processes.test.ts',
+  'test/scheduling/rules-targets.test.ts',
   'test/handlers/retries-and-timeouts.test.ts',
 ];
 

@@ -141,8 +141,8 @@ export interface OrderingStore {
   pendingInHalted(): Promise<number>;
   /**
    * Reads the state of `lanes` and `workers` at one instant, changing
-   * nothing: for checks of the invariants (`test/ordering/invariants.test.ts`
-   * runs both adapters through it) and for debugging a key.
+   * nothing: for checks of the invariants (`test/ordering/invariants-*.test.ts`
+   * run both adapters through it) and for debugging a key.
    */
   inspect(lanes: Iterable<string>, workers: Iterable<string>): Promise<OrderingState>;
   /** Ends blocking waits (shutdown). */

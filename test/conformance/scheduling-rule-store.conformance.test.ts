@@ -6,7 +6,7 @@
  * may not go; runs dropped by a block counted per handler. (Releasing into
  * the job queue differs today: the memory store keeps work parked while no
  * worker of its bus runs, Redis enqueues it; not asserted here.) (What a bus does with the rules is
- * test/scheduling/rules.test.ts.)
+ * test/scheduling/rules-*.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import type { ParkedWork } from '../../src/scheduling/parked-work.js';

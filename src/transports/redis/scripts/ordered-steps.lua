@@ -33,7 +33,7 @@
     P rebases      count of re-bases, only ever added to
     P e:<lane>     hash: position -> payload ("seq|prev|payload" on async lanes)
 
-  Invariants (checked by test/ordering/invariants.test.ts):
+  Invariants (checked by test/ordering/invariants-*.test.ts):
     1. Every lane with an event at `next` is in `ready`, in the w:<W> of a
        worker in `workers` that owns it (or that popped it and is about to
        claim it: q is set), waiting in `retry`, or halted. A lane with q set

@@ -1,0 +1,66 @@
+/**
+ * The ordering store adapters as the invariants model (invariants-model.ts)
+ * drives them: on Redis under a test file's own prefix, and in memory on a
+ * fake clock, so a seed replays exactly.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, vi } from 'vitest';
+import { MemoryEventLog } from '../../src/transports/memory/memory.event-log.js';
+import { MemoryOrderingStore } from '../../src/transports/memory/memory.ordering-store.js';
+import { queueNames } from '../../src/transports/redis/queue-names.js';
+import { RedisOrderingStore } from '../../src/transports/redis/redis.ordering-store.js';
+import { RedisStreamEventLog } from '../../src/transports/redis/redis-stream.event-log.js';
+import { type Harness, publishThrough, toSnapshot } from '../conformance/ordering-store/harness.js';
+import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
+
+/**
+ * Opens Redis for a test file (a fresh prefix `cb-test-<name>-<8 hex>`, a
+ * connection and one for blocking pops, closed and the keys deleted after the
+ * file) and returns what makes a fresh `RedisOrderingStore` harness under it,
+ * each on names of its own. Call it once, at the top of the file.
+ */
+export function redisHarnesses(name: string): () => Harness {
+  const PREFIX = testPrefix(name);
+  const redis = openRedis();
+  const blocking = openRedis();
+  afterAll(async () => {
+    await deleteKeys(redis, PREFIX);
+    await Promise.all([redis.quit(), blocking.quit()]);
+  });
+  let harnesses = 0;
+  return () => {
+    const names = queueNames({ prefix: PREFIX, name: `h${++harnesses}` });
+    const P = names.ordering;
+    const store = new RedisOrderingStore(redis, P, blocking);
+    return {
+      store,
+      publish: publishThrough(new RedisStreamEventLog(redis, names, 60_000)),
+      snapshot: async (lanes, workers) => toSnapshot(await store.inspect(lanes, workers)),
+      pass: (ms) => sleep(ms),
+      // A worker crashing inside waitAndClaim, between its two Redis calls: not a port operation.
+      popOnly: (worker) => blocking.blmove(`${P}ready`, `${P}w:${worker}`, 'RIGHT', 'LEFT', 0.01),
+    };
+  };
+}
+
+/**
+ * A fresh `MemoryOrderingStore` harness; on a `fakeClock` time passes by moving
+ * the faked `Date` (the caller fakes it), else by sleeping.
+ */
+export function memoryHarness(fakeClock: boolean): Harness {
+  const store = new MemoryOrderingStore();
+  return {
+    store,
+    // Ordered events reach the memory lanes the way the memory transport sends them.
+    publish: publishThrough(
+      new MemoryEventLog(60_000, undefined, (lane, payload, position) =>
+        store.append(lane, payload, position),
+      ),
+    ),
+    snapshot: async (lanes, workers) => toSnapshot(await store.inspect(lanes, workers)),
+    pass: async (ms) => {
+      if (fakeClock) vi.setSystemTime(Date.now() + ms);
+      else await sleep(ms);
+    },
+  };
+}
