@@ -36,7 +36,12 @@ export interface SchedulingRuleStore {
   setRule(kind: RuleKind, target: RuleTarget, since: Date): Promise<boolean>;
   /** Removes a rule; resolves to false if there was none. Parked work is not touched. */
   removeRule(kind: RuleKind, target: RuleTarget): Promise<boolean>;
-  /** Every rule in force, oldest first. */
+  /**
+   * Every rule in force: oldest `since` first, rules set in the same
+   * millisecond by `ruleId` (`block` before `pause`, handler rules before key
+   * rules, then by name), so every adapter and every call lists them alike.
+   * Each `since` is a new `Date`.
+   */
   listRules(): Promise<SchedulingRule[]>;
   /** Appends work to the end of its handler's parked list (`work.job.handler`), atomically. */
   park(work: ParkedWork): Promise<void>;

@@ -2,12 +2,12 @@
  * The `SchedulingRuleStore` port's contract (src/scheduling/scheduling-rule-store.ts),
  * run against every adapter in ./adapters.ts through the store its transport
  * opens, with no worker running: a rule set once (its `since` kept), removed
- * once, listed oldest first; work parked per
+ * once, listed oldest first and by id within a millisecond; work parked per
  * handler, counted, and held while its oldest item may not go; released work
- * enqueued into the transport's job queue though no worker runs, oldest
- * first up to the first item held, once even when two releases race; runs
- * dropped by a block counted per handler. (That a worker started later runs
- * released work, and what a bus does with the rules, is test/scheduling/.)
+ * enqueued into the transport's job queue though no worker runs, oldest first
+ * up to the first item held, once even when two releases race; runs dropped
+ * by a block counted per handler. (That a worker started later runs released
+ * work, and what a bus does with the rules, is test/scheduling/.)
  */
 import { describe, expect, it } from 'vitest';
 import type { HandlerJobQueue } from '../../src/handlers/handler-job-queue.js';
@@ -75,6 +75,27 @@ describe.each(ADAPTERS)('SchedulingRuleStore on $name', (adapter) => {
     expect(seen).toEqual(['e0.mail.parked']);
     expect(await rules.parkedCount()).toBe(4);
     expect(await jobs.hasUnfinished()).toBe(false);
+  });
+
+  it('lists rules set in the same millisecond by id: block before pause, handler before key, then by name', async () => {
+    const rules = bed.open(adapter).transport.rules;
+    const at = new Date(5_000);
+    await rules.setRule('pause', { handlingKey: 'RECORD' }, at);
+    await rules.setRule('pause', { handler: 'mail' }, at);
+    await rules.setRule('block', { handlingKey: 'RECORD' }, at);
+    await rules.setRule('block', { handler: 'mail' }, at);
+    await rules.setRule('pause', { handler: 'index' }, at);
+    await rules.setRule('pause', { handler: 'late' }, new Date(6_000));
+    await rules.setRule('block', { handler: 'early' }, new Date(1_000));
+    expect((await rules.listRules()).map((r) => [r.kind, r.target, r.since.getTime()])).toEqual([
+      ['block', { handler: 'early' }, 1_000],
+      ['block', { handler: 'mail' }, 5_000],
+      ['block', { handlingKey: 'RECORD' }, 5_000],
+      ['pause', { handler: 'index' }, 5_000],
+      ['pause', { handler: 'mail' }, 5_000],
+      ['pause', { handlingKey: 'RECORD' }, 5_000],
+      ['pause', { handler: 'late' }, 6_000],
+    ]);
   });
 
   it('releases into the job queue though no worker runs: oldest first, up to the first item held', async () => {

@@ -1,6 +1,6 @@
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { ParkedWork } from '../../scheduling/parked-work.js';
-import { parseRuleId, ruleId } from '../../scheduling/rule-id.js';
+import { compareRules, parseRuleId, ruleId } from '../../scheduling/rule-id.js';
 import type { RuleKind, RuleTarget, SchedulingRule } from '../../scheduling/scheduling-rule.js';
 import type { SchedulingRuleStore } from '../../scheduling/scheduling-rule-store.js';
 
@@ -11,7 +11,8 @@ import type { SchedulingRuleStore } from '../../scheduling/scheduling-rule-store
  * worker starts when none runs (the port's contract).
  */
 export class MemorySchedulingRuleStore implements SchedulingRuleStore {
-  private readonly rules = new Map<string, Date>();
+  /** `since` of each rule by its id, in epoch milliseconds. */
+  private readonly rules = new Map<string, number>();
   private readonly parked = new Map<string, ParkedWork[]>();
   private readonly dropped = new Map<string, number>();
   /** Handlers whose release is under way: one at a time, as on Redis. */
@@ -23,7 +24,7 @@ export class MemorySchedulingRuleStore implements SchedulingRuleStore {
   async setRule(kind: RuleKind, target: RuleTarget, since: Date): Promise<boolean> {
     const id = ruleId(kind, target);
     if (this.rules.has(id)) return false;
-    this.rules.set(id, since);
+    this.rules.set(id, since.getTime());
     return true;
   }
 
@@ -35,9 +36,9 @@ export class MemorySchedulingRuleStore implements SchedulingRuleStore {
     const rules: SchedulingRule[] = [];
     for (const [id, since] of this.rules) {
       const parsed = parseRuleId(id);
-      if (parsed !== undefined) rules.push({ ...parsed, since });
+      if (parsed !== undefined) rules.push({ ...parsed, since: new Date(since) });
     }
-    return rules.sort((a, b) => a.since.getTime() - b.since.getTime());
+    return rules.sort(compareRules);
   }
 
   async park(work: ParkedWork): Promise<void> {
