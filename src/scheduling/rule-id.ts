@@ -1,4 +1,4 @@
-import type { RuleKind, RuleTarget } from './scheduling-rule.js';
+import type { RuleKind, RuleTarget, SchedulingRule } from './scheduling-rule.js';
 
 /**
  * The stable id of a rule, `<kind>:handler:<name>` or `<kind>:key:<KEY>`:
@@ -17,4 +17,15 @@ export function parseRuleId(id: string): { kind: RuleKind; target: RuleTarget } 
   if (scope === 'handler') return { kind, target: { handler: name } };
   if (scope === 'key') return { kind, target: { handlingKey: name } };
   return undefined;
+}
+
+/**
+ * The order `SchedulingRuleStore.listRules` promises: oldest `since` first,
+ * rules set in the same millisecond by {@link ruleId}.
+ */
+export function compareRules(a: SchedulingRule, b: SchedulingRule): number {
+  const bySince = a.since.getTime() - b.since.getTime();
+  if (bySince !== 0) return bySince;
+  const [idA, idB] = [ruleId(a.kind, a.target), ruleId(b.kind, b.target)];
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
 }

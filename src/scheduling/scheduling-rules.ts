@@ -59,7 +59,7 @@ export class SchedulingRules {
     return this.remove('block', target);
   }
 
-  /** The rules in force, oldest first. */
+  /** The rules in force, oldest first (set in one millisecond: by kind, `block` first, then target). */
   list(): Promise<SchedulingRule[]> {
     return this.store.listRules();
   }

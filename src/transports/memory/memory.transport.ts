@@ -37,12 +37,8 @@ interface Running {
  * the Redis adapter.
  */
 export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
-  /** Scheduling rules and parked work; released work goes to this transport's worker. */
-  readonly rules = new MemorySchedulingRuleStore((jobs) => {
-    if (this.worker === undefined || this.worker.stopping) return false;
-    this.worker.runner.add(jobs);
-    return true;
-  });
+  /** Scheduling rules and parked work; released work goes to {@link MemoryTransport.jobs}, as any handler job. */
+  readonly rules = new MemorySchedulingRuleStore((jobs) => this.jobs.enqueue(jobs));
   /** The adapter's name, as `bus.status()` shows it. */
   readonly name = 'memory';
   /** What it holds lives in this process only. */

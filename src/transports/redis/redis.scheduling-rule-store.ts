@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { MalformedParkedWorkError } from '../../scheduling/errors/malformed-parked-work.error.js';
 import type { ParkedWork } from '../../scheduling/parked-work.js';
-import { parseRuleId, ruleId } from '../../scheduling/rule-id.js';
+import { compareRules, parseRuleId, ruleId } from '../../scheduling/rule-id.js';
 import type { RuleKind, RuleTarget, SchedulingRule } from '../../scheduling/scheduling-rule.js';
 import type { SchedulingRuleStore } from '../../scheduling/scheduling-rule-store.js';
 import type { QueueNames } from './queue-names.js';
@@ -52,7 +52,7 @@ export class RedisSchedulingRuleStore implements SchedulingRuleStore {
         const parsed = parseRuleId(id);
         if (parsed !== undefined) rules.push({ ...parsed, since: new Date(Number(since)) });
       }
-      return rules.sort((a, b) => a.since.getTime() - b.since.getTime());
+      return rules.sort(compareRules);
     });
   }
 
