@@ -125,9 +125,7 @@ export class DeadLetters {
       return { letters: letter === undefined ? [] : [letter], corrupt: [] };
     }
     if (isIdList(target)) return this.readIds(target);
-    if (Object.keys(target).length === 0) {
-      throw new DeadLetterFilterError();
-    }
+    checkFilter(target);
     return this.read(target);
   }
 
@@ -159,6 +157,39 @@ export class DeadLetters {
     });
     return { letters, corrupt };
   }
+}
+
+/** The fields a {@link DeadLetterFilter} has. */
+const FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'handler',
+  'handlingKey',
+  'eventId',
+  'kind',
+  'reason',
+  'since',
+  'until',
+  'limit',
+] satisfies (keyof DeadLetterFilter)[]);
+
+/**
+ * Refuses a filter that would select every letter by accident: one with no
+ * field set (`{}`, or only `undefined` values, as `{ handler: query.handler }`
+ * with no `handler` in the query), or one with a field no filter has (a typo,
+ * `{ hanlder }`, which would match every letter).
+ */
+function checkFilter(filter: DeadLetterFilter): void {
+  if (typeof filter !== 'object' || filter === null) {
+    throw new DeadLetterFilterError(
+      `say which dead letters: an id, a list of ids, 'all' or a filter object, got ${filter === null ? 'null' : typeof filter}`,
+    );
+  }
+  const unknown = Object.keys(filter).filter((field) => !FILTER_FIELDS.has(field));
+  if (unknown.length > 0) {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter has no field ${unknown.map((f) => JSON.stringify(f)).join(', ')} (the fields are ${[...FILTER_FIELDS].join(', ')}): nothing was selected`,
+    );
+  }
+  if (Object.values(filter).every((value) => value === undefined)) throw new DeadLetterFilterError();
 }
 
 function isIdList(target: DeadLetterTarget): target is readonly string[] {
