@@ -30,6 +30,7 @@ import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { defaultTransport } from '../transports/select/default-transport.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import { adapterValue } from './adapter-value.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
@@ -378,7 +379,9 @@ function observerOf(options: EventBusOptions): BusObserver {
  * that Redis is refused with a `ConfigError` saying what to pass.
  */
 function adapterOf(options: EventBusOptions): TransportAdapter {
-  if (options.transport !== undefined) return options.transport;
+  if (options.transport !== undefined) {
+    return adapterValue<TransportAdapter>(options.transport, 'createEventBus({ transport })');
+  }
   if (redisGiven(options.config)) {
     throw new ConfigError(
       "the options name a Redis (redis.url or redis.cluster; REDIS_URL or REDIS_CLUSTER_NODES through loadConfigFromEnv) but no transport adapter was given, and the bus will not keep in this process what was meant for that Redis: pass transport: redisTransport() from 'commitbus/redis' (it takes its Redis from these options), or transportFromEnv() from 'commitbus/transports'",

@@ -18,6 +18,7 @@ import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
+import { adapterValue } from './adapter-value.js';
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 import type { TransportAdapter } from './transport.js';
 
@@ -209,8 +210,12 @@ function storesFor(
   logger: Logger,
 ): RouterStores {
   const resolved = resolveConfig(config, warnDeprecatedOptions(logger));
-  const adapter = deps.transport;
-  if (adapter === undefined) throw new RouterRedisRequiredError('options');
+  if (deps.transport === undefined) throw new RouterRedisRequiredError('options');
+  const adapter = adapterValue<NonNullable<StartRouterDeps['transport']>>(
+    deps.transport,
+    'startRouter(config, options, { transport })',
+    'routerStores',
+  );
   if (adapter.routerStores === undefined) throw new RouterStoresUnsupportedError(adapter.name);
   if (adapter.inProcess === true) {
     logger.warn(
