@@ -92,10 +92,17 @@ export class DeadLetters {
         errors.push(error);
       }
     }
-    await Promise.all([...prepared].map(([redriver, group]) => redriver.run(group.work)));
-    const redriven = [...prepared.values()].flatMap((group) => group.letters);
+    // Each kind's run on its own: the letters of a kind whose work ran are removed even when another kind's run
+    // fails, rather than staying to run again at the next re-drive; that failure is then thrown as it is.
+    const groups = [...prepared.values()];
+    const outcomes = await Promise.allSettled(
+      [...prepared].map(([redriver, group]) => redriver.run(group.work)),
+    );
+    const redriven = groups.flatMap((group, i) => (outcomes[i]?.status === 'fulfilled' ? group.letters : []));
+    const runFailure = outcomes.find((outcome) => outcome.status === 'rejected');
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));
+    if (runFailure !== undefined) throw runFailure.reason;
     if (failed.length > 0) {
       const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'redrive failures');
       throw new DeadLetterRedriveError(redriven.length + oneByOne, failed, { cause });
