@@ -56,20 +56,19 @@ export async function serveMetrics(
       return;
     }
     // A registry that throws, rejects or hands back no text fails the scrape (500), never the worker's process.
+    const failed = (problem: string) => {
+      logger.warn({ error: problem }, 'metrics could not be collected for a scrape');
+      if (response.headersSent) response.destroy();
+      else response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
+    };
     Promise.resolve()
       .then(() => registry.metrics())
       .then((text: unknown) => {
-        if (typeof text !== 'string')
-          throw new TypeError(`the registry's metrics() gave ${typeof text}, not text`);
+        if (typeof text !== 'string') return failed(`the registry's metrics() gave ${typeof text}, not text`);
         response.writeHead(200, { 'content-type': registry.contentType });
         response.end(request.method === 'HEAD' ? undefined : text);
       })
-      .catch((error: unknown) => {
-        logger.warn({ error: describeError(error).message }, 'metrics could not be collected for a scrape');
-        if (response.headersSent) response.destroy();
-        else
-          response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
-      });
+      .catch((error: unknown) => failed(describeError(error).message));
   });
   await listen(server, options.port, host);
   const { port } = server.address() as AddressInfo;
