@@ -30,6 +30,7 @@ import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { defaultTransport } from '../transports/select/default-transport.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
+import { adapterValue } from './adapter-value.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
@@ -380,14 +381,8 @@ function observerOf(options: EventBusOptions): BusObserver {
  * that Redis is refused with a `ConfigError` saying what to pass.
  */
 function adapterOf(options: EventBusOptions): TransportAdapter {
-  const given: unknown = options.transport;
-  if (given !== undefined) {
-    if (typeof (given as Partial<TransportAdapter> | null)?.open !== 'function') {
-      throw new ConfigError(
-        `transport must be an adapter value, got ${typeof given === 'string' ? JSON.stringify(given) : typeof given}: redisTransport({ url }) from 'commitbus/redis', memoryTransport() from 'commitbus/memory', or transportFromEnv() from 'commitbus/transports' (the string option that named one is gone)`,
-      );
-    }
-    return given as TransportAdapter;
+  if (options.transport !== undefined) {
+    return adapterValue<TransportAdapter>(options.transport, 'createEventBus({ transport })');
   }
   if (redisGiven(options.config)) {
     throw new ConfigError(

@@ -17,6 +17,7 @@ import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
+import { adapterValue } from './adapter-value.js';
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 import type { TransportAdapter } from './transport.js';
 
@@ -204,8 +205,12 @@ function senderTimeouts(options: RouterOptions): number {
 // The router's own stores, on `deps.transport`: a router names where its records live, it never falls back to memory.
 function storesFor(config: CommitbusOptions, deps: StartRouterDeps, logger: Logger): RouterStores {
   const resolved = resolveOptions(config, warnDeprecatedOptions(logger));
-  const adapter = deps.transport;
-  if (adapter === undefined) throw new RouterRedisRequiredError('options');
+  if (deps.transport === undefined) throw new RouterRedisRequiredError('options');
+  const adapter = adapterValue<NonNullable<StartRouterDeps['transport']>>(
+    deps.transport,
+    'startRouter(config, options, { transport })',
+    'routerStores',
+  );
   if (adapter.routerStores === undefined) throw new RouterStoresUnsupportedError(adapter.name);
   if (adapter.inProcess === true) {
     logger.warn(

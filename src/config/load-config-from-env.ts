@@ -38,7 +38,8 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
  * picks the adapter from the same variables (`COMMITBUS_TRANSPORT=redis`
  * marks these options as naming a Redis, so a bus given them and no
- * adapter is refused rather than run in memory). A wrong value throws a `ConfigError` naming the variable, the
+ * adapter is refused rather than run in memory; a value other than `redis`, `bullmq` or `memory` is a
+ * `ConfigError`, as `transportFromEnv()` says). A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */
 export function loadConfigFromEnv(
@@ -57,7 +58,14 @@ export function loadConfigFromEnv(
   const merged = layerGiven(fromEnv, given);
   const options = resolveOptions(merged as CommitbusOptions);
   // The variable that named the transport asks for Redis: a bus on these options given no adapter is refused.
-  if (/^(redis|bullmq)$/.test(env.COMMITBUS_TRANSPORT?.trim() ?? '')) rememberRedisGiven(options, true);
+  // Any other value but memory is a typo a bus given no adapter would otherwise run past, in memory.
+  const transport = env.COMMITBUS_TRANSPORT?.trim() ?? '';
+  if (transport !== '' && !['redis', 'bullmq', 'memory'].includes(transport)) {
+    throw new ConfigError(
+      `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got ${JSON.stringify(transport)}`,
+    );
+  }
+  if (transport === 'redis' || transport === 'bullmq') rememberRedisGiven(options, true);
   const uses = [...splitUses, ...deprecated];
   if (uses.length > 0) warnDeprecatedOptions(logger)(uses);
   return options;

@@ -92,10 +92,17 @@ export class DeadLetters {
         errors.push(error);
       }
     }
-    await Promise.all([...prepared].map(([redriver, group]) => redriver.run(group.work)));
-    const redriven = [...prepared.values()].flatMap((group) => group.letters);
+    // Each kind's run on its own: the letters of a kind whose work ran are removed even when another kind's run
+    // fails, rather than staying to run again at the next re-drive; that failure is then thrown as it is.
+    const groups = [...prepared.values()];
+    const outcomes = await Promise.allSettled(
+      [...prepared].map(([redriver, group]) => redriver.run(group.work)),
+    );
+    const redriven = groups.flatMap((group, i) => (outcomes[i]?.status === 'fulfilled' ? group.letters : []));
+    const runFailure = outcomes.find((outcome) => outcome.status === 'rejected');
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));
+    if (runFailure !== undefined) throw runFailure.reason;
     if (failed.length > 0) {
       const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'redrive failures');
       throw new DeadLetterRedriveError(redriven.length + oneByOne, failed, { cause });
@@ -125,9 +132,7 @@ export class DeadLetters {
       return { letters: letter === undefined ? [] : [letter], corrupt: [] };
     }
     if (isIdList(target)) return this.readIds(target);
-    if (Object.keys(target).length === 0) {
-      throw new DeadLetterFilterError();
-    }
+    checkFilter(target);
     return this.read(target);
   }
 
@@ -159,6 +164,39 @@ export class DeadLetters {
     });
     return { letters, corrupt };
   }
+}
+
+/** The fields a {@link DeadLetterFilter} has. */
+const FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'handler',
+  'handlingKey',
+  'eventId',
+  'kind',
+  'reason',
+  'since',
+  'until',
+  'limit',
+] satisfies (keyof DeadLetterFilter)[]);
+
+/**
+ * Refuses a filter that would select every letter by accident: one with no
+ * field set (`{}`, or only `undefined` values, as `{ handler: query.handler }`
+ * with no `handler` in the query), or one with a field no filter has (a typo,
+ * `{ hanlder }`, which would match every letter).
+ */
+function checkFilter(filter: DeadLetterFilter): void {
+  if (typeof filter !== 'object' || filter === null) {
+    throw new DeadLetterFilterError(
+      `say which dead letters: an id, a list of ids, 'all' or a filter object, got ${filter === null ? 'null' : typeof filter}`,
+    );
+  }
+  const unknown = Object.keys(filter).filter((field) => !FILTER_FIELDS.has(field));
+  if (unknown.length > 0) {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter has no field ${unknown.map((f) => JSON.stringify(f)).join(', ')} (the fields are ${[...FILTER_FIELDS].join(', ')}): nothing was selected`,
+    );
+  }
+  if (Object.values(filter).every((value) => value === undefined)) throw new DeadLetterFilterError();
 }
 
 function isIdList(target: DeadLetterTarget): target is readonly string[] {

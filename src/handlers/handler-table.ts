@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { describeValue } from './describe-value.js';
 import { HandlerConfigError } from './errors/handler-config.error.js';
 import { UnknownHandlerError } from './errors/unknown-handler.error.js';
-import type { EventHandlersConfig, HandlerEntry } from './event-handlers-config.js';
+import type { EventHandlersConfig, HandlerEntry, HandlerEntryOptions } from './event-handlers-config.js';
 import { type Handler, isHandler } from './handler.js';
 import { boundClassesOf } from './handlers-builder.js';
 
@@ -148,6 +148,16 @@ export function prefixesOf(key: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
 }
 
+/** The options of an entry given as an object (`HandlerEntryOptions`). */
+const ENTRY_OPTIONS: readonly string[] = [
+  'handler',
+  'sync',
+  'attempts',
+  'backoff',
+  'timeoutMs',
+  'idempotent',
+] satisfies (keyof HandlerEntryOptions)[];
+
 function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefaults): ResolvedHandler {
   let handler: unknown;
   let sync = false;
@@ -163,6 +173,17 @@ function resolveEntry(entry: HandlerEntry, where: string, defaults: HandlerDefau
     }
     [handler, sync] = entry as [unknown, boolean];
   } else if (typeof entry === 'object' && entry !== null && 'handler' in entry) {
+    // A misspelt option (`atempts`) or a sync that is not a boolean (`'false'` is truthy) would run the handler
+    // with settings other than the ones meant.
+    const unknown = Object.keys(entry).filter((key) => !ENTRY_OPTIONS.includes(key));
+    if (unknown.length > 0) {
+      throw new HandlerConfigError(
+        `${where} has no option ${unknown.map((key) => JSON.stringify(key)).join(', ')}: the options are ${ENTRY_OPTIONS.join(', ')}`,
+      );
+    }
+    if (entry.sync !== undefined && typeof entry.sync !== 'boolean') {
+      throw new HandlerConfigError(`${where}: sync must be true or false, got ${describeValue(entry.sync)}`);
+    }
     handler = entry.handler;
     sync = entry.sync ?? false;
     attempts = entry.attempts ?? defaults.attempts;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../config/errors/config.error.js';
 import { describeError, type Logger } from '../support/logger.js';
 import { MetricsServerError } from './errors/metrics-server.error.js';
 import type { MetricsRegistry } from './metrics-registry.js';
@@ -47,22 +48,27 @@ export async function serveMetrics(
   logger: Logger,
 ): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
+  checkServed(registry, options.port);
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: scrape GET /metrics\n');
       return;
     }
-    registry.metrics().then(
-      (text) => {
+    // A registry that throws, rejects or hands back no text fails the scrape (500), never the worker's process.
+    const failed = (problem: string) => {
+      logger.warn({ error: problem }, 'metrics could not be collected for a scrape');
+      if (response.headersSent) response.destroy();
+      else response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
+    };
+    Promise.resolve()
+      .then(() => registry.metrics())
+      .then((text: unknown) => {
+        if (typeof text !== 'string') return failed(`the registry's metrics() gave ${typeof text}, not text`);
         response.writeHead(200, { 'content-type': registry.contentType });
         response.end(request.method === 'HEAD' ? undefined : text);
-      },
-      (error: unknown) => {
-        logger.warn({ error: describeError(error).message }, 'metrics could not be collected for a scrape');
-        response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n');
-      },
-    );
+      })
+      .catch((error: unknown) => failed(describeError(error).message));
   });
   await listen(server, options.port, host);
   const { port } = server.address() as AddressInfo;
@@ -77,6 +83,26 @@ export async function serveMetrics(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Refuses, before anything listens, a port Node would not read as a TCP port
+ * (a string such as `'abc'` is a pipe's path to it) and a registry the
+ * server cannot read (no `metrics()`, or no `contentType`: `createBusMetrics(bus)`
+ * given where its `.registry` belongs), which would fail every scrape.
+ */
+function checkServed(registry: MetricsRegistry, port: unknown): void {
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(
+      `startWorker({ metrics: { port } }) must be a whole number from 0 to 65535 (0 for any free port), got ${typeof port === 'string' ? JSON.stringify(port) : String(port)}`,
+    );
+  }
+  const given = registry as Partial<MetricsRegistry> | null | undefined;
+  if (typeof given?.metrics !== 'function' || typeof given.contentType !== 'string') {
+    throw new ConfigError(
+      "startWorker({ metrics: { registry } }) must be a Prometheus registry, with metrics() and contentType (a prom-client Registry, such as createBusMetrics(bus).registry, not createBusMetrics(bus) itself), or left out to serve the bus's own metrics",
+    );
+  }
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

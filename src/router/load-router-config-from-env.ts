@@ -103,5 +103,7 @@ export function loadRouterConfigFromEnv(
     );
   }
   const redis = ours === undefined && theirs !== undefined ? { redis: { url: theirs.url } } : {};
-  return loadConfigFromEnv(env, redis, logger);
+  // The router always runs on Redis: the variable that names a bus's transport is not its to read.
+  const { COMMITBUS_TRANSPORT: _transport, ...rest } = env;
+  return loadConfigFromEnv(rest, redis, logger);
 }

@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
-  createEventBus,
   defineHandler,
   type EventBus,
   type EventBusOptions,
@@ -121,15 +120,29 @@ describe('an adapter of its own, without router stores', () => {
 });
 
 describe('a transport that is not an adapter value', () => {
-  it.each([
-    ['a name, as the string option had', 'bullmq'],
-    ['an object without open()', {}],
-    ['null', null],
-  ])('is refused with a ConfigError naming the adapters: %s', (_case, transport) => {
-    const create = () => createEventBus({ events: TEST_EVENTS, transport: transport as never });
-    expect(create).toThrow(ConfigError);
-    expect(create).toThrow(
-      /^transport must be an adapter value, got .*redisTransport\(\{ url \}\) from 'commitbus\/redis'/,
-    );
-  });
+  it.each<[string, unknown, RegExp]>([
+    ['an old name', 'bullmq', /no longer takes a name \(got "bullmq"\)/],
+    [
+      'an adapter factory not called',
+      redisTransport,
+      /got the function redisTransport itself: call it \(redisTransport\(\)\)/,
+    ],
+    ['null', null, /must be a transport adapter, got null/],
+    ['an object without open()', {}, /has no open\(\) method/],
+  ])(
+    '%s: createEventBus and startRouter throw a ConfigError saying what to pass',
+    async (_, transport, message) => {
+      const error = thrown(() => buses.create({ events: TEST_EVENTS, transport: transport as never }));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(message);
+      const { startRouter } = await import('../../src/bus/router.js');
+      const refused = await startRouter({}, { roles: ['upkeep'] }, { transport: transport as never }).catch(
+        (e: unknown) => e,
+      );
+      // An object without routerStores is an adapter that cannot hold a router's data.
+      expect(refused).toBeInstanceOf(
+        typeof transport === 'object' && transport !== null ? RouterStoresUnsupportedError : ConfigError,
+      );
+    },
+  );
 });

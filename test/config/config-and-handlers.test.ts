@@ -231,6 +231,16 @@ describe('HandlerTable validation', () => {
       'EVENT_HANDLERS["A.B"][1] must be [handler, sync: boolean], got an array of 1',
     ],
     ['a tuple with a string flag', [audit, 'yes'], 'must be [handler, sync: boolean], got an array of 2'],
+    [
+      'an object with a misspelt option',
+      { handler: audit, atempts: 5 },
+      'EVENT_HANDLERS["A.B"][1] has no option "atempts": the options are handler, sync, attempts, backoff, timeoutMs, idempotent',
+    ],
+    [
+      'an object whose sync is a string',
+      { handler: audit, sync: 'false' },
+      'EVENT_HANDLERS["A.B"][1]: sync must be true or false, got string',
+    ],
   ])('rejects %s as an entry, naming where it is', (_case, entry, message) => {
     const other = defineHandler('other', noop);
     expect(tableError({ 'A.B': [other, entry] } as unknown as EventHandlersConfig).message).toContain(

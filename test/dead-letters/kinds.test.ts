@@ -41,6 +41,31 @@ describe('dead-letter kinds', () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it("removes the letters of a kind whose run went through when another kind's run fails, so they do not run twice", async () => {
+    const other = (letter: DeadLetter): DeadLetter => ({
+      ...letter,
+      id: letter.id.replace('audit.', 'ledger.'),
+      kind: 'ledger' as DeadLetterKind,
+    });
+    const { store, deadLetters } = await bed([auditLetter('a', 'one'), other(auditLetter('b', 'two'))]);
+    const runs: string[] = [];
+    deadLetters.kinds.register<string>('audit', {
+      prepare: (letter) => letter.payload,
+      run: async (work) => void runs.push(...work),
+    });
+    deadLetters.kinds.register<string>('ledger', {
+      prepare: (letter) => letter.payload,
+      run: async () => {
+        throw new Error('ledger down');
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(deadLetters.redrive('all')).rejects.toThrow('ledger down');
+    }
+    expect(runs).toEqual(['one']);
+    expect((await store.list()).map((l) => l.id)).toEqual(['ledger.b']);
+  });
+
   it('runs a oneByOne kind letter by letter: a letter whose run fails stays, alone', async () => {
     const { store, deadLetters } = await bed([auditLetter('a', 'ok'), auditLetter('b', 'boom')]);
     deadLetters.kinds.register<string>('audit', {

@@ -330,6 +330,42 @@ describe("a bus's own metrics", () => {
   });
 });
 
+describe('metrics options a worker cannot serve', () => {
+  it('a registry without metrics() or contentType, or a port that is not one, is refused at start with a ConfigError', async () => {
+    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: memoryTransport(), logger: silentLogger });
+    const refused = async (metrics: unknown) =>
+      bus.startWorker({ handleSignals: false, metrics: metrics as { port: number } }).then(
+        () => undefined,
+        (error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+      );
+    for (const registry of [{}, createBusMetrics(bus), { metrics: async () => 'up 1\n' }]) {
+      expect(await refused({ port: 0, registry })).toMatch(
+        /^COMMITBUS_CONFIG: .*must be a Prometheus registry/,
+      );
+    }
+    for (const port of ['9100x', -1, 1.5, 70_000]) {
+      expect(await refused({ port })).toMatch(/^COMMITBUS_CONFIG: .*must be a whole number from 0 to 65535/);
+    }
+  });
+
+  it('a registry that throws or gives no text fails the scrape with a 500, and the process goes on', async () => {
+    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: memoryTransport(), logger: silentLogger });
+    for (const metrics of [
+      () => {
+        throw new Error('sync');
+      },
+      async () => ({ not: 'text' }),
+    ]) {
+      const worker = await bus.startWorker({
+        handleSignals: false,
+        metrics: { port: 0, registry: { contentType: 'text/plain', metrics } as never },
+      });
+      expect((await scrape(worker.metrics?.url ?? '')).status).toBe(500);
+      await worker.close();
+    }
+  });
+});
+
 describe('a worker whose close fails', () => {
   it('still frees the metrics port, and close rejects with the failure', async () => {
     const bus = bed.buses.create({

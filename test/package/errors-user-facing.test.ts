@@ -273,6 +273,53 @@ describe('running and operating', () => {
     );
   });
 
+  it('a filter with no field set, or a field no filter has: DeadLetterFilterError, nothing purged or re-driven', async () => {
+    const bus = memoryBus();
+    await bus.transport.deadLetters.add([
+      {
+        id: 'e1.h',
+        kind: 'handler',
+        handler: 'h',
+        reason: 'exhausted',
+        error: 'x',
+        payload: '{}',
+        attempts: [],
+        firstFailedAt: new Date(),
+        deadAt: new Date(),
+      },
+    ]);
+    const query: { handler?: string } = {};
+    for (const target of [{ handler: query.handler }, { since: undefined, until: undefined }]) {
+      expectCommitbusError(
+        await caught(() => bus.deadLetters.purge(target)),
+        DeadLetterFilterError,
+        'COMMITBUS_DEAD_LETTER_FILTER',
+        /pass 'all' to mean that/,
+      );
+      expectCommitbusError(
+        await caught(() => bus.deadLetters.redrive(target)),
+        DeadLetterFilterError,
+        'COMMITBUS_DEAD_LETTER_FILTER',
+        /pass 'all' to mean that/,
+      );
+    }
+    const typo = { hanlder: 'h' } as unknown as { handler: string };
+    expectCommitbusError(
+      await caught(() => bus.deadLetters.purge(typo)),
+      DeadLetterFilterError,
+      'COMMITBUS_DEAD_LETTER_FILTER',
+      /no field "hanlder"/,
+    );
+    expectCommitbusError(
+      await caught(() => bus.deadLetters.purge(null as unknown as 'all')),
+      DeadLetterFilterError,
+      'COMMITBUS_DEAD_LETTER_FILTER',
+      /got null/,
+    );
+    expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual(['e1.h']);
+    expect(await bus.deadLetters.purge({ handler: 'h', kind: undefined })).toBe(1);
+  });
+
   it('settle() on a test bus that runs no handlers: TestBusNotStartedError', async () => {
     const bus = await createTestBus({ events: [RecordCreated], runHandlers: false });
     try {

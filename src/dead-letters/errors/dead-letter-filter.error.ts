@@ -5,9 +5,11 @@ export class DeadLetterFilterError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_DEAD_LETTER_FILTER';
 
-  constructor() {
+  /** @param problem - what is wrong with the filter; by default, that it is empty. */
+  constructor(problem?: string) {
     super(
-      "an empty filter would select every dead letter: pass 'all' to mean that, or a filter with a field set ({ handler }, { kind }, ...)",
+      problem ??
+        "an empty filter would select every dead letter: pass 'all' to mean that, or a filter with a field set ({ handler }, { kind }, ...)",
     );
   }
 }

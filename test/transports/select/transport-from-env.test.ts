@@ -124,3 +124,18 @@ describe('a bus given no adapter', () => {
     ).toThrow(/the transport option is gone: .*redisTransport.*memoryTransport.*transportFromEnv/);
   });
 });
+
+describe('loadConfigFromEnv and COMMITBUS_TRANSPORT', () => {
+  it('refuses a value transportFromEnv would refuse, so a bus given no adapter does not run past a typo in memory', () => {
+    for (const value of ['kafka', 'Redis', 'reddis']) {
+      expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: value }, {}, silentLogger)).toThrow(
+        new ConfigError(
+          `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got ${JSON.stringify(value)}`,
+        ),
+      );
+    }
+    for (const value of ['', ' ', 'memory', ' redis ', 'bullmq']) {
+      expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: value }, {}, silentLogger)).not.toThrow();
+    }
+  });
+});
