@@ -3,7 +3,13 @@
  * when its options name a Redis but it was given no adapter.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createEventBus, loadConfigFromEnv, silentLogger } from '../../../src/index.js';
+import {
+  ConfigError,
+  createEventBus,
+  DEFAULT_CONFIG,
+  loadConfigFromEnv,
+  silentLogger,
+} from '../../../src/index.js';
 import { redisTransport } from '../../../src/transports/redis/index.js';
 import { transportFromEnv } from '../../../src/transports/select/index.js';
 import { TEST_EVENTS } from '../../helpers/events.js';
@@ -109,12 +115,24 @@ describe('a bus given no adapter', () => {
 
   it('runs in this process when they name none, a spread copy of a resolved configuration included', async () => {
     const first = createEventBus({ events: TEST_EVENTS, logger: silentLogger });
-    const second = createEventBus({ events: TEST_EVENTS, logger: silentLogger, config: { ...first.config } });
+    const copies = [{ ...first.config }, DEFAULT_CONFIG, { ...DEFAULT_CONFIG }, { ...loadConfigFromEnv({}) }];
+    const others = copies.map((config) =>
+      createEventBus({ events: TEST_EVENTS, logger: silentLogger, config }),
+    );
     try {
       expect(first.transport).toMatchObject({ name: 'memory', inProcess: true });
-      expect(second.transport.name).toBe('memory');
+      expect(others.map((bus) => bus.transport.name)).toEqual(['memory', 'memory', 'memory', 'memory']);
     } finally {
-      await Promise.all([first.close(), second.close()]);
+      await Promise.all([first, ...others].map((bus) => bus.close()));
+    }
+    // The default URL given by name, flat or grouped, is a Redis named.
+    for (const config of [
+      { redisUrl: DEFAULT_CONFIG.redis.url },
+      { redis: { url: DEFAULT_CONFIG.redis.url } },
+    ]) {
+      expect(() => createEventBus({ events: TEST_EVENTS, config, logger: silentLogger })).toThrow(
+        /name a Redis .* but no transport adapter was given/,
+      );
     }
   });
 
