@@ -30,7 +30,7 @@ export function addRouterCommand(program: Command, logger: Logger = consoleLogge
     .command('router')
     .description(
       'run the HTTP event router (Routemaster-compatible API, webhook delivery, upkeep) on Redis; ' +
-        "configured by REDIS_URL / REDIS_CLUSTER_NODES, COMMITBUS_PREFIX, COMMITBUS_NAME and ROUTER_* variables, or a Routemaster deployment's ROUTEMASTER_* ones (see README)",
+        "configured by REDIS_URL / REDIS_CLUSTER_NODES, COMMITBUS_REDIS_PREFIX, COMMITBUS_NAME and ROUTER_* variables, or a Routemaster deployment's ROUTEMASTER_* ones (see README)",
     )
     .option('--roles <roles>', 'roles of this process, among api, delivery, upkeep (env ROUTER_ROLES)')
     .option('--host <host>', 'interface the API listens on (env ROUTER_HOST; default 127.0.0.1)')
