@@ -17,7 +17,7 @@ const app = await createApp(process.env, (events) => {
   for (const e of events) log(`  published  ${e.handlingKey.padEnd(15)} ${e.id}`);
 });
 const { bus, dataSource, service, views } = app;
-const onRedis = bus.transport.name === 'redis';
+const onRedis = bus.runsOn.transport === 'redis';
 log(
   `commitbus demo on ${onRedis ? 'Redis + PostgreSQL' : 'the embedded default (in-process bus, SQLite)'}\n`,
 );

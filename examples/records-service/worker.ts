@@ -4,7 +4,7 @@
 import { createApp } from './app.js';
 
 const app = await createApp();
-if (app.bus.transport.inProcess === true) {
+if (app.bus.runsOn.inProcess) {
   console.error(
     'the worker needs REDIS_URL: with the in-process transport, events never leave the publisher',
   );

@@ -1,8 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
-import { ConfigError } from '../config/errors/config.error.js';
-import { redisGiven } from '../config/redis-given.js';
 import { resolveOptions } from '../config/resolve-options.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
@@ -28,9 +26,8 @@ import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
-import { defaultTransport } from '../transports/select/default-transport.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
-import { adapterValue } from './adapter-value.js';
+import { adapterOf } from './bus-adapter.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
@@ -57,6 +54,13 @@ export class EventBus implements UnitOfWorkBus {
   readonly handlers: HandlerTable;
   /** @internal Where events travel: the adapter's ports. */
   readonly transport: Transport;
+  /**
+   * What the bus runs on: its transport's name (`redis`, `memory`, an
+   * adapter's own) and whether that keeps the bus's work in this process
+   * only (then no other process sees it, and a worker elsewhere has nothing
+   * to take).
+   */
+  readonly runsOn: { readonly transport: string; readonly inProcess: boolean };
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
   readonly rules: SchedulingRules;
   /** Work given up after its last attempt: list, inspect, re-drive, purge. */
@@ -96,6 +100,10 @@ export class EventBus implements UnitOfWorkBus {
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, this.config.handlers);
     this.transport =
       transport ?? (adapter as TransportAdapter).open({ config: this.config, logger: this.logger });
+    this.runsOn = Object.freeze({
+      transport: this.transport.name,
+      inProcess: (this.transport.inProcess ?? adapter?.inProcess) === true,
+    });
     this.orderedLanes = orderedLanesEnabled(this.config.ordering.mode, this.registry);
     this.publishing = new Publishing({
       publishing: this.config.publishing,
@@ -372,24 +380,6 @@ export class EventBus implements UnitOfWorkBus {
 function observerOf(options: EventBusOptions): BusObserver {
   const { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter } = options;
   return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
-}
-
-/**
- * The adapter a bus opens: the one given, else the embedded default, unless
- * the options name a Redis (`redis.url`, `REDIS_URL` through
- * `loadConfigFromEnv`): a bus that would keep in memory what was meant for
- * that Redis is refused with a `ConfigError` saying what to pass.
- */
-function adapterOf(options: EventBusOptions): TransportAdapter {
-  if (options.transport !== undefined) {
-    return adapterValue<TransportAdapter>(options.transport, 'createEventBus({ transport })');
-  }
-  if (redisGiven(options.config)) {
-    throw new ConfigError(
-      "the options name a Redis (redis.url or redis.cluster; REDIS_URL or REDIS_CLUSTER_NODES through loadConfigFromEnv) but no transport adapter was given, and the bus will not keep in this process what was meant for that Redis: pass transport: redisTransport() from 'commitbus/redis' (it takes its Redis from these options), or transportFromEnv() from 'commitbus/transports'",
-    );
-  }
-  return defaultTransport();
 }
 
 /** Creates an event bus on `options.transport`, else on the embedded default (in-process). */

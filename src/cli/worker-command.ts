@@ -52,7 +52,7 @@ export function addWorkerCommand(program: Command): Command {
         name,
         redis: { prefix },
       } = loaded.bus.config;
-      const transport = loaded.bus.transport.name;
+      const transport = loaded.bus.runsOn.transport;
       // One line on stdout for people and process managers; the structured logs go to stderr.
       console.log(
         `commitbus worker: bus ${name} (prefix ${prefix}, transport ${transport})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,

@@ -128,7 +128,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
   ]);
   return {
     bus: bus.config.name,
-    transport: bus.transport.name,
+    transport: bus.runsOn.transport,
     status,
     queues: queueViews,
     deadLetterCount: isUnavailable(status)

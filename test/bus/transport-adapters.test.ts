@@ -60,7 +60,7 @@ describe('redisTransport()', () => {
       await bus.publish(recordCreated('a'));
       await bus.whenIdle(10_000);
       expect(seen).toEqual(['a']);
-      expect(bus.transport.name).toBe('redis');
+      expect(bus.runsOn).toEqual({ transport: 'redis', inProcess: false });
       expect(bus.config.redis.url).toBe(REDIS_URL);
       expect((await bus.status()).bus).toMatchObject({ prefix: PREFIX, transport: 'redis' });
       expect((await redis.keys(`{${PREFIX}:*`)).length).toBeGreaterThan(0);
@@ -93,7 +93,7 @@ describe('memoryTransport()', () => {
       await bus.publish(recordCreated('m'));
       await bus.whenIdle(5_000);
       expect(seen).toEqual(['m']);
-      expect(bus.transport).toMatchObject({ name: 'memory', inProcess: true });
+      expect(bus.runsOn).toEqual({ transport: 'memory', inProcess: true });
       expect(bus.router).toBe(bus.router);
       expect(bus.router.deadLetters).toBe(bus.transport.deadLetters);
       expect(bus.transport.bullmqQueues).toBeUndefined();
@@ -110,12 +110,21 @@ describe('an adapter of its own, without router stores', () => {
       await bus.publish(recordCreated('w'));
       await bus.whenIdle(5_000);
       expect(seen).toEqual(['w']);
+      expect(bus.runsOn).toEqual({ transport: 'wrapped', inProcess: false });
       const error = thrown(() => bus.router);
       expect(error).toBeInstanceOf(RouterStoresUnsupportedError);
       expect((error as RouterStoresUnsupportedError).code).toBe('COMMITBUS_ROUTER_STORES_UNSUPPORTED');
     } finally {
       await buses.closeAll();
     }
+  });
+});
+
+describe('an adapter of its own that says it is in-process', () => {
+  it('is in-process even when the transport it opens does not say so', async () => {
+    const adapter = { ...wrappedMemoryTransport(), inProcess: true };
+    const bus = buses.create({ events: TEST_EVENTS, transport: adapter });
+    expect(bus.runsOn).toEqual({ transport: 'wrapped', inProcess: true });
   });
 });
 
