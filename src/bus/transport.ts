@@ -91,14 +91,14 @@ export interface TransportAdapter {
   readonly name: string;
   /** Where its data lives, applied over the bus's options (its Redis URL wins over `config.redis.url`). */
   readonly settings?: TransportSettings;
-  /** As {@link Transport.inProcess}: `true` when what it holds lives in this process only. */
+  /** As the transport's `inProcess`: `true` when what it holds lives in this process only. */
   readonly inProcess?: boolean;
   /** Opens the transport of one bus. */
   open(context: TransportContext): Transport;
   /**
    * Opens the HTTP event router's stores alone, for a router without a bus
    * (`startRouter(config, options, { transport })`), as
-   * {@link Transport.routerStores} does for a bus; `context.config` is the
+   * the transport's `routerStores` does for a bus; `context.config` is the
    * router's configuration with the adapter's settings applied. Adapters
    * that cannot hold a router's data leave it out.
    */

@@ -46,7 +46,7 @@ export interface EventLog {
   claimStale(consumer: string, minIdleMs: number): Promise<LogEntry | undefined>;
   /**
    * Whether an entry has been pending longer than `minIdleMs`, so that
-   * {@link EventLog.claimStale} would find one. Reads only: claims nothing and
+   * `claimStale` would find one. Reads only: claims nothing and
    * counts no delivery.
    */
   hasStale(minIdleMs: number): Promise<boolean>;

@@ -45,7 +45,7 @@ export function batchDeadLetter(batch: Batch, reason: DeadLetterReason, error: s
 }
 
 /**
- * The re-driver of `webhook` dead letters (run by {@link registerWebhookKind}): each letter's events go back to its subscriber as a new
+ * The re-driver of `webhook` dead letters (run by `registerWebhookKind`): each letter's events go back to its subscriber as a new
  * ready batch. A letter whose payload is not a webhook batch's throws, naming
  * it, before any is queued.
  */

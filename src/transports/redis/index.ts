@@ -15,5 +15,5 @@ export { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 export { RedisTokenStore } from './redis.token-store.js';
 export { redisRouterStores } from './redis-router-stores.js';
 export { RedisStreamEventLog } from './redis-stream.event-log.js';
-export { type RedisTransportOptions, redisTransport } from './redis-transport.js';
+export { type RedisAdapterContext, type RedisTransportOptions, redisTransport } from './redis-transport.js';
 export { type RouterKeys, routerKeys } from './router-keys.js';

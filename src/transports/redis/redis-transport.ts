@@ -7,8 +7,8 @@ import type { Logger } from '../../support/logger.js';
 import { BullmqTransport } from './bullmq.transport.js';
 import { redisRouterStores } from './redis-router-stores.js';
 
-/** What a bus or a router hands the adapter when it opens it. */
-interface AdapterContext {
+/** What a bus or a router hands the Redis adapter when it opens it (the bus's `TransportContext`). */
+export interface RedisAdapterContext {
   readonly config: ResolvedCommitbusOptions;
   readonly logger: Logger;
 }
@@ -27,8 +27,11 @@ export type RedisTransportOptions = Partial<Pick<RedisOptions, 'url' | 'cluster'
 export function redisTransport(options: RedisTransportOptions = {}): {
   readonly name: 'redis';
   readonly settings: TransportSettings;
-  open(context: AdapterContext): BullmqTransport;
-  routerStores(context: AdapterContext, shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
+  open(context: RedisAdapterContext): BullmqTransport;
+  routerStores(
+    context: RedisAdapterContext,
+    shared: { readonly deadLetters?: DeadLetterStore },
+  ): RouterStores;
 } {
   const redis: RedisTransportOptions = {
     ...(options.url === undefined ? {} : { url: options.url }),
