@@ -70,23 +70,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     await Promise.all(parkedHandlers.map(async (h) => [h, await transport.rules.parkedCount(h)] as const)),
   );
   const lettersBy = countBy(letters, (l) => l.handler);
-  const names = new Set([
-    ...sources.handlerNames,
-    ...Object.keys(jobs.byHandler),
-    ...parkedBy.keys(),
-    ...Object.keys(lettersBy),
-  ]);
-  const handlers: Record<string, HandlerStatus> = {};
-  for (const name of [...names].sort()) {
-    const counts: JobCounts = jobs.byHandler[name] ?? { waiting: 0, running: 0, retrying: 0 };
-    handlers[name] = {
-      waiting: counts.waiting,
-      running: counts.running,
-      retrying: counts.retrying,
-      parked: parkedBy.get(name) ?? 0,
-      deadLetters: lettersBy[name] ?? 0,
-    };
-  }
+  const handlers = handlerStatuses(sources.handlerNames, jobs.byHandler, parkedBy, lettersBy);
   return {
     bus: { name: config.name, prefix: config.redis.prefix, transport: transport.name },
     readAt: new Date(now).toISOString(),
@@ -114,6 +98,33 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     handlers,
     outbox: outbox === undefined ? null : { pending: outbox[0], oldestAgeMs: ageOf(outbox[1], now) },
   };
+}
+
+/** Each handler's counts, by name: the bus's handlers, and any other that has work or letters. */
+function handlerStatuses(
+  handlerNames: readonly string[],
+  jobsBy: Readonly<Record<string, JobCounts>>,
+  parkedBy: ReadonlyMap<string, number>,
+  lettersBy: Readonly<Partial<Record<string, number>>>,
+): Record<string, HandlerStatus> {
+  const names = new Set([
+    ...handlerNames,
+    ...Object.keys(jobsBy),
+    ...parkedBy.keys(),
+    ...Object.keys(lettersBy),
+  ]);
+  const handlers: Record<string, HandlerStatus> = {};
+  for (const name of [...names].sort()) {
+    const counts: JobCounts = jobsBy[name] ?? { waiting: 0, running: 0, retrying: 0 };
+    handlers[name] = {
+      waiting: counts.waiting,
+      running: counts.running,
+      retrying: counts.retrying,
+      parked: parkedBy.get(name) ?? 0,
+      deadLetters: lettersBy[name] ?? 0,
+    };
+  }
+  return handlers;
 }
 
 function ageOf(at: Date | undefined, now: number): number | null {
