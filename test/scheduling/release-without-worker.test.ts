@@ -13,6 +13,7 @@ import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { TRANSPORT_NAMES, type TransportName, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { asyncRunParked } from './rules-bed.js';
 
 const { prefix: PREFIX, buses } = redisTestBed('released');
 
@@ -37,20 +38,9 @@ describe.each(TRANSPORT_NAMES)('parked work released with no worker on %s', (tra
     const bus = buses.create(options(transport, 'later.mail', rec));
     const events = [recordCreated('l0'), recordCreated('l1'), recordCreated('l2')];
     for (const [i, event] of events.entries()) {
-      await bus.transport.rules.park({
-        job: {
-          kind: 'async',
-          jobId: `${event.id}.later.mail.parked-${i}`,
-          payload: bus.serializer.serialize(event).payload,
-          handler: 'later.mail',
-          attempts: 1,
-          backoff: { type: 'fixed', delayMs: 0 },
-          delayMs: 0,
-          firstAttempt: 1,
-        },
-        handlingKey: event.handlingKey,
-        parkedAt: Date.now(),
-      });
+      await bus.transport.rules.park(
+        asyncRunParked(bus, event, 'later.mail', `${event.id}.later.mail.parked-${i}`),
+      );
     }
 
     expect(await bus.transport.rules.unpark('later.mail', () => true)).toBe(3);

@@ -5,6 +5,7 @@
  */
 import {
   type CommitbusOptions,
+  type Event,
   EventBus,
   type EventHandlersConfig,
   silentLogger,
@@ -87,4 +88,22 @@ export function rulesBed(name: string): RulesBed {
   };
 
   return { ...bed, config, startPair, schedulingKeys, parkedInRedis };
+}
+
+/** Work for `handler` as a worker that saw a pause would park it: one async run of `event`, under `jobId`. */
+export function asyncRunParked(bus: EventBus, event: Event, handler: string, jobId: string): ParkedWork {
+  return {
+    job: {
+      kind: 'async',
+      jobId,
+      payload: bus.serializer.serialize(event).payload,
+      handler,
+      attempts: 1,
+      backoff: { type: 'fixed', delayMs: 0 },
+      delayMs: 0,
+      firstAttempt: 1,
+    },
+    handlingKey: event.handlingKey,
+    parkedAt: Date.now(),
+  };
 }

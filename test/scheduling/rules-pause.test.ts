@@ -17,7 +17,7 @@ import {
 import { Recorder } from '../helpers/recorder.js';
 import { TRANSPORT_NAMES } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { rulesBed } from './rules-bed.js';
+import { asyncRunParked, rulesBed } from './rules-bed.js';
 
 const { redis, startPair, schedulingKeys, parkedInRedis } = rulesBed('rules-pause');
 
@@ -228,20 +228,9 @@ describe.each(TRANSPORT_NAMES)('scheduling rules on %s', (transport) => {
     const { bus, admin } = await startPair(transport, 'stale', handlers);
     const event = recordCreated('late');
     // What a worker that had not yet seen the resume would park.
-    await admin.transport.rules.park({
-      job: {
-        kind: 'async',
-        jobId: `${event.id}.stale.mail.parked-test`,
-        payload: admin.serializer.serialize(event).payload,
-        handler: 'stale.mail',
-        attempts: 1,
-        backoff: { type: 'fixed', delayMs: 0 },
-        delayMs: 0,
-        firstAttempt: 1,
-      },
-      handlingKey: event.handlingKey,
-      parkedAt: Date.now(),
-    });
+    await admin.transport.rules.park(
+      asyncRunParked(admin, event, 'stale.mail', `${event.id}.stale.mail.parked-test`),
+    );
 
     await waitFor('the refresh loop to release it', () => rec.count('stale.mail', event.id) === 1, {
       timeoutMs: 2_000,
