@@ -3,7 +3,7 @@ export type {
   FlatCommitbusOptions,
   ResolvedCommitbusOptions,
 } from './commitbus-options.js';
-export { DEFAULT_CONFIG } from './config.js';
+export { DEFAULT_CONFIG, DEFAULTS } from './config.js';
 export { ConfigError } from './errors/config.error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';
 export type {

@@ -1,12 +1,20 @@
 import type { DataSource } from 'typeorm';
+import { DEFAULTS } from '../config/config.js';
+import type { EventStoreTuning } from '../config/event-store-option-groups.js';
 import type { Logger } from '../support/logger.js';
 import type { RetryPolicy } from '../support/retry-policy.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventModel, Listener } from './event-model.js';
 
-/** What {@link createEventStore} takes. Every number is optional, with the default shown. */
-export interface EventStoreOptions {
+export type { EventStoreTuning } from '../config/event-store-option-groups.js';
+
+/**
+ * What {@link createEventStore} takes: the DataSource, models, bus, listeners
+ * and logger, and the tunable options ({@link EventStoreTuning}), every one
+ * optional with the default shown.
+ */
+export interface EventStoreOptions extends EventStoreTuning {
   /** The DataSource holding the store's tables and the models' tables (PostgreSQL or SQLite). */
   readonly dataSource: DataSource;
   /** The models, each owning one table; reducers run in this order's results. */
@@ -16,60 +24,6 @@ export interface EventStoreOptions {
   readonly bus?: UnitOfWorkBus;
   /** Called after each event's transaction commits, in the writer process, with its history. */
   readonly listeners?: readonly Listener[];
-  /**
-   * An event type no model knows: `'halt'` records the error and halts (an
-   * operator skips it or a deploy adds the model); `'record'` records it as
-   * `ignored` and goes on. `dispatch` in this process refuses unknown types
-   * either way, unless `dispatchUnknownTypes` is true.
-   * @defaultValue `'halt'`
-   */
-  readonly unknownTypes?: 'halt' | 'record';
-  /** Let `dispatch` queue types no model here knows (another process's version may). @defaultValue false */
-  readonly dispatchUnknownTypes?: boolean;
-  /** Largest event data, serialized, in bytes. @defaultValue 1_000_000 */
-  readonly maxEventBytes?: number;
-  /** Events handled in one transaction at most. @defaultValue 200 */
-  readonly batchSize?: number;
-  /** How often an idle writer and waiting dispatchers look at the database, in ms. @defaultValue 50 */
-  readonly pollMs?: number;
-  /** How often a process that is not the writer tries to become it, in ms. @defaultValue 500 */
-  readonly takeoverMs?: number;
-  /** The writer lease on SQLite, in ms. @defaultValue 15000 */
-  readonly leaseMs?: number;
-  /** First wait before a failed event is retried, in ms; doubles per attempt. @defaultValue 1000 */
-  readonly retryDelayMs?: number;
-  /** Longest wait between retries of a failed event, in ms. @defaultValue 300000 */
-  readonly maxRetryDelayMs?: number;
-  /**
-   * PostgreSQL: how long the server lets the writer's connection wait on its
-   * process (`idle_in_transaction_session_timeout` inside a batch,
-   * `idle_session_timeout` between batches) before it ends the session, so
-   * that a writer process that is frozen (SIGSTOP, a stuck VM) loses the
-   * lock to another process. A live writer sends a statement every third of
-   * it during a long batch, so only a process that stopped running is cut.
-   * @defaultValue 60000
-   */
-  readonly writerIdleTimeoutMs?: number;
-  /**
-   * How long one callback of the cycle (a preprocessor, reducer, apply
-   * step, deriver or transact) may take. One that has not settled by then
-   * fails its event, which halts like any failure; on PostgreSQL the
-   * writer's connection is ended (its code may still have a query in flight
-   * there) and the writer carries on with a new one. The callback itself is
-   * abandoned, not stopped. Keep it below `writerIdleTimeoutMs`.
-   * @defaultValue 30000
-   */
-  readonly stepTimeoutMs?: number;
-  /**
-   * SQLite: switch the database file to WAL and the connection to
-   * `synchronous = FULL` when the store is first used (strato-db's
-   * settings: one fsync per commit, and a committed event survives a power
-   * cut). `false` leaves the journal mode and `synchronous` as the
-   * DataSource opened them (set yours in TypeORM's `prepareDatabase`).
-   * PostgreSQL: ignored.
-   * @defaultValue true
-   */
-  readonly sqliteWal?: boolean;
   /** Where the writer reports failures. @defaultValue `consoleLogger` */
   readonly logger?: Logger;
 }
@@ -78,21 +32,10 @@ export interface EventStoreOptions {
 export type ResolvedEventStoreOptions = Required<Omit<EventStoreOptions, 'bus'>> &
   Pick<EventStoreOptions, 'bus'>;
 
-/** Default values of the numeric options. */
-export const EVENT_STORE_DEFAULTS = {
-  unknownTypes: 'halt',
-  dispatchUnknownTypes: false,
-  maxEventBytes: 1_000_000,
-  batchSize: 200,
-  pollMs: 50,
-  takeoverMs: 500,
-  leaseMs: 15_000,
-  retryDelayMs: 1_000,
-  maxRetryDelayMs: 300_000,
-  writerIdleTimeoutMs: 60_000,
-  stepTimeoutMs: 30_000,
-  sqliteWal: true,
-} as const satisfies Partial<EventStoreOptions>;
+const { subscription: _subscription, ...storeDefaults } = DEFAULTS.eventStore;
+
+/** Default values of the tunable options: `DEFAULTS.eventStore` without `subscription`, frozen. */
+export const EVENT_STORE_DEFAULTS = Object.freeze(storeDefaults);
 
 /**
  * The retry policy of a halted event (the writer's) and of a failed event of

@@ -35,7 +35,11 @@ export type {
 } from './event-model.js';
 export { defineModel } from './event-model.js';
 export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
-export { EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+export {
+  EVENT_STORE_DEFAULTS,
+  type EventStoreOptions,
+  type EventStoreTuning,
+} from './event-store-options.js';
 export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { OperatorNote } from './operator-actions.js';
 export type { PruneOptions } from './prune.js';
@@ -64,6 +68,7 @@ export {
   type SubscriptionHandler,
   type SubscriptionOptions,
   type SubscriptionStart,
+  type SubscriptionTuning,
 } from './subscriptions/subscription-options.js';
 export type { SubscriptionFailure, SubscriptionStatus } from './subscriptions/subscription-status.js';
 export { type CaughtUpOptions, type SubscriptionHost, Subscriptions } from './subscriptions/subscriptions.js';

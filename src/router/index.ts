@@ -31,6 +31,7 @@ export {
   type ListenOptions,
   type RouterApi,
   type RouterApiDeps,
+  type RouterApiTuning,
   type TlsMaterial,
 } from './http/index.js';
 export { IngestCoalescer } from './ingest-coalescer.js';

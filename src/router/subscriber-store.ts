@@ -1,8 +1,12 @@
+import { DEFAULTS } from '../config/config.js';
 import { RouterUsageError } from './errors/router-usage.error.js';
 import type { SubscriberRecord } from './subscriber.js';
 
-/** A new subscriber's batch settings when its subscription leaves them out, as Routemaster has them. */
-export const SUBSCRIBER_DEFAULTS = { maxEvents: 100, timeoutMs: 500 } as const;
+/**
+ * A new subscriber's batch settings when its subscription leaves them out, as
+ * Routemaster has them: `DEFAULTS.router.subscriber`.
+ */
+export const SUBSCRIBER_DEFAULTS = DEFAULTS.router.subscriber;
 
 /**
  * What `POST /subscription` sets of a subscriber. `paused` and

@@ -1,5 +1,13 @@
+import { DEFAULTS } from '../../config/config.js';
+import type { DeliveredStatus, SubscriptionTuning } from '../../config/event-store-option-groups.js';
 import { EventStoreUsageError } from '../errors/event-store-usage.error.js';
-import type { HistoryEvent, StoreEventStatus } from '../store-event.js';
+import type { HistoryEvent } from '../store-event.js';
+
+export type {
+  DeliveredStatus,
+  SubscriptionStart,
+  SubscriptionTuning,
+} from '../../config/event-store-option-groups.js';
 
 /** What a subscription's handler gets beside the event. */
 export interface SubscriptionContext {
@@ -19,69 +27,22 @@ export interface SubscriptionContext {
  */
 export type SubscriptionHandler = (event: HistoryEvent, ctx: SubscriptionContext) => unknown;
 
-/** The statuses of history events a subscription can be given. */
-export type DeliveredStatus = Exclude<StoreEventStatus, 'queued'>;
-
-/** Where a new subscription starts: at v1, after the version handled now, or at version `v`. */
-export type SubscriptionStart = 'beginning' | 'end' | number;
-
-/** What `store.subscriptions.start` takes. Every number is optional, with the default shown. */
-export interface SubscriptionOptions {
+/**
+ * What `store.subscriptions.start` takes: a name, a handler, the types it
+ * wants, and the tunable options ({@link SubscriptionTuning}), every one
+ * optional with the default shown.
+ */
+export interface SubscriptionOptions extends SubscriptionTuning {
   /** Its name, 1 to 128 characters: its checkpoint row's key, shared by every process running it. */
   readonly name: string;
   /** Called with each event (see {@link SubscriptionHandler}). */
   readonly handle: SubscriptionHandler;
-  /**
-   * Where it starts when it has no checkpoint yet: `'beginning'` (v1),
-   * `'end'` (after the version handled when it is first started) or a version
-   * (the first one it gets). An existing checkpoint is kept; move it with
-   * `store.subscriptions.reset`.
-   * @defaultValue `'beginning'`
-   */
-  readonly from?: SubscriptionStart;
   /** Only these event types reach the handler (the checkpoint passes the others). @defaultValue every type */
   readonly types?: readonly string[];
-  /**
-   * Only events of these statuses reach the handler (the checkpoint passes
-   * the others). `skipped` events are those an operator stepped over: they
-   * changed nothing.
-   * @defaultValue `['handled', 'ignored']`
-   */
-  readonly statuses?: readonly DeliveredStatus[];
-  /** Events read in one page; the checkpoint is stored after each page (so at most this many come again after a crash). @defaultValue 100 */
-  readonly batchSize?: number;
-  /** How often an idle consumer looks for new versions, in ms (the writer's process also wakes it at once). @defaultValue 100 */
-  readonly pollMs?: number;
-  /** The consumer's lease on the checkpoint row, in ms; renewed every third of it. A crashed consumer's work is taken over after it. @defaultValue 15000 */
-  readonly leaseMs?: number;
-  /** How often a process that is not the consumer tries to become it, in ms. @defaultValue 1000 */
-  readonly takeoverMs?: number;
-  /** First wait before a failed event is tried again, in ms; doubles per attempt. @defaultValue 1000 */
-  readonly retryDelayMs?: number;
-  /** Longest wait between tries of a failed event, in ms. @defaultValue 60000 */
-  readonly maxRetryDelayMs?: number;
-  /** Tries of one event before the subscription halts at it. @defaultValue 10 */
-  readonly maxAttempts?: number;
-  /** How long one call of the handler may take, in ms; past it the try fails (`SubscriptionHandlerTimeoutError`) and is retried. @defaultValue 60000 */
-  readonly handlerTimeoutMs?: number;
-  /** How long `stop()` waits for the handler running, in ms, before it aborts `ctx.signal` and lets go. @defaultValue 30000 */
-  readonly stopTimeoutMs?: number;
 }
 
-/** Default values of a subscription's options. */
-export const SUBSCRIPTION_DEFAULTS = {
-  from: 'beginning',
-  statuses: ['handled', 'ignored'],
-  batchSize: 100,
-  pollMs: 100,
-  leaseMs: 15_000,
-  takeoverMs: 1_000,
-  retryDelayMs: 1_000,
-  maxRetryDelayMs: 60_000,
-  maxAttempts: 10,
-  handlerTimeoutMs: 60_000,
-  stopTimeoutMs: 30_000,
-} as const satisfies Partial<SubscriptionOptions>;
+/** Default values of a subscription's options: `DEFAULTS.eventStore.subscription`. */
+export const SUBSCRIPTION_DEFAULTS = DEFAULTS.eventStore.subscription;
 
 /** The options with defaults filled in. */
 export type ResolvedSubscriptionOptions = Required<Omit<SubscriptionOptions, 'types'>> &

@@ -1,33 +1,11 @@
+import { DEFAULTS } from '../../config/config.js';
+import type { DeliveryBackoff } from '../../config/router-option-groups.js';
 import { retryDelay } from '../../support/retry-policy.js';
 
-/** How long a failed batch waits before its next delivery. */
-export interface DeliveryBackoff {
-  /**
-   * Routemaster's base: a subscriber with `hp` health points waits
-   * `round(baseMs * 2^-hp)`, so a subscriber failing for long waits up to `baseMs`.
-   * @defaultValue 60_000
-   */
-  readonly baseMs: number;
-  /**
-   * A floor doubling per attempt of the batch: `floorMs * 2^(attempts-1)`.
-   * At full health Routemaster's wait is ~0, so without it a new failing
-   * subscriber would use up `maxAttempts` in a second.
-   * @defaultValue 1_000
-   */
-  readonly floorMs: number;
-  /**
-   * No wait is longer than this (before the jitter).
-   * @defaultValue 3_600_000
-   */
-  readonly maxMs: number;
-}
+export type { DeliveryBackoff } from '../../config/router-option-groups.js';
 
-/** The defaults of {@link DeliveryBackoff}. */
-export const DEFAULT_DELIVERY_BACKOFF = {
-  baseMs: 60_000,
-  floorMs: 1_000,
-  maxMs: 3_600_000,
-} as const satisfies DeliveryBackoff;
+/** The defaults of {@link DeliveryBackoff}: `DEFAULTS.router.delivery.backoff`. */
+export const DEFAULT_DELIVERY_BACKOFF = DEFAULTS.router.delivery.backoff;
 
 /**
  * The wait after a batch's `attempts`-th failed delivery (1 = the first) for

@@ -1,55 +1,12 @@
+import { DEFAULTS } from '../../config/config.js';
 import { ConfigError } from '../../config/errors/config.error.js';
-import { DEFAULT_DELIVERY_BACKOFF, type DeliveryBackoff } from './delivery-backoff.js';
+import type { DeliveryBackoff, DeliverySettings } from '../../config/router-option-groups.js';
+import { DEFAULT_DELIVERY_BACKOFF } from './delivery-backoff.js';
 
-/** What a {@link DeliveryWorker} tunes. */
-export interface DeliverySettings {
-  /**
-   * Batches delivered at once by one worker.
-   * @defaultValue 64
-   */
-  readonly concurrency: number;
-  /**
-   * Batches of one subscriber out at once across all workers (an ordered
-   * subscriber: 1): enough for one busy subscriber to be fed at full speed,
-   * few enough that a hanging one holds only a quarter of a worker's slots.
-   * @defaultValue 16
-   */
-  readonly maxInFlightPerSubscriber: number;
-  /**
-   * A taken batch not acked or nacked within this is recovered by the upkeep (its
-   * worker died). Longer than the sender's connect + request timeouts.
-   * @defaultValue 30_000, or those timeouts + 8 s when that is more
-   */
-  readonly leaseMs: number;
-  /**
-   * Longest wait for work before looking again (retries come due without a wake-up).
-   * @defaultValue 250
-   */
-  readonly idleWaitMs: number;
-  /** The wait before a failed batch's next delivery. @defaultValue {@link DEFAULT_DELIVERY_BACKOFF} */
-  readonly backoff: DeliveryBackoff;
-  /**
-   * A batch whose delivery failed this many times becomes a dead letter.
-   * @defaultValue 25
-   */
-  readonly maxAttempts: number;
-  /**
-   * A batch still failing this long after it was made becomes a dead letter.
-   * @defaultValue 259_200_000 (3 days)
-   */
-  readonly maxAgeMs: number;
-}
+export type { DeliverySettings } from '../../config/router-option-groups.js';
 
-/** The defaults of {@link DeliverySettings}. */
-export const DEFAULT_DELIVERY_SETTINGS = {
-  concurrency: 64,
-  maxInFlightPerSubscriber: 16,
-  leaseMs: 30_000,
-  idleWaitMs: 250,
-  backoff: DEFAULT_DELIVERY_BACKOFF,
-  maxAttempts: 25,
-  maxAgeMs: 3 * 24 * 3_600_000,
-} as const satisfies DeliverySettings;
+/** The defaults of {@link DeliverySettings}: `DEFAULTS.router.delivery`. */
+export const DEFAULT_DELIVERY_SETTINGS = DEFAULTS.router.delivery;
 
 /** How much longer than the connect + request timeouts the default lease is. */
 const LEASE_MARGIN_MS = 8_000;

@@ -1,59 +1,11 @@
+import { DEFAULTS } from '../../config/config.js';
 import { ConfigError } from '../../config/errors/config.error.js';
-/** What the {@link RouterUpkeep} tunes. */
-export interface UpkeepSettings {
-  /**
-   * How often early batches past their deadline are made ready. With `timeout` 0 this
-   * bounds the publish-to-delivery latency.
-   * @defaultValue 10
-   */
-  readonly promoteEveryMs: number;
-  /**
-   * How often batches whose lease ended (their worker died) are put back.
-   * @defaultValue 1_000
-   */
-  readonly recoverEveryMs: number;
-  /**
-   * How often memory is checked for the autodrop.
-   * @defaultValue 10_000
-   */
-  readonly autodropEveryMs: number;
-  /**
-   * Above this many bytes used by the store (Redis `used_memory`: all of that
-   * Redis, the bus's own keys included), the oldest batches are dropped and
-   * their events lost. Off (`0`) unless set: turn it on only with a Redis
-   * given to the router, or a mark well above what the rest uses.
-   * @defaultValue 0 (off)
-   */
-  readonly autodropHighBytes: number;
-  /**
-   * ... until the store uses at most this many bytes.
-   * @defaultValue 80 % of `autodropHighBytes`
-   */
-  readonly autodropLowBytes: number;
-  /**
-   * Batches dropped per step, memory being read again between steps.
-   * @defaultValue 100
-   */
-  readonly autodropBatchSize: number;
-  /**
-   * Most batches one check drops; the next check (`autodropEveryMs` later)
-   * reads memory again, so a mark the router's batches cannot reach (memory
-   * held by other keys, or freed lazily) does not empty the queue at once.
-   * @defaultValue 1_000
-   */
-  readonly autodropMaxBatchesPerRun: number;
-}
+import type { UpkeepSettings } from '../../config/router-option-groups.js';
 
-/** The defaults of {@link UpkeepSettings}. */
-export const DEFAULT_UPKEEP_SETTINGS = {
-  promoteEveryMs: 10,
-  recoverEveryMs: 1_000,
-  autodropEveryMs: 10_000,
-  autodropHighBytes: 0,
-  autodropLowBytes: 0,
-  autodropBatchSize: 100,
-  autodropMaxBatchesPerRun: 1_000,
-} as const satisfies UpkeepSettings;
+export type { UpkeepSettings } from '../../config/router-option-groups.js';
+
+/** The defaults of {@link UpkeepSettings}: `DEFAULTS.router.upkeep` (the low mark is worked out from the high one). */
+export const DEFAULT_UPKEEP_SETTINGS = DEFAULTS.router.upkeep;
 
 /** Settings with the defaults filled in; throws a `ConfigError` saying what to fix. */
 export function upkeepSettings(given: Partial<UpkeepSettings> = {}): UpkeepSettings {
