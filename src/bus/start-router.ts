@@ -101,7 +101,7 @@ export async function startRouter(
   deps: StartRouterDeps = {},
 ): Promise<RunningRouter> {
   const logger = deps.logger ?? consoleLogger;
-  const roles = options.roles ?? ROUTER_ROLES;
+  const roles = checkRoles(options.roles);
   const has = (role: RouterRole) => roles.includes(role);
   const rootKey = checkApiOptions(options, has('api'));
   const timeouts = senderTimeouts(options);
@@ -269,4 +269,18 @@ async function listenOrExplain(api: RouterApi, options: RouterOptions): Promise<
     }
     throw error;
   }
+}
+
+/** `roles` as given, or every role; a `ConfigError` for an empty list or a role that is none of them. */
+function checkRoles(roles: readonly RouterRole[] | undefined): readonly RouterRole[] {
+  if (roles === undefined) return ROUTER_ROLES;
+  const unknown = Array.isArray(roles)
+    ? roles.filter((role) => !(ROUTER_ROLES as readonly unknown[]).includes(role))
+    : [roles];
+  if (!Array.isArray(roles) || roles.length === 0 || unknown.length > 0) {
+    throw new ConfigError(
+      `startRouter options.roles lists one or more of ${ROUTER_ROLES.join(', ')}, got ${JSON.stringify(roles)}: a router with no role does nothing`,
+    );
+  }
+  return roles;
 }

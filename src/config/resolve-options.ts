@@ -4,6 +4,7 @@ import type { CommitbusOptions, ResolvedCommitbusOptions } from './commitbus-opt
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './errors/config.error.js';
 import { FLAT_GROUP_FORMS, FLAT_OPTION_NAMES, getPath, isFlatOptionName } from './flat-option-names.js';
+import { maskedOnInspect } from './masked-redis.js';
 import { type DeprecatedOptionUse, normalizeOptions } from './normalize-options.js';
 import { envNameOf } from './option-env.js';
 import { parseClusterNode } from './redis-cluster-node.js';
@@ -86,6 +87,7 @@ export function resolveOptions(
     if (typeof defaults !== 'object' || defaults === null) continue;
     resolved[group] = { ...defaults, ...(given[group] as object | undefined) };
   }
+  maskedOnInspect(resolved.redis as ResolvedCommitbusOptions['redis']);
   const handlers = resolved.handlers as ResolvedCommitbusOptions['handlers'];
   handlers.backoff = { ...DEFAULT_CONFIG.handlers.backoff, ...handlers.backoff };
   const options = resolved as unknown as ResolvedCommitbusOptions;

@@ -1,4 +1,5 @@
 import type { ResolvedCommitbusOptions } from './commitbus-options.js';
+import { maskedOnInspect } from './masked-redis.js';
 import type { RedisOptions } from './option-groups.js';
 import { redisGiven, rememberRedisGiven } from './redis-given.js';
 import { checkResolvedOptions } from './resolve-options.js';
@@ -32,12 +33,12 @@ export function withTransportSettings(
   const redis = settings.fallback === true && named ? {} : (settings.redis ?? {});
   const applied: ResolvedCommitbusOptions = {
     ...config,
-    redis: {
+    redis: maskedOnInspect({
       ...config.redis,
       ...(redis.url === undefined ? {} : { url: redis.url, cluster: undefined }),
       ...(redis.cluster === undefined ? {} : { cluster: redis.cluster }),
       ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }),
-    },
+    }),
   };
   checkResolvedOptions(applied);
   rememberRedisGiven(applied, named || redis.url !== undefined || redis.cluster !== undefined);

@@ -70,6 +70,23 @@ describe('redisTransport()', () => {
     }
   });
 
+  it.each<[string, unknown, RegExp]>([
+    [
+      'the URL alone',
+      'redis://127.0.0.1:6379',
+      /takes an object of options: redisTransport\(\{ url: "redis:\/\/\.\.\." \}\)/,
+    ],
+    [
+      'a misspelt option',
+      { urll: 'redis://127.0.0.1:6379' },
+      /unknown redisTransport option "urll": the options are url, cluster, prefix/,
+    ],
+    ['null', null, /takes an object of options \(url, cluster, prefix\), got null/],
+  ])("refuses %s with a ConfigError, not a bus on the config's Redis", (_, options, message) => {
+    expect(() => redisTransport(options as never)).toThrow(ConfigError);
+    expect(() => redisTransport(options as never)).toThrow(message);
+  });
+
   it('refuses a wrong URL with a ConfigError that masks its password', () => {
     const error = thrown(() =>
       buses.create({

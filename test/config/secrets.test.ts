@@ -277,3 +277,32 @@ describe('a Redis URL built by hand, past resolveOptions', () => {
     expectNoSecret(everythingShown(thrown));
   });
 });
+
+describe("a bus's config printed", () => {
+  it('shows its Redis URL and URL nodes masked, while code reads them as given', async () => {
+    const url = `redis://app:${encodeURIComponent(WRONG)}@127.0.0.1:6379`;
+    const onUrl = createEventBus({
+      events: TEST_EVENTS,
+      logger: recordingLogger(),
+      transport: redisTransport({ url }),
+    });
+    const onNodes = createEventBus({
+      events: TEST_EVENTS,
+      logger: recordingLogger(),
+      transport: redisTransport({ cluster: [url, '127.0.0.1:7001'] }),
+    });
+    try {
+      expect(onUrl.config.redis.url).toBe(url);
+      expect(JSON.parse(JSON.stringify(onUrl.config)).redis.url).toBe(url);
+      for (const shown of [inspect(onUrl.config), inspect(onNodes.config, { depth: 5 })]) {
+        expect(shown).toContain('redis://***@127.0.0.1:6379');
+        expect(shown).not.toContain(encodeURIComponent(WRONG));
+        expect(shown).not.toContain('app:');
+      }
+      expect(inspect(onNodes.config.redis)).toContain("'127.0.0.1:7001'");
+      expect(inspect(resolveOptions({ redis: { url } }))).not.toContain(encodeURIComponent(WRONG));
+    } finally {
+      await Promise.all([onUrl.close(), onNodes.close()]);
+    }
+  });
+});

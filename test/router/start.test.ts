@@ -4,7 +4,7 @@ import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
 import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
 import { resolveOptions } from '../../src/config/resolve-options.js';
-import type { TransportAdapter } from '../../src/index.js';
+import { ConfigError, type TransportAdapter } from '../../src/index.js';
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
@@ -72,6 +72,18 @@ describe('startRouter on redisTransport(), which takes its Redis from the config
     const second = await start(config('given-url'));
     expect(await tokenNames(second)).toContain('shop');
     expect(warnings()).toEqual([]);
+  });
+});
+
+describe('startRouter roles', () => {
+  it.each([
+    ['none', []],
+    ['one that is no role', ['api', 'bogus']],
+    ['a string, not a list', 'api'],
+  ])('refuses %s with a ConfigError listing the roles, before it opens anything', async (_, roles) => {
+    const started = startRouter({}, { roles: roles as never }, { logger });
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(/options\.roles lists one or more of api, delivery, upkeep/);
   });
 });
 

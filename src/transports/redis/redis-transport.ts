@@ -1,4 +1,5 @@
 import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
+import { ConfigError } from '../../config/errors/config.error.js';
 import type { RedisOptions } from '../../config/option-groups.js';
 import type { TransportSettings } from '../../config/transport-settings.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
@@ -33,6 +34,7 @@ export function redisTransport(options: RedisTransportOptions = {}): {
     shared: { readonly deadLetters?: DeadLetterStore },
   ): RouterStores;
 } {
+  checkTransportOptions(options);
   const redis: RedisTransportOptions = {
     ...(options.url === undefined ? {} : { url: options.url }),
     ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
@@ -44,4 +46,26 @@ export function redisTransport(options: RedisTransportOptions = {}): {
     open: ({ config, logger }) => new BullmqTransport(config, logger),
     routerStores: ({ config, logger }, shared) => redisRouterStores(config, logger, shared),
   };
+}
+
+const OPTION_NAMES = ['url', 'cluster', 'prefix'];
+
+/** A `ConfigError` for what `redisTransport` cannot read: not an object of options, or an option it lacks. */
+function checkTransportOptions(options: unknown): void {
+  if (typeof options === 'string') {
+    throw new ConfigError(
+      'redisTransport takes an object of options: redisTransport({ url: "redis://..." }), not the URL itself',
+    );
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError(
+      `redisTransport takes an object of options (url, cluster, prefix), got ${options === null ? 'null' : typeof options}`,
+    );
+  }
+  const unknown = Object.keys(options).filter((key) => !OPTION_NAMES.includes(key));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `unknown redisTransport option ${JSON.stringify(unknown[0])}: the options are ${OPTION_NAMES.join(', ')}`,
+    );
+  }
 }
