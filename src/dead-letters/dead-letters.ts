@@ -45,6 +45,7 @@ export class DeadLetters {
    * (`CorruptDeadLetterError`, naming its id): purge it by id.
    */
   async list(filter?: DeadLetterFilter): Promise<DeadLetter[]> {
+    if (filter !== undefined) checkFields(filter);
     return (await this.read(filter)).letters;
   }
 
@@ -185,6 +186,12 @@ const FILTER_FIELDS: ReadonlySet<string> = new Set([
  * `{ hanlder }`, which would match every letter).
  */
 function checkFilter(filter: DeadLetterFilter): void {
+  checkFields(filter);
+  if (Object.values(filter).every((value) => value === undefined)) throw new DeadLetterFilterError();
+}
+
+/** Refuses a filter that is not an object, has a field no filter has, or a `since`, `until` or `limit` it cannot use. */
+function checkFields(filter: DeadLetterFilter): void {
   if (typeof filter !== 'object' || filter === null) {
     throw new DeadLetterFilterError(
       `say which dead letters: an id, a list of ids, 'all' or a filter object, got ${filter === null ? 'null' : typeof filter}`,
@@ -196,7 +203,20 @@ function checkFilter(filter: DeadLetterFilter): void {
       `the dead-letter filter has no field ${unknown.map((f) => JSON.stringify(f)).join(', ')} (the fields are ${[...FILTER_FIELDS].join(', ')}): nothing was selected`,
     );
   }
-  if (Object.values(filter).every((value) => value === undefined)) throw new DeadLetterFilterError();
+  for (const field of ['since', 'until'] as const) {
+    const at: unknown = filter[field];
+    if (at !== undefined && !(at instanceof Date && !Number.isNaN(at.getTime()))) {
+      throw new DeadLetterFilterError(
+        `the dead-letter filter's ${field} must be a valid Date, got ${JSON.stringify(at)}`,
+      );
+    }
+  }
+  const { limit } = filter;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter's limit must be a positive integer, got ${JSON.stringify(limit)}`,
+    );
+  }
 }
 
 function isIdList(target: DeadLetterTarget): target is readonly string[] {

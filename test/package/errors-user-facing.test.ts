@@ -316,6 +316,21 @@ describe('running and operating', () => {
       'COMMITBUS_DEAD_LETTER_FILTER',
       /got null/,
     );
+    // Listing takes an empty filter (every letter), but not one it cannot read.
+    for (const [filter, message] of [
+      [{ kund: 'handler' }, /no field "kund"/],
+      [{ since: 'yesterday' }, /since must be a valid Date, got "yesterday"/],
+      [{ until: new Date(Number.NaN) }, /until must be a valid Date/],
+      [{ limit: -1 }, /limit must be a positive integer, got -1/],
+    ] as const) {
+      expectCommitbusError(
+        await caught(() => bus.deadLetters.list(filter as never)),
+        DeadLetterFilterError,
+        'COMMITBUS_DEAD_LETTER_FILTER',
+        message,
+      );
+    }
+    expect((await bus.deadLetters.list({})).map((l) => l.id)).toEqual(['e1.h']);
     expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual(['e1.h']);
     expect(await bus.deadLetters.purge({ handler: 'h', kind: undefined })).toBe(1);
   });
