@@ -27,14 +27,27 @@ let npm: ChildProcess | undefined;
 const redis = new Redis(REDIS_URL);
 
 afterAll(async () => {
-  if (npm?.exitCode === null) npm.kill('SIGKILL');
+  // The whole group: killing npm alone would leave its worker running after a failed test.
+  if (npm?.pid !== undefined && npm.exitCode === null) {
+    try {
+      process.kill(-npm.pid, 'SIGKILL');
+    } catch {
+      // Gone between the check and the kill.
+    }
+  }
   await removeDemoData(ENV);
   redis.disconnect();
 });
 
 it('npm run worker shuts the worker down gracefully on SIGTERM to npm, and the demo cleanup leaves nothing', async () => {
   await removeDemoData(ENV);
-  const child = spawn('npm', ['run', 'worker'], { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['run', 'worker'], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, which afterAll kills whole if the test fails.
+    detached: true,
+  });
   npm = child;
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => {
