@@ -51,7 +51,8 @@ export function toTransitPlain(event: Event): Record<string, unknown> {
       error,
     );
   }
-  const createdAt = plain.createdAt;
+  // The event's own field: class-transformer's @Type(() => Date) would turn a string or a number into a Date.
+  const createdAt: unknown = event.createdAt;
   if (!(createdAt instanceof Date) || Number.isNaN(createdAt.getTime())) {
     const got = createdAt instanceof Date ? 'an invalid Date' : describe(createdAt);
     throw fieldError(

@@ -239,6 +239,18 @@ describe('fields that would not survive the trip', () => {
       'createdAt',
       /must be a valid Date, got undefined/,
     ],
+    [
+      'a createdAt given as a string, which a decoder would have made a Date of',
+      { createdAt: '2026-12-02T10:00:00Z' },
+      'createdAt',
+      /must be a valid Date, got "2026-12-02T10:00:00Z"/,
+    ],
+    [
+      'a createdAt given as a number',
+      { createdAt: 1_764_000_000_000 },
+      'createdAt',
+      /must be a valid Date, got number/,
+    ],
     ['NaN', { total: Number.NaN }, 'total', /is NaN, which JSON sends as null: give a finite number/],
     [
       'Infinity deep down',
