@@ -345,7 +345,7 @@ describe('HandlerTable plans', () => {
         A: [{ handler: a1, backoff: fixed }],
         'A.B': [{ handler: b1, backoff: { ...fixed, jitter: 0 } }],
       },
-      config: { defaultBackoff: { type: 'exponential', delayMs: 50, jitter: 0.3 } },
+      config: { handlers: { backoff: { type: 'exponential', delayMs: 50, jitter: 0.3 } } },
     });
     expect(bus.handlers.find('A.B.C', 'a1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0.3 });
     expect(bus.handlers.find('A.B.C', 'b1').backoff).toEqual({ type: 'fixed', delayMs: 200, jitter: 0 });
