@@ -333,7 +333,11 @@ describe('HandlerTable plans', () => {
   it('resolves entry options over the defaults', () => {
     expect(table.find('A.B.C', 'b1')).toMatchObject({ sync: true, attempts: 7, backoff: defaults.backoff });
     expect(table.find('A.B.C', 'a1')).toMatchObject({ sync: false, attempts: 3, timeoutMs: 5_000 });
-    const bus = createEventBus({ events: [Deep], handlers: { A: [a1] }, config: { handlers: { attempts: 4 } } });
+    const bus = createEventBus({
+      events: [Deep],
+      handlers: { A: [a1] },
+      config: { handlers: { attempts: 4 } },
+    });
     expect(bus.handlers.find('A.B.C', 'a1').attempts).toBe(4);
   });
 
