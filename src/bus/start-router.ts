@@ -10,7 +10,7 @@ import { WebhookSender } from '../router/delivery/webhook-sender.js';
 import { RouterRedisRequiredError } from '../router/errors/router-redis-required.error.js';
 import { createRouterApi, type RouterApi } from '../router/http/router-api.js';
 import { RouterMetrics } from '../router/router-metrics.js';
-import { ROUTER_ROLES, type RouterOptions, type RouterRole } from '../router/router-options.js';
+import { isRouterRole, ROUTER_ROLES, type RouterOptions, type RouterRole } from '../router/router-options.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
@@ -274,10 +274,7 @@ async function listenOrExplain(api: RouterApi, options: RouterOptions): Promise<
 /** `roles` as given, or every role; a `ConfigError` for an empty list or a role that is none of them. */
 function checkRoles(roles: readonly RouterRole[] | undefined): readonly RouterRole[] {
   if (roles === undefined) return ROUTER_ROLES;
-  const unknown = Array.isArray(roles)
-    ? roles.filter((role) => !(ROUTER_ROLES as readonly unknown[]).includes(role))
-    : [roles];
-  if (!Array.isArray(roles) || roles.length === 0 || unknown.length > 0) {
+  if (!Array.isArray(roles) || roles.length === 0 || !roles.every(isRouterRole)) {
     throw new ConfigError(
       `startRouter options.roles lists one or more of ${ROUTER_ROLES.join(', ')}, got ${JSON.stringify(roles)}: a router with no role does nothing`,
     );

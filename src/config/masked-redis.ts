@@ -12,15 +12,15 @@ import { redactRedisUrl } from './redis-url.js';
 export function maskedOnInspect<T extends RedisOptions>(redis: T): T {
   Object.defineProperty(redis, inspect.custom, {
     enumerable: false,
-    value: (_depth: number, options: object, show: typeof inspect) =>
-      `${(show ?? inspect)(
+    value: (_depth: number, options: object, show: typeof inspect = inspect) =>
+      show(
         {
           ...redis,
           url: typeof redis.url === 'string' ? redactRedisUrl(redis.url) : redis.url,
           cluster: maskedCluster(redis.cluster),
         },
         options,
-      )}`,
+      ),
   });
   return redis;
 }

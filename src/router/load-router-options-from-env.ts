@@ -3,7 +3,7 @@ import { parseEnvBoolean, parseEnvInteger } from '../config/env-values.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import { parseClientTokens } from './client-token-import.js';
 import { withRoutemasterEnv } from './routemaster-env.js';
-import { ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
+import { isRouterRole, ROUTER_ROLES, type RouterOptions, type RouterRole } from './router-options.js';
 
 /**
  * Environment variables the router reads, beside the bus's own (`REDIS_URL`,
@@ -172,7 +172,7 @@ export function parseRoles(raw: string, source: string): RouterRole[] {
     .split(/[\s,]+/)
     .filter((r) => r !== '')
     .map((r) => r.toLowerCase());
-  const unknown = roles.filter((r) => !(ROUTER_ROLES as readonly string[]).includes(r));
+  const unknown = roles.filter((r) => !isRouterRole(r));
   if (roles.length === 0 || unknown.length > 0) {
     throw new ConfigError(
       `${source} lists roles among ${ROUTER_ROLES.join(', ')}, separated by commas; got ${JSON.stringify(raw)}`,

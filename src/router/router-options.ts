@@ -10,6 +10,11 @@ export const ROUTER_ROLES = ['api', 'delivery', 'upkeep'] as const;
 /** One of {@link ROUTER_ROLES}. */
 export type RouterRole = (typeof ROUTER_ROLES)[number];
 
+/** Whether `value` is one of {@link ROUTER_ROLES}. */
+export function isRouterRole(value: unknown): value is RouterRole {
+  return (ROUTER_ROLES as readonly unknown[]).includes(value);
+}
+
 /** How a router process runs; every group optional except the API's root key when it serves the API. */
 export interface RouterOptions {
   /**

@@ -141,7 +141,11 @@ describe('an adapter of its own that says it is in-process', () => {
   it('is in-process even when the transport it opens does not say so', async () => {
     const adapter = { ...wrappedMemoryTransport(), inProcess: true };
     const bus = buses.create({ events: TEST_EVENTS, transport: adapter });
-    expect(bus.runsOn).toEqual({ transport: 'wrapped', inProcess: true });
+    try {
+      expect(bus.runsOn).toEqual({ transport: 'wrapped', inProcess: true });
+    } finally {
+      await buses.closeAll();
+    }
   });
 });
 
