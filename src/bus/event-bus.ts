@@ -89,8 +89,7 @@ export class EventBus implements UnitOfWorkBus {
     this.logger = options.logger ?? consoleLogger;
     const resolved = resolveOptions(options.config, warnDeprecatedOptions(this.logger));
     const adapter = transport === undefined ? adapterOf(options) : options.transport;
-    this.config =
-      adapter?.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
+    this.config = withTransportSettings(resolved, adapter?.settings);
     this.observers = new ObserverSet(this.logger);
     const hooks = observerOf(options);
     // Only when it has a hook: with no observer, handler runs skip the timing and notices.

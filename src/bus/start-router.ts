@@ -218,9 +218,7 @@ function storesFor(config: CommitbusOptions, deps: StartRouterDeps, logger: Logg
       `router: transport '${adapter.name}' keeps tokens, subscribers and queued events in this process only; they are lost when it stops (tests, development)`,
     );
   }
-  const applied =
-    adapter.settings === undefined ? resolved : withTransportSettings(resolved, adapter.settings);
-  return adapter.routerStores({ config: applied, logger }, {});
+  return adapter.routerStores({ config: withTransportSettings(resolved, adapter.settings), logger }, {});
 }
 
 /**

@@ -23,12 +23,14 @@ export interface TransportSettings {
 
 /**
  * `config` with an adapter's settings applied, checked as `resolveOptions`
- * checks (a wrong Redis URL is a `ConfigError`, its password masked).
+ * checks (a wrong Redis URL is a `ConfigError`, its password masked);
+ * `config` itself for an adapter without settings.
  */
 export function withTransportSettings(
   config: ResolvedCommitbusOptions,
-  settings: TransportSettings,
+  settings: TransportSettings | undefined,
 ): ResolvedCommitbusOptions {
+  if (settings === undefined) return config;
   const named = redisGiven(config);
   const redis = settings.fallback === true && named ? {} : (settings.redis ?? {});
   const applied: ResolvedCommitbusOptions = {
