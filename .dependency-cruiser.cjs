@@ -17,7 +17,7 @@ const ROOMS = [
   ['ordering'],
   ['outbox'],
   ['router', 'event-store', 'metrics'],
-  ['transports/memory', 'transports/redis'],
+  ['transports/memory', 'transports/redis', 'transports/sql'],
   ['transports/select'],
   ['bus'],
   ['dashboard'],

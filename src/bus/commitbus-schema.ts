@@ -11,6 +11,7 @@ import { OrderKeyRecordEntity } from '../ordering/order-key-record.entity.js';
 import { AddCommitbusOutboxOrder1764000000000 } from '../outbox/add-outbox-order-columns.migration.js';
 import { CreateCommitbusOutbox1763700000000 } from '../outbox/create-outbox-table.migration.js';
 import { OutboxRecordEntity } from '../outbox/outbox-record.entity.js';
+import { SQL_TRANSPORT_ENTITIES, SQL_TRANSPORT_MIGRATIONS } from '../transports/sql/schema/sql-tables.js';
 
 /**
  * The tables commitbus keeps in your database. Spread into your DataSource's
@@ -24,6 +25,7 @@ export const COMMITBUS_ENTITIES: readonly EntitySchema<any>[] = Object.freeze([
   StoreEventRowEntity,
   StoreStateRowEntity,
   SubscriptionRowEntity,
+  ...SQL_TRANSPORT_ENTITIES,
 ]);
 
 /**
@@ -37,4 +39,5 @@ export const COMMITBUS_MIGRATIONS: readonly (new () => MigrationInterface)[] = O
   AddCommitbusOutboxOrder1764000000000,
   CreateCommitbusEventStore1764100000000,
   CreateCommitbusEsSubscriptions1764200000000,
+  ...SQL_TRANSPORT_MIGRATIONS,
 ]);

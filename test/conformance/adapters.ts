@@ -9,7 +9,9 @@ import type { Transport } from '../../src/bus/transport.js';
 import type { TransportAdapter } from '../../src/index.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
+import { sqlTransport } from '../../src/transports/sql/index.js';
 import { CLUSTER_NODES, ON_CLUSTER, REDIS_URL } from '../helpers/redis.js';
+import { sqlTestDatabases } from '../helpers/sql.js';
 
 /** An adapter under test and whether it keeps data outside this process. */
 export interface ConformanceAdapter {
@@ -19,6 +21,19 @@ export interface ConformanceAdapter {
   readonly adapter: () => TransportAdapter;
   /** Whether its transport provides the router's stores (`Transport.routerStores`, a capability an adapter may leave out). */
   readonly routerStores: boolean;
+  /**
+   * The ports its transport provides so far, while an adapter is being
+   * built port by port (the SQL adapter); absent: every port.
+   */
+  readonly ports?: readonly ConformancePort[];
+}
+
+/** The ports a conformance suite covers, one suite each. */
+export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering';
+
+/** The adapters whose transport provides `port`, for a suite's `describe.each`. */
+export function adaptersFor(port: ConformancePort): readonly ConformanceAdapter[] {
+  return ADAPTERS.filter((adapter) => adapter.ports === undefined || adapter.ports.includes(port));
 }
 
 /**
@@ -48,6 +63,30 @@ export function wrappedMemoryTransport(): TransportAdapter {
   };
 }
 
+/**
+ * The SQL adapter on PostgreSQL and on SQLite (in memory), polling every 50 ms;
+ * not on the cluster project, which runs the suites for the cluster's sake.
+ */
+function sqlAdapters(): ConformanceAdapter[] {
+  if (ON_CLUSTER) return [];
+  const databases = sqlTestDatabases();
+  const ports: ConformancePort[] = [];
+  return [
+    {
+      name: 'sql postgres',
+      adapter: () => sqlTransport({ dataSource: databases.postgres, pollMs: 50 }),
+      routerStores: false,
+      ports,
+    },
+    {
+      name: 'sql sqlite',
+      adapter: () => sqlTransport({ dataSource: databases.sqlite, pollMs: 50 }),
+      routerStores: false,
+      ports,
+    },
+  ];
+}
+
 /** On the cluster project, the Redis adapter runs on the cluster; the in-process ones run there too (they are quick). */
 export const ADAPTERS: readonly ConformanceAdapter[] = [
   { name: 'memory', adapter: memoryTransport, routerStores: true },
@@ -59,4 +98,5 @@ export const ADAPTERS: readonly ConformanceAdapter[] = [
         routerStores: true,
       }
     : { name: 'redis', adapter: () => redisTransport({ url: REDIS_URL }), routerStores: true },
+  ...sqlAdapters(),
 ];

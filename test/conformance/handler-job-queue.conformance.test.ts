@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HandlerJob } from '../../src/handlers/handler-job.js';
-import { ADAPTERS } from './adapters.js';
+import { adaptersFor } from './adapters.js';
 import { conformanceBed } from './bed.js';
 
 const bed = conformanceBed('conformance-jobs');
@@ -26,7 +26,7 @@ function job(handler: string, id: string, extra: Partial<HandlerJob> = {}): Hand
   };
 }
 
-describe.each(ADAPTERS)('HandlerJobQueue on $name', (adapter) => {
+describe.each(adaptersFor('jobs'))('HandlerJobQueue on $name', (adapter) => {
   it('has nothing unfinished until jobs are added; counts them by state and by handler', async () => {
     const jobs = bed.open(adapter).transport.jobs;
     expect(await jobs.hasUnfinished()).toBe(false);

@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HandlerJobQueue } from '../../src/handlers/handler-job-queue.js';
 import type { ParkedWork } from '../../src/scheduling/parked-work.js';
-import { ADAPTERS } from './adapters.js';
+import { adaptersFor } from './adapters.js';
 import { conformanceBed } from './bed.js';
 
 const bed = conformanceBed('conformance-rules');
@@ -40,7 +40,7 @@ async function waiting(jobs: HandlerJobQueue): Promise<Record<string, number>> {
   return Object.fromEntries(Object.entries(byHandler).map(([handler, n]) => [handler, n.waiting]));
 }
 
-describe.each(ADAPTERS)('SchedulingRuleStore on $name', (adapter) => {
+describe.each(adaptersFor('rules'))('SchedulingRuleStore on $name', (adapter) => {
   it('sets a rule once and keeps its since, lists rules oldest first, removes each once', async () => {
     const rules = bed.open(adapter).transport.rules;
     expect(await rules.listRules()).toEqual([]);

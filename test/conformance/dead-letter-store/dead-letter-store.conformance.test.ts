@@ -10,7 +10,7 @@ import type { DeadLetterStore } from '../../../src/dead-letters/dead-letter-stor
 import { CorruptDeadLetterError } from '../../../src/index.js';
 import { MemoryDeadLetterStore } from '../../../src/transports/memory/index.js';
 import { queueNames, RedisDeadLetterStore } from '../../../src/transports/redis/index.js';
-import { ADAPTERS } from '../adapters.js';
+import { adaptersFor } from '../adapters.js';
 import { conformanceBed } from '../bed.js';
 import { letter } from './letters.js';
 
@@ -39,7 +39,7 @@ async function writeRaw(
   (store as unknown as { letters: Map<string, unknown> }).letters.set(id, { json, deadAt, seq: -1 });
 }
 
-describe.each(ADAPTERS)('DeadLetterStore on $name', (adapter) => {
+describe.each(adaptersFor('deadLetters'))('DeadLetterStore on $name', (adapter) => {
   it('keeps letters by id, oldest first, and removes a version only if it is still the stored one', async () => {
     const store = bed.open(adapter).transport.deadLetters;
     expect(await store.list()).toEqual([]);

@@ -9,13 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEAD_LETTER_PAGE, forEachDeadLetterPage } from '../../../src/cli/dead-letter-pages.js';
 import type { DeadLetter } from '../../../src/dead-letters/dead-letter.js';
-import { ADAPTERS } from '../adapters.js';
+import { adaptersFor } from '../adapters.js';
 import { conformanceBed } from '../bed.js';
 import { pageLetters as letters } from './letters.js';
 
 const bed = conformanceBed('conformance-pages');
 
-describe.each(ADAPTERS)('dead-letter pages on $name', (adapter) => {
+describe.each(adaptersFor('deadLetters'))('dead-letter pages on $name', (adapter) => {
   it('hands every letter over once, though the action leaves a third of them in the store', {
     timeout: 60_000,
   }, async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { asyncLane, syncLane } from '../../../src/ordering/lane.js';
 import type { HaltReason, LaneEvent, LaneStep } from '../../../src/ordering/ordering-store.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { ADAPTERS } from '../adapters.js';
+import { adaptersFor } from '../adapters.js';
 import { conformanceBed } from '../bed.js';
 import { failure, type Harness, harnessOf, laneState } from './harness.js';
 
@@ -13,7 +13,7 @@ const bed = conformanceBed('conformance-ordering');
 
 const LEASE = 300;
 
-describe.each(ADAPTERS)('OrderingStore on $name', (adapter) => {
+describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
   const harness = () => harnessOf(bed, adapter);
   const done = (lane: string, position: number, fanOut: string[] = []): LaneStep => ({
     op: 'done',

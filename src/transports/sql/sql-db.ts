@@ -1,0 +1,163 @@
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { withTransactionGate } from '../../uow/transaction-gate.js';
+import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
+import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
+import { toPostgresPlaceholders } from './sql-placeholders.js';
+
+/** The databases the SQL transport runs on. */
+export type SqlDialect = 'postgres' | 'sqlite';
+
+/**
+ * Runs the SQL transport's statements, one at a time, written with `?`
+ * placeholders (the runner turns them into `$n` on PostgreSQL). Inside
+ * {@link SqlDb.transaction} every statement runs in that transaction;
+ * outside, each statement commits on its own.
+ */
+export interface SqlRunner {
+  /** The database the statements go to: for the few places where the SQL differs. */
+  readonly dialect: SqlDialect;
+  /** Rows of a `SELECT`, or of a statement with `RETURNING` (PostgreSQL and SQLite 3.35+ both have it). */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs a statement without `RETURNING`; resolves to how many rows it changed. */
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** What SQLite's `better-sqlite3` driver is called in TypeORM. */
+const SQLITE_TYPES: ReadonlySet<string> = new Set(['better-sqlite3']);
+
+/** The dialect of `dataSource`, or {@link SqlDialectUnsupportedError}. */
+export function dialectOf(dataSource: DataSource): SqlDialect {
+  const type = String(dataSource.options.type);
+  if (type === 'postgres') return 'postgres';
+  if (SQLITE_TYPES.has(type)) return 'sqlite';
+  throw new SqlDialectUnsupportedError(type);
+}
+
+/** One statement on a TypeORM query runner, with the dialect's placeholders and a structured result. */
+async function runOn(
+  runner: QueryRunner,
+  dialect: SqlDialect,
+  sql: string,
+  params: readonly unknown[],
+): Promise<{ records: unknown[]; affected: number }> {
+  const text = dialect === 'postgres' ? toPostgresPlaceholders(sql) : sql;
+  const result = (await runner.query(text, [...params], true)) as { records?: unknown[]; affected?: number };
+  const records = Array.isArray(result.records) ? result.records : [];
+  return { records, affected: result.affected ?? records.length };
+}
+
+/** A {@link SqlRunner} over one TypeORM query runner (a transaction's, or the unit of work's). */
+function runnerOf(queryRunner: QueryRunner, dialect: SqlDialect): SqlRunner {
+  return {
+    dialect,
+    query: async <T>(sql: string, params: readonly unknown[] = []) =>
+      (await runOn(queryRunner, dialect, sql, params)).records as T[],
+    execute: async (sql, params = []) => (await runOn(queryRunner, dialect, sql, params)).affected,
+  };
+}
+
+/**
+ * The SQL transport's handle on the application's TypeORM DataSource
+ * (PostgreSQL, or SQLite through `better-sqlite3`). It opens nothing at
+ * construction: the DataSource may be initialized later, before the first
+ * statement ({@link SqlDataSourceNotInitializedError} otherwise).
+ *
+ * On SQLite the DataSource has one connection that every transaction
+ * shares, so every statement and transaction here takes the unit of work's
+ * transaction gate (`uow/transaction-gate.ts`): a statement of a drain
+ * never lands inside an application's open transaction.
+ *
+ * Times the transport compares (leases, due times) are read from the
+ * database's clock ({@link SqlDb.now}), so workers on machines whose clocks
+ * differ agree on them.
+ */
+export class SqlDb implements SqlRunner {
+  /** The database the statements go to. */
+  readonly dialect: SqlDialect;
+  /**
+   * The database's clock in epoch milliseconds, as an SQL expression to
+   * write into statements (`locked_until < ${db.now}`).
+   */
+  readonly now: string;
+
+  constructor(readonly dataSource: DataSource) {
+    this.dialect = dialectOf(dataSource);
+    this.now =
+      this.dialect === 'postgres'
+        ? '(floor(extract(epoch from clock_timestamp()) * 1000)::bigint)'
+        : "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))";
+  }
+
+  /** Where the data lives, for errors and logs: host, port and database, never a password. */
+  where(): string {
+    const options = this.dataSource.options as { host?: string; port?: number; database?: unknown };
+    if (this.dialect === 'sqlite') return `SQLite ${String(options.database ?? ':memory:')}`;
+    return `PostgreSQL ${options.host ?? 'localhost'}:${options.port ?? 5432}/${String(options.database ?? '')}`;
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return this.alone(sql, async (runner) => runner.query<T>(sql, params));
+  }
+
+  async execute(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.alone(sql, async (runner) => runner.execute(sql, params));
+  }
+
+  /**
+   * Runs `fn` in one transaction (`BEGIN IMMEDIATE` on SQLite, so two
+   * processes on one file never deadlock upgrading a read to a write):
+   * committed when `fn` resolves, rolled back when it throws.
+   */
+  async transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    return this.gated(async () => {
+      const queryRunner = this.open('run a transaction');
+      try {
+        await queryRunner.connect();
+        await queryRunner.query(this.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+        let result: T;
+        try {
+          result = await fn(runnerOf(queryRunner, this.dialect));
+        } catch (error) {
+          await queryRunner.query('ROLLBACK').catch(() => {});
+          throw error;
+        }
+        await queryRunner.query('COMMIT');
+        return result;
+      } finally {
+        await queryRunner.release();
+      }
+    });
+  }
+
+  /**
+   * The statements of a transaction someone else holds (a unit of work's
+   * `EntityManager`): they run in it and commit or roll back with it. Takes
+   * no gate: the holder has it.
+   */
+  within(manager: EntityManager): SqlRunner {
+    const queryRunner = manager.queryRunner;
+    if (queryRunner === undefined) return this;
+    return runnerOf(queryRunner, this.dialect);
+  }
+
+  /** A statement on its own connection, committed on its own. */
+  private async alone<T>(sql: string, fn: (runner: SqlRunner) => Promise<T>): Promise<T> {
+    return this.gated(async () => {
+      const queryRunner = this.open(`run ${sql.trim().split(/\s+/, 1)[0] ?? 'a statement'}`);
+      try {
+        return await fn(runnerOf(queryRunner, this.dialect));
+      } finally {
+        await queryRunner.release();
+      }
+    });
+  }
+
+  private gated<T>(fn: () => Promise<T>): Promise<T> {
+    return this.dialect === 'sqlite' ? withTransactionGate(this.dataSource, fn) : fn();
+  }
+
+  private open(action: string): QueryRunner {
+    if (!this.dataSource.isInitialized) throw new SqlDataSourceNotInitializedError(action);
+    return this.dataSource.createQueryRunner();
+  }
+}

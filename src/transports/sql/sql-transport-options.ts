@@ -1,0 +1,19 @@
+import type { DataSource } from 'typeorm';
+
+/** Options of `sqlTransport()`. */
+export interface SqlTransportOptions {
+  /**
+   * The application's TypeORM DataSource, on PostgreSQL (`type: 'postgres'`)
+   * or SQLite (`type: 'better-sqlite3'`), with `COMMITBUS_ENTITIES` in its
+   * entities (or `COMMITBUS_MIGRATIONS` run). It may be initialized after
+   * the bus is created, but before the bus publishes or starts a worker.
+   */
+  readonly dataSource: DataSource;
+  /**
+   * How often, in milliseconds, a worker looks for work no wake-up told it
+   * of: events published by another process on SQLite, a missed `NOTIFY`,
+   * delayed work coming due.
+   * @defaultValue `1_000`
+   */
+  readonly pollMs?: number;
+}

@@ -1,0 +1,133 @@
+import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
+import type { EventPublisher } from '../../events/event-publisher.js';
+import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
+import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
+import type { WorkerHost } from '../../handlers/worker-host.js';
+import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
+import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
+import type { Closable } from '../../support/closable.js';
+import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
+import type { Logger } from '../../support/logger.js';
+import { SqlDeadLetterStore } from './sql.dead-letter-store.js';
+import { SqlEventLog } from './sql.event-log.js';
+import { SqlHandlerJobQueue } from './sql.job-queue.js';
+import { SqlOrderingStore } from './sql.ordering-store.js';
+import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
+import { SqlDb } from './sql-db.js';
+import { openSqlWakeups } from './sql-notifications.js';
+import type { SqlTransportOptions } from './sql-transport-options.js';
+import type { SqlWakeups } from './sql-wakeups.js';
+import { SqlWorkerHost } from './sql-worker-host.js';
+
+/**
+ * The SQL transport of one bus: every port on tables in the application's
+ * own database (PostgreSQL or SQLite), which is the source of truth. Rows
+ * are the work; a wake-up (`NOTIFY` on PostgreSQL) only says "look", and a
+ * poll every `pollMs` covers what a wake-up missed. Workers in any process
+ * claim rows with a lease timestamp and run handlers outside any claim
+ * transaction. Every table's rows carry the bus's name, so buses share the
+ * tables.
+ */
+export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
+  /** The adapter's name, as `bus.status()` shows it. */
+  readonly name: 'sql-postgres' | 'sql-sqlite';
+  /** The database handle every port runs its statements on. */
+  readonly db: SqlDb;
+  /** Published events waiting for a drain. */
+  readonly log: SqlEventLog;
+  /** Handler jobs: async runs, retries, re-driven dead letters. */
+  readonly jobs: SqlHandlerJobQueue;
+  /** Pause and block rules, parked work, dropped counts. */
+  readonly rules: SqlSchedulingRuleStore;
+  /** Work given up after its last attempt. */
+  readonly deadLetters: SqlDeadLetterStore;
+  /** Ordered events' lanes. */
+  readonly ordering: SqlOrderingStore;
+  private readonly wakeups: SqlWakeups;
+  private readonly workers: SqlWorkerHost;
+
+  constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
+    this.db = new SqlDb(options.dataSource);
+    this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
+    const bus = config.name;
+    this.wakeups = openSqlWakeups(this.db, bus, logger);
+    this.ordering = new SqlOrderingStore(this.db, bus, {
+      gapWaitMs: laneGapWaitMs(config.outbox),
+      wakeups: this.wakeups,
+    });
+    this.log = new SqlEventLog(this.db, bus, {
+      dedupeWindowMs: config.publishing.dedupeWindowMs,
+      wakeups: this.wakeups,
+      toLane: (tx, lane, payload, position) => this.ordering.appendInLane(tx, lane, payload, position),
+    });
+    this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
+    this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
+    this.deadLetters = new SqlDeadLetterStore(this.db, bus);
+    this.workers = new SqlWorkerHost({
+      db: this.db,
+      bus,
+      log: this.log,
+      jobs: this.jobs,
+      deadLetters: this.deadLetters,
+      wakeups: this.wakeups,
+      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+    });
+  }
+
+  async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    this.ordering.checkNumbering(events);
+    return this.log.append(events);
+  }
+
+  releaseDue(limit: number): Promise<number> {
+    return this.log.releaseDue(limit);
+  }
+
+  startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
+    return this.workers.startWorker(runtime);
+  }
+
+  workerOrdering(): WorkerOrdering {
+    return { store: this.ordering, close: () => {} };
+  }
+
+  /** Resolves once the database answers; else a `TransportUnavailableError` naming it. */
+  async reachable(action: string): Promise<void> {
+    try {
+      await this.db.query('SELECT 1 AS one');
+    } catch (error) {
+      throw this.failure(action, error);
+    }
+  }
+
+  /** A database that cannot be reached becomes a `TransportUnavailableError` naming it; anything else stays as it is. */
+  failure(action: string, error: unknown): unknown {
+    if (error instanceof TransportUnavailableError || !isConnectionFailure(error)) return error;
+    return new TransportUnavailableError(action, this.db.where(), {
+      cause: error,
+      fix: 'Is the database running, and is the DataSource given to sqlTransport() right?',
+    });
+  }
+
+  async close(): Promise<void> {
+    this.wakeups.interrupt();
+    await this.workers.close();
+    await this.wakeups.close();
+  }
+}
+
+/** How often workers look for work no wake-up told them of, by default. */
+export const DEFAULT_POLL_MS = 1_000;
+
+/** Errors that mean the database is out of reach rather than refusing a statement. */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | undefined)?.code;
+  const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
+  const codes = [code, driverCode].filter((c): c is string => typeof c === 'string');
+  return codes.some(
+    (c) =>
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(
+        c,
+      ) || c.startsWith('08'),
+  );
+}
