@@ -1,28 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { runDrain } from '../../handlers/drain.js';
+import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
+import { describeError } from '../../support/logger.js';
+import { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 import type { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import type { SqlEventLog } from './sql.event-log.js';
 import type { SqlHandlerJobQueue } from './sql.job-queue.js';
-import type { SqlDb } from './sql-db.js';
+import { SqlJobRunner, type SqlJobSource } from './sql-job-runner.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
 /** What the worker host runs on. */
 export interface SqlWorkerHostDeps {
-  readonly db: SqlDb;
+  /** The bus's name, in the worker's id. */
   readonly bus: string;
+  /** Where the drains read. */
   readonly log: SqlEventLog;
-  readonly jobs: SqlHandlerJobQueue;
+  /** Where handler jobs wait; the runner claims them. */
+  readonly jobs: SqlHandlerJobQueue & SqlJobSource;
+  /** Where given-up work goes. */
   readonly deadLetters: SqlDeadLetterStore;
+  /** Wake-ups of new work. */
   readonly wakeups: SqlWakeups;
+  /** How often to look for work no wake-up told of. */
   readonly pollMs: number;
 }
 
-/** STUB (to be written): drains over the event log and a runner of handler jobs, in this process. */
+interface Running {
+  readonly id: string;
+  readonly runner: SqlJobRunner;
+  stopping: boolean;
+  drain: Promise<void>;
+}
+
+/**
+ * A worker in this process on the SQL transport: one drain after another
+ * over the event log (each lives `drains.ttlMs` or `maxEvents`, then the next
+ * starts; a drain waits on wake-ups and the poll while the log is empty),
+ * and a runner of handler jobs claiming rows under a lease
+ * (`handlers.lockDurationMs`). Other processes run workers of their own on
+ * the same tables; the leases keep them apart.
+ */
 export class SqlWorkerHost implements WorkerHost {
-  constructor(readonly deps: SqlWorkerHostDeps) {}
-  async startWorker(_runtime: WorkerRuntime): Promise<TransportWorker> {
-    throw new Error('SqlWorkerHost: not written yet');
+  private worker: Running | undefined;
+  private drains = 0;
+
+  constructor(private readonly deps: SqlWorkerHostDeps) {}
+
+  async startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
+    if (this.worker !== undefined) throw new SqlWorkerStartedError();
+    const id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    const { config, logger, dispatcher, solo } = runtime;
+    const enqueue = (jobs: HandlerJob[]) => this.deps.jobs.enqueue(jobs);
+    const runner = new SqlJobRunner(
+      this.deps.jobs,
+      { dispatcher, enqueue, deadLetters: this.deps.deadLetters },
+      {
+        worker: id,
+        concurrency: config.handlers.concurrency,
+        leaseMs: config.handlers.lockDurationMs,
+        pollMs: this.deps.pollMs,
+        wakeups: this.deps.wakeups,
+        logger,
+        run: (claimed, work) => (claimed.deliveries > 1 ? solo.alone(work) : solo.shared(work)),
+      },
+    );
+    const running: Running = { id, runner, stopping: false, drain: Promise.resolve() };
+    this.worker = running;
+    runner.start();
+    running.drain = this.drainLoop(running, runtime);
+    return { close: (timeoutMs) => this.stop(running, timeoutMs) };
   }
+
   /** Stops the worker, if one runs, waiting for what it runs. */
-  async close(): Promise<void> {}
+  async close(timeoutMs = 10_000): Promise<void> {
+    if (this.worker !== undefined) await this.stop(this.worker, timeoutMs);
+  }
+
+  private async drainLoop(running: Running, runtime: WorkerRuntime): Promise<void> {
+    const { config, logger, dispatcher, solo } = runtime;
+    while (!running.stopping) {
+      try {
+        const result = await runDrain({
+          log: this.deps.log,
+          dispatcher,
+          enqueue: (jobs) => this.deps.jobs.enqueue(jobs),
+          deadLetters: this.deps.deadLetters,
+          limits: config.drains,
+          consumer: `${running.id}:${++this.drains}`,
+          stopping: () => running.stopping,
+          solo,
+        });
+        runtime.onDrain?.(result);
+      } catch (error) {
+        logger.error({ error: describeError(error).message }, 'SQL drain failed; starting another');
+        await this.deps.wakeups.wait('events', this.deps.pollMs);
+      }
+    }
+  }
+
+  private async stop(running: Running, timeoutMs: number): Promise<void> {
+    if (running.stopping) return;
+    running.stopping = true;
+    this.deps.wakeups.interrupt();
+    await Promise.all([running.drain, running.runner.close(timeoutMs)]);
+    if (this.worker === running) this.worker = undefined;
+  }
 }

@@ -45,11 +45,13 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly ordering: SqlOrderingStore;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
+  private readonly shutdownTimeoutMs: number;
 
   constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
     this.db = new SqlDb(options.dataSource);
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
     const bus = config.name;
+    this.shutdownTimeoutMs = config.shutdownTimeoutMs;
     this.wakeups = openSqlWakeups(this.db, bus, logger);
     this.ordering = new SqlOrderingStore(this.db, bus, {
       gapWaitMs: laneGapWaitMs(config.outbox),
@@ -64,7 +66,6 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
     this.deadLetters = new SqlDeadLetterStore(this.db, bus);
     this.workers = new SqlWorkerHost({
-      db: this.db,
       bus,
       log: this.log,
       jobs: this.jobs,
@@ -110,8 +111,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   }
 
   async close(): Promise<void> {
-    this.wakeups.interrupt();
-    await this.workers.close();
+    await this.workers.close(this.shutdownTimeoutMs);
     await this.wakeups.close();
   }
 }
