@@ -88,6 +88,16 @@ export class SqlDb implements SqlRunner {
         : "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))";
   }
 
+  /**
+   * `name` as statements write it: qualified by the DataSource's `schema`
+   * on PostgreSQL when it names one (raw statements do not see it otherwise).
+   */
+  table(name: string): string {
+    const schema = (this.dataSource.options as { schema?: string }).schema;
+    if (this.dialect !== 'postgres' || schema === undefined || schema === '') return name;
+    return `"${schema.replace(/"/g, '""')}"."${name}"`;
+  }
+
   /** Where the data lives, for errors and logs: host, port and database, never a password. */
   where(): string {
     const options = this.dataSource.options as { host?: string; port?: number; database?: unknown };

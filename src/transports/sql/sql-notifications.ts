@@ -1,27 +1,65 @@
 import type { Logger } from '../../support/logger.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
+import { PgWakeupListener, WAKEUP_CHANNEL } from './sql-pg-listener.js';
 import type { SqlWakeups, WakeTopic } from './sql-wakeups.js';
 
-/** STUB (to be written): in-process wake-ups, plus LISTEN/NOTIFY on PostgreSQL. */
-export function openSqlWakeups(_db: SqlDb, _bus: string, _logger: Logger): SqlWakeups {
-  const waiters = new Set<() => void>();
-  const wakeAll = () => {
-    for (const w of [...waiters]) w();
+const TOPICS: ReadonlySet<string> = new Set<WakeTopic>(['events', 'jobs', 'lanes']);
+
+/**
+ * The {@link SqlWakeups} of one bus: waiters of this process per topic; on
+ * PostgreSQL also `pg_notify` in the sending transaction and a `LISTEN`
+ * (taken when the first wait happens) that wakes this process's waiters
+ * when another process's transaction commits. On SQLite only this process
+ * hears its wake-ups.
+ */
+export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeups {
+  const waiters = new Map<WakeTopic, Set<() => void>>();
+  const wake = (topic: WakeTopic) => {
+    for (const w of [...(waiters.get(topic) ?? [])]) w();
   };
+  const wakeAll = () => {
+    for (const topic of waiters.keys()) wake(topic);
+  };
+  const prefix = `${bus}|`;
+  const listener =
+    db.dialect === 'postgres'
+      ? new PgWakeupListener(
+          db.dataSource,
+          (payload) => {
+            if (!payload.startsWith(prefix)) return;
+            const topic = payload.slice(prefix.length);
+            if (TOPICS.has(topic)) wake(topic as WakeTopic);
+          },
+          logger,
+        )
+      : undefined;
+  let closed = false;
   return {
-    notifyIn: async (_tx: SqlRunner, _topic: WakeTopic) => {},
-    local: () => wakeAll(),
-    wait: (_topic, ms) =>
-      new Promise<void>((resolve) => {
+    notifyIn: async (tx: SqlRunner, topic: WakeTopic) => {
+      if (tx.dialect !== 'postgres') return;
+      await tx.query('SELECT pg_notify(?, ?)', [WAKEUP_CHANNEL, `${prefix}${topic}`]);
+    },
+    local: (topic) => wake(topic),
+    wait: (topic, ms) => {
+      if (closed) return Promise.resolve();
+      listener?.start();
+      return new Promise<void>((resolve) => {
+        const set = waiters.get(topic) ?? new Set<() => void>();
+        waiters.set(topic, set);
         const done = () => {
           clearTimeout(timer);
-          waiters.delete(done);
+          set.delete(done);
           resolve();
         };
         const timer = setTimeout(done, ms);
-        waiters.add(done);
-      }),
+        set.add(done);
+      });
+    },
     interrupt: () => wakeAll(),
-    close: async () => wakeAll(),
+    close: async () => {
+      closed = true;
+      wakeAll();
+      await listener?.close();
+    },
   };
 }

@@ -1,6 +1,12 @@
-import type { OutgoingEvent, SkippedRange } from '../../events/outgoing-event.js';
-import type { EventLog } from '../../handlers/event-log.js';
+import type {
+  AppendResult,
+  LateOrderedEvent,
+  OutgoingEvent,
+  SkippedRange,
+} from '../../events/outgoing-event.js';
+import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
+import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
 /**
@@ -16,11 +22,29 @@ export type LaneAppend = (
   position: number | undefined,
 ) => Promise<boolean | SkippedRange>;
 
-const notYet = (..._args: unknown[]): never => {
-  throw new Error('SqlEventLog: not written yet');
-};
+/** Rows per multi-row INSERT: 5 parameters each, far under SQLite's 32766 and PostgreSQL's 65535. */
+const INSERT_CHUNK = 1_000;
+/** Ids per `IN (...)` list of an acknowledgement. */
+const ACK_CHUNK = 1_000;
+/** Expired dedupe ids pruned per append, at most. */
+const PRUNE_BATCH = 500;
 
-/** STUB (to be written): the `EventLog` port on the `commitbus_events` table. */
+interface ClaimedRow {
+  readonly id: number | string;
+  readonly payload: string;
+  readonly deliveries: number | string;
+}
+
+/**
+ * The `EventLog` port on the `commitbus_events` table, with the Redis
+ * stream's semantics: an entry read by a drain is locked to it
+ * (`locked_by`, `locked_at`) until acknowledged (deleted); an entry locked
+ * longer than a drain's idle time can be claimed by another, counting a
+ * delivery. Delayed events are rows with a `deliver_at`, made deliverable
+ * by {@link SqlEventLog.releaseDue}. Accepted ids are remembered in
+ * `commitbus_event_ids` for the dedupe window. Times compared are the
+ * database's clock.
+ */
 export class SqlEventLog implements EventLog {
   constructor(
     readonly db: SqlDb,
@@ -30,17 +54,208 @@ export class SqlEventLog implements EventLog {
       readonly wakeups: SqlWakeups;
       readonly toLane: LaneAppend;
     },
-  ) {}
-  append = notYet;
+  ) {
+    this.events = db.table('commitbus_events');
+    this.ids = db.table('commitbus_event_ids');
+  }
+
+  /** `commitbus_events`, qualified by the DataSource's schema. */
+  private readonly events: string;
+  /** `commitbus_event_ids`, qualified by the DataSource's schema. */
+  private readonly ids: string;
+
+  /** Appends in a transaction of its own, then wakes this process's drains. */
+  async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    const result = await this.db.transaction((tx) => this.appendWith(tx, events));
+    if (result.appended > 0) this.options.wakeups.local('events');
+    return result;
+  }
+
   /** Appends inside a transaction someone else holds (the unit of work's): the events exist exactly when it commits. */
-  appendWith = (_tx: SqlRunner, _events: readonly OutgoingEvent[]): never => notYet();
-  releaseDue = notYet;
-  delayed = notYet;
-  read = notYet;
-  claimStale = notYet;
-  hasStale = notYet;
-  ack = notYet;
-  backlog = notYet;
-  oldestAt = notYet;
-  removeConsumer = notYet;
+  async appendWith(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    await this.pruneExpiredIds(tx);
+    const now = Date.now();
+    const rows: { event: OutgoingEvent; deliverAt: number | null }[] = [];
+    const late: LateOrderedEvent[] = [];
+    let appended = 0;
+    let delayed = 0;
+    let dropped = 0;
+    for (const event of events) {
+      if (!event.skipDedupe && !(await this.accept(tx, event.id))) {
+        dropped++;
+        continue;
+      }
+      if (event.lane !== undefined) {
+        const taken = await this.options.toLane(tx, event.lane, event.payload, event.position);
+        if (taken === true) appended++;
+        else if (taken === false) dropped++;
+        else {
+          // Late: its id is forgotten, so publishing it again finds it late again.
+          if (!event.skipDedupe) await this.forget(tx, event.id);
+          late.push({ event, position: event.position ?? 0, rebase: taken });
+        }
+      } else if (event.deliverAt !== undefined && event.deliverAt > now) {
+        rows.push({ event, deliverAt: event.deliverAt });
+        delayed++;
+      } else {
+        rows.push({ event, deliverAt: null });
+        appended++;
+      }
+    }
+    await this.insert(tx, rows);
+    if (appended > 0) await this.options.wakeups.notifyIn(tx, 'events');
+    return late.length === 0 ? { appended, delayed, dropped } : { appended, delayed, dropped, late };
+  }
+
+  /** Records `eventId` as accepted for the window; false when it was accepted within it. */
+  private async accept(tx: SqlRunner, eventId: string): Promise<boolean> {
+    const now = this.db.now;
+    const rows = await tx.query(
+      `INSERT INTO ${this.ids} (bus, event_id, expires_at) VALUES (?, ?, ${now} + ?)
+       ON CONFLICT (bus, event_id) DO UPDATE SET expires_at = excluded.expires_at
+       WHERE ${this.ids}.expires_at <= ${now}
+       RETURNING event_id`,
+      [this.bus, eventId, this.options.dedupeWindowMs],
+    );
+    return rows.length > 0;
+  }
+
+  private async forget(tx: SqlRunner, eventId: string): Promise<void> {
+    await tx.execute(`DELETE FROM ${this.ids} WHERE bus = ? AND event_id = ?`, [this.bus, eventId]);
+  }
+
+  /** Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a batch per append. */
+  private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
+    await tx.execute(
+      `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
+         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?)`,
+      [this.bus, this.bus, PRUNE_BATCH],
+    );
+  }
+
+  /** Multi-row INSERTs, in order, chunked under both databases' parameter limits. */
+  private async insert(
+    tx: SqlRunner,
+    rows: readonly { event: OutgoingEvent; deliverAt: number | null }[],
+  ): Promise<void> {
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      const values = chunk.map(() => `(?, ?, ?, ?, ${this.db.now}, 0)`).join(', ');
+      const params = chunk.flatMap(({ event, deliverAt }) => [this.bus, event.id, event.payload, deliverAt]);
+      await tx.execute(
+        `INSERT INTO ${this.events} (bus, event_id, payload, deliver_at, created_at, deliveries) VALUES ${values}`,
+        params,
+      );
+    }
+  }
+
+  async releaseDue(limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    const now = this.db.now;
+    const released = await this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `UPDATE ${this.events} SET deliver_at = NULL, created_at = ${now}
+         WHERE id IN (SELECT id FROM ${this.events}
+           WHERE bus = ? AND deliver_at IS NOT NULL AND deliver_at <= ${now}
+           ORDER BY deliver_at, id LIMIT ?${this.skipLocked()})
+         RETURNING id`,
+        [this.bus, limit],
+      );
+      if (rows.length > 0) await this.options.wakeups.notifyIn(tx, 'events');
+      return rows.length;
+    });
+    if (released > 0) this.options.wakeups.local('events');
+    return released;
+  }
+
+  async delayed(): Promise<number> {
+    return this.count('deliver_at IS NOT NULL');
+  }
+
+  async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {
+    const first = await this.claim(consumer, count, 'locked_at IS NULL', []);
+    if (first.length > 0 || blockMs <= 0) return first;
+    await this.options.wakeups.wait('events', blockMs);
+    return this.claim(consumer, count, 'locked_at IS NULL', []);
+  }
+
+  async claimStale(consumer: string, minIdleMs: number): Promise<LogEntry | undefined> {
+    const [entry] = await this.claim(
+      consumer,
+      1,
+      `locked_at IS NOT NULL AND locked_at <= ${this.db.now} - ?`,
+      [minIdleMs],
+    );
+    return entry;
+  }
+
+  async hasStale(minIdleMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `SELECT id FROM ${this.events}
+       WHERE bus = ? AND deliver_at IS NULL AND locked_at IS NOT NULL AND locked_at <= ${this.db.now} - ? LIMIT 1`,
+      [this.bus, minIdleMs],
+    );
+    return rows.length > 0;
+  }
+
+  /** Locks up to `count` deliverable rows matching `where` to `consumer` in one statement, oldest first. */
+  private async claim(
+    consumer: string,
+    count: number,
+    where: string,
+    params: readonly unknown[],
+  ): Promise<LogEntry[]> {
+    if (count <= 0) return [];
+    const rows = await this.db.query<ClaimedRow>(
+      `UPDATE ${this.events} SET locked_by = ?, locked_at = ${this.db.now}, deliveries = deliveries + 1
+       WHERE id IN (SELECT id FROM ${this.events}
+         WHERE bus = ? AND deliver_at IS NULL AND ${where}
+         ORDER BY id LIMIT ?${this.skipLocked()})
+       RETURNING id, payload, deliveries`,
+      [consumer, this.bus, ...params, count],
+    );
+    return rows
+      .map((row) => ({ id: Number(row.id), payload: row.payload, deliveries: Number(row.deliveries) }))
+      .sort((a, b) => a.id - b.id)
+      .map(({ id, payload, deliveries }) => ({ entryId: String(id), payload, deliveries }));
+  }
+
+  /** PostgreSQL's row locks let concurrent claims pass each other; SQLite's writes are serialized anyway. */
+  private skipLocked(): string {
+    return this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+  }
+
+  async ack(entryIds: readonly string[]): Promise<void> {
+    const ids = entryIds.map(Number).filter((id) => Number.isSafeInteger(id));
+    for (let start = 0; start < ids.length; start += ACK_CHUNK) {
+      const chunk = ids.slice(start, start + ACK_CHUNK);
+      await this.db.execute(
+        `DELETE FROM ${this.events} WHERE bus = ? AND id IN (${placeholders(chunk.length)})`,
+        [this.bus, ...chunk],
+      );
+    }
+  }
+
+  async backlog(): Promise<number> {
+    return this.count('deliver_at IS NULL');
+  }
+
+  async oldestAt(): Promise<Date | undefined> {
+    const [row] = await this.db.query<{ at: number | string | null }>(
+      `SELECT MIN(created_at) AS at FROM ${this.events} WHERE bus = ? AND deliver_at IS NULL`,
+      [this.bus],
+    );
+    return row?.at === null || row?.at === undefined ? undefined : new Date(Number(row.at));
+  }
+
+  /** A no-op: rows carry their drain's name only while locked, so there is no consumer to forget. */
+  async removeConsumer(_consumer: string): Promise<void> {}
+
+  private async count(where: string): Promise<number> {
+    const [row] = await this.db.query<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM ${this.events} WHERE bus = ? AND ${where}`,
+      [this.bus],
+    );
+    return Number(row?.n ?? 0);
+  }
 }
