@@ -1,4 +1,6 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
+import { SqlDeadLetterEntity } from './dead-letter.entity.js';
 
 /**
  * The SQL transport's tables (each port's file beside it adds its own) and
@@ -6,7 +8,9 @@ import type { EntitySchema, MigrationInterface } from 'typeorm';
  * and `COMMITBUS_MIGRATIONS`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
-export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [];
+export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [SqlDeadLetterEntity];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
-export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[] = [];
+export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[] = [
+  CreateCommitbusSqlDeadLetters1764300000003,
+];
