@@ -1,6 +1,8 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
+import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
+import { SqlJobEntity } from './job.entity.js';
 
 /**
  * The SQL transport's tables (each port's file beside it adds its own) and
@@ -8,9 +10,10 @@ import { SqlDeadLetterEntity } from './dead-letter.entity.js';
  * and `COMMITBUS_MIGRATIONS`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
-export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [SqlDeadLetterEntity];
+export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [SqlJobEntity, SqlDeadLetterEntity];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
 export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[] = [
+  CreateCommitbusSqlJobs1764300000001,
   CreateCommitbusSqlDeadLetters1764300000003,
 ];
