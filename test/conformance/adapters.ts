@@ -70,7 +70,7 @@ export function wrappedMemoryTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['jobs', 'deadLetters'];
+  const ports: ConformancePort[] = ['jobs', 'deadLetters', 'rules'];
   return [
     {
       name: 'sql postgres',

@@ -1,8 +1,13 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
 import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
+import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
+import { SqlDroppedEntity } from './dropped.entity.js';
 import { SqlJobEntity } from './job.entity.js';
+import { SqlLockEntity } from './lock.entity.js';
+import { SqlParkedEntity } from './parked.entity.js';
+import { SqlRuleEntity } from './rule.entity.js';
 
 /**
  * The SQL transport's tables (each port's file beside it adds its own) and
@@ -10,10 +15,18 @@ import { SqlJobEntity } from './job.entity.js';
  * and `COMMITBUS_MIGRATIONS`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
-export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [SqlJobEntity, SqlDeadLetterEntity];
+export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
+  SqlJobEntity,
+  SqlRuleEntity,
+  SqlParkedEntity,
+  SqlDroppedEntity,
+  SqlLockEntity,
+  SqlDeadLetterEntity,
+];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
 export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[] = [
   CreateCommitbusSqlJobs1764300000001,
+  CreateCommitbusSqlRules1764300000002,
   CreateCommitbusSqlDeadLetters1764300000003,
 ];
