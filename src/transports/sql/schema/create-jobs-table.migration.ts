@@ -19,7 +19,7 @@ export class CreateCommitbusSqlJobs1764300000001 implements MigrationInterface {
           { name: 'kind', type: 'varchar', length: '16' },
           { name: 'data', type: 'text' },
           { name: 'run_at', type: 'bigint' },
-          { name: 'attempts_made', type: 'int', default: 0 },
+          { name: 'attempts_made', type: 'integer', default: 0 },
           { name: 'locked_by', type: 'varchar', length: '255', isNullable: true },
           { name: 'locked_until', type: 'bigint', isNullable: true },
           { name: 'created_at', type: 'bigint' },

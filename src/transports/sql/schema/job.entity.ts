@@ -39,7 +39,7 @@ export const SqlJobEntity = new EntitySchema<SqlJobRow>({
     kind: { name: 'kind', type: 'varchar', length: 16 },
     data: { name: 'data', type: 'text' },
     runAt: { name: 'run_at', type: 'bigint', transformer: bigintAsNumber },
-    attemptsMade: { name: 'attempts_made', type: 'int', default: 0 },
+    attemptsMade: { name: 'attempts_made', type: 'integer', default: 0 },
     lockedBy: { name: 'locked_by', type: 'varchar', length: 255, nullable: true },
     lockedUntil: { name: 'locked_until', type: 'bigint', nullable: true, transformer: bigintAsNumber },
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintAsNumber },
