@@ -11,20 +11,23 @@ export interface ClaimedJob {
   readonly job: HandlerJob;
   /** Runs made before this one. */
   readonly attemptsMade: number;
-  /** Hand-outs of this run, this one included: more than 1 after its worker died or stalled. */
-  readonly deliveries: number;
+  /**
+   * Hand-outs of this run, this one included: more than 1 after its worker
+   * died or stalled. The jobs table does not count them yet: absent, 1.
+   */
+  readonly deliveries?: number;
 }
 
 /** What the runner needs of the jobs table (`SqlHandlerJobQueue`). */
 export interface SqlJobSource {
   /** Claims up to `max` due jobs for `worker` under a lease of `leaseMs`. */
   claim(worker: string, max: number, leaseMs: number): Promise<ClaimedJob[]>;
-  /** Removes a finished job of `worker`. */
-  complete(worker: string, jobId: string): Promise<void>;
-  /** Lets go of a job of `worker` to run again at `runAt` (epoch ms), with `attemptsMade` runs and `job` as it now is. */
-  retryAt(worker: string, job: HandlerJob, runAt: number, attemptsMade: number): Promise<void>;
+  /** Removes a finished job. */
+  complete(jobId: string): Promise<unknown>;
+  /** Lets go of a job to run again at `runAt` (epoch ms), with `attemptsMade` runs and `job` as it now is. */
+  retryAt(jobId: string, runAt: number, attemptsMade: number, job: HandlerJob): Promise<unknown>;
   /** Renews `worker`'s lease on its running jobs. */
-  extend(worker: string, jobIds: readonly string[], leaseMs: number): Promise<void>;
+  extend(worker: string, jobIds: readonly string[], leaseMs: number): Promise<unknown>;
 }
 
 /** How the runner runs. */
@@ -112,7 +115,7 @@ export class SqlJobRunner {
   }
 
   private async runOne(claimed: ClaimedJob): Promise<void> {
-    const { worker, logger } = this.options;
+    const { logger } = this.options;
     let current = claimed.job;
     let decided: number | undefined;
     try {
@@ -123,7 +126,7 @@ export class SqlJobRunner {
             data: current,
             attemptsMade: claimed.attemptsMade,
             attempts: current.attempts,
-            deliveries: claimed.deliveries,
+            deliveries: claimed.deliveries ?? 1,
             saveFailures: async (failures) => {
               current = { ...current, failures };
             },
@@ -134,12 +137,12 @@ export class SqlJobRunner {
           this.deps,
         ),
       );
-      await this.source.complete(worker, current.jobId);
+      await this.source.complete(current.jobId);
     } catch (error) {
       const made = claimed.attemptsMade + 1;
       if (made < current.attempts) {
         const wait = decided ?? jobRetryDelay(current, made);
-        await this.source.retryAt(worker, current, Date.now() + wait, made).catch((e: unknown) => {
+        await this.source.retryAt(current.jobId, Date.now() + wait, made, current).catch((e: unknown) => {
           logger.warn(
             { jobId: current.jobId, error: describeError(e).message },
             'could not schedule a handler job again; its lease will hand it out',
@@ -150,7 +153,7 @@ export class SqlJobRunner {
           { jobId: current.jobId, handler: current.handler, error: describeError(error).message },
           'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
         );
-        await this.source.complete(worker, current.jobId).catch(() => {});
+        await this.source.complete(current.jobId).catch(() => {});
       }
     }
   }

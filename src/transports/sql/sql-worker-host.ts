@@ -64,7 +64,7 @@ export class SqlWorkerHost implements WorkerHost {
         pollMs: this.deps.pollMs,
         wakeups: this.deps.wakeups,
         logger,
-        run: (claimed, work) => (claimed.deliveries > 1 ? solo.alone(work) : solo.shared(work)),
+        run: (claimed, work) => ((claimed.deliveries ?? 1) > 1 ? solo.alone(work) : solo.shared(work)),
       },
     );
     const running: Running = { id, runner, stopping: false, drain: Promise.resolve() };

@@ -10,6 +10,7 @@ import type { DeadLetterStore } from '../../../src/dead-letters/dead-letter-stor
 import { CorruptDeadLetterError } from '../../../src/index.js';
 import { MemoryDeadLetterStore } from '../../../src/transports/memory/index.js';
 import { queueNames, RedisDeadLetterStore } from '../../../src/transports/redis/index.js';
+import { SqlDeadLetterStore } from '../../../src/transports/sql/sql.dead-letter-store.js';
 import { adaptersFor } from '../adapters.js';
 import { conformanceBed } from '../bed.js';
 import { letter } from './letters.js';
@@ -32,6 +33,15 @@ async function writeRaw(
     const names = queueNames({ prefix: bed.prefix, name });
     await bed.redis.hset(names.deadLetters, id, json);
     await bed.redis.zadd(names.deadLettersByTime, deadAt, id);
+    return;
+  }
+  if (store instanceof SqlDeadLetterStore) {
+    await store.db.execute(`INSERT INTO ${store.table} (bus, id, dead_at, data) VALUES (?, ?, ?, ?)`, [
+      store.bus,
+      id,
+      deadAt,
+      json,
+    ]);
     return;
   }
   if (!(store instanceof MemoryDeadLetterStore))

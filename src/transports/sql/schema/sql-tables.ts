@@ -1,5 +1,14 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
+import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
+import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
 import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migration.js';
+import { SqlDeadLetterEntity } from './dead-letter.entity.js';
+import { SqlDroppedEntity } from './dropped.entity.js';
+import { SqlJobEntity } from './job.entity.js';
+import { SqlLockEntity } from './lock.entity.js';
+import { SqlParkedEntity } from './parked.entity.js';
+import { SqlRuleEntity } from './rule.entity.js';
 import { SqlEventEntity, SqlEventIdEntity } from './sql-event.entity.js';
 
 /**
@@ -8,9 +17,21 @@ import { SqlEventEntity, SqlEventIdEntity } from './sql-event.entity.js';
  * and `COMMITBUS_MIGRATIONS`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: TypeORM takes schemas of any row type
-export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [SqlEventEntity, SqlEventIdEntity];
+export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
+  SqlEventEntity,
+  SqlEventIdEntity,
+  SqlJobEntity,
+  SqlRuleEntity,
+  SqlParkedEntity,
+  SqlDroppedEntity,
+  SqlLockEntity,
+  SqlDeadLetterEntity,
+];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
 export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[] = [
   CreateCommitbusSqlEvents1764300000000,
+  CreateCommitbusSqlJobs1764300000001,
+  CreateCommitbusSqlRules1764300000002,
+  CreateCommitbusSqlDeadLetters1764300000003,
 ];
