@@ -1,4 +1,10 @@
-import { createEventBus, defineHandler, type EventBus, type RunningWorker, type TransportAdapter } from '../src/index.js';
+import {
+  createEventBus,
+  defineHandler,
+  type EventBus,
+  type RunningWorker,
+  type TransportAdapter,
+} from '../src/index.js';
 import { BenchEvent } from './commitbus-side.js';
 import { type BenchTarget, HandledTally, nowMs } from './load.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineHandler, type EventHandlersConfig } from '../../../src/index.js';
-import { sqlTransport } from '../../../src/transports/sql/index.js';
+import { SqlDb, sqlTransport } from '../../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../../helpers/buses.js';
 import { type RecordCreated, recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { sqlTestDatabases } from '../../helpers/sql.js';
@@ -67,14 +67,12 @@ describe.each(['postgres', 'sqlite'] as const)('a bus on the SQL transport (%s)'
       ['broken', 'exhausted', 3],
     ]);
     await worker.whenIdle();
-    const left = await databases[which].query(
-      which === 'postgres'
-        ? 'SELECT (SELECT count(*) FROM commitbus_events WHERE bus = $1) AS events, (SELECT count(*) FROM commitbus_jobs WHERE bus = $1) AS jobs'
-        : 'SELECT (SELECT count(*) FROM commitbus_events WHERE bus = ?1) AS events, (SELECT count(*) FROM commitbus_jobs WHERE bus = ?1) AS jobs',
-      [name],
+    const db = new SqlDb(databases[which]);
+    const left = await db.query<{ events: unknown; jobs: unknown }>(
+      `SELECT (SELECT count(*) FROM ${db.table('commitbus_events')} WHERE bus = ?) AS events,
+              (SELECT count(*) FROM ${db.table('commitbus_jobs')} WHERE bus = ?) AS jobs`,
+      [name, name],
     );
-    expect(left.map((r: { events: unknown; jobs: unknown }) => [Number(r.events), Number(r.jobs)])).toEqual([
-      [0, 0],
-    ]);
+    expect(left.map((r) => [Number(r.events), Number(r.jobs)])).toEqual([[0, 0]]);
   });
 });
