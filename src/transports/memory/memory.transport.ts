@@ -18,6 +18,7 @@ import { MemoryWorkerStartedError } from './errors/memory-worker-started.error.j
 import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryOrderingStore } from './memory.ordering-store.js';
+import { MemoryScheduleTickStore } from './memory.schedule-tick-store.js';
 import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
 import { memoryRouterStores } from './memory-router-stores.js';
@@ -69,6 +70,8 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
   private drains = 0;
   /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
+  /** Each schedule's last tick, in this process. */
+  readonly ticks = new MemoryScheduleTickStore();
   /** Ordered events' lanes, in this process. */
   readonly ordering: MemoryOrderingStore;
 
