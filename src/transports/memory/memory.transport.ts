@@ -12,6 +12,7 @@ import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { RouterStores } from '../../router/router-stores.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { describeError } from '../../support/logger.js';
 import { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
@@ -71,7 +72,7 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
   /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
   /** Each schedule's last tick, in this process. */
-  readonly ticks = new MemoryScheduleTickStore();
+  readonly ticks: ScheduleTickStore = new MemoryScheduleTickStore();
   /** Ordered events' lanes, in this process. */
   readonly ordering: MemoryOrderingStore;
 

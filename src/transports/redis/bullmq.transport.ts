@@ -9,6 +9,7 @@ import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-p
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { RouterStores } from '../../router/router-stores.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
@@ -52,7 +53,7 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   /** Ordered events' lanes in Redis, under the bus's prefix. */
   readonly ordering: RedisOrderingStore;
   /** Each schedule's last tick, in a hash under the bus's prefix. */
-  readonly ticks: RedisScheduleTickStore;
+  readonly ticks: ScheduleTickStore;
   /** The stream published events wait in for a drain. */
   readonly log: RedisStreamEventLog;
   /** Async handler jobs and retries, in BullMQ queues. */

@@ -5,6 +5,7 @@ import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-work
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
@@ -45,7 +46,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   /** Ordered events' lanes. */
   readonly ordering: SqlOrderingStore;
   /** Each schedule's last tick. */
-  readonly ticks: SqlScheduleTickStore;
+  readonly ticks: ScheduleTickStore;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
