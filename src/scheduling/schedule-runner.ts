@@ -33,7 +33,7 @@ interface Run {
   wake?: () => void;
 }
 
-/** The longest wait before the store is asked again after it failed. */
+/** The waits before a schedule whose store failed tries again: from 100 ms, doubling, at most 5 s. */
 const STORE_RETRY: RetryPolicy = { type: 'exponential', delayMs: 100, maxDelayMs: 5_000, jitter: 0.5 };
 
 /**
@@ -58,7 +58,14 @@ export class ScheduleRunner {
     if (this.current?.active === true) return;
     const run: Run = { active: true };
     this.current = run;
-    this.running = this.running.then(() => this.loop(run));
+    this.running = this.running
+      .then(() => this.loop(run))
+      .catch((error: unknown) =>
+        this.deps.logger.error(
+          { schedule: this.deps.name, error: describeError(error) },
+          'a schedule stopped',
+        ),
+      );
   }
 
   /** Stops the loop and resolves once a tick under way is done (or given up). */
@@ -85,11 +92,12 @@ export class ScheduleRunner {
           if (won) await this.fire(due, run);
         }
         this.failures.succeeded({ fields: { schedule: name }, message: `schedule ${name} recovered` });
-        wait = trigger.next(Date.now()) - Date.now();
+        const now = Date.now();
+        wait = trigger.next(now) - now;
       } catch (error) {
         this.failures.failed(
           { schedule: name, error: describeError(error).message },
-          `schedule ${name} could not claim its tick; it tries again`,
+          `schedule ${name} could not run its tick; it tries again`,
         );
         wait = retryDelay(STORE_RETRY, this.failures.inARow);
       }

@@ -218,7 +218,7 @@ describe.each(SETUPS)('scheduled events on $name', (setup) => {
   });
 });
 
-describe('scheduling refusals', () => {
+describe('scheduling refusals and failures', () => {
   const memory = SETUPS[0] as Setup;
 
   it('refuses a bad schedule with a coded error before anything runs, and a duplicate name leaves the first running', async () => {
@@ -278,5 +278,35 @@ describe('scheduling refusals', () => {
       'a scheduled tick was not published',
     ]);
     expect(logger.at('error')[0]?.fields).toMatchObject({ schedule: 'moody', error: { message: 'not now' } });
+  });
+
+  it('tries a tick store that fails again, logging it once, and ticks on once it answers', async () => {
+    const seen = new Seen();
+    const logger = recordingLogger();
+    let failing = 3;
+    const flaky: TransportAdapter = {
+      name: 'flaky ticks',
+      open: (context) => {
+        const inner = memoryTransport().open(context);
+        const claim = inner.ticks.claim.bind(inner.ticks);
+        return Object.assign(inner, {
+          ticks: {
+            lastTick: inner.ticks.lastTick.bind(inner.ticks),
+            claim: async (name: string, tickAt: Date) => {
+              if (failing-- > 0) throw new Error('ticks away');
+              return claim(name, tickAt);
+            },
+          },
+        });
+      },
+    };
+    const { bus } = await buses.start({
+      ...options(memory, seen, `sched${++n}`, { logger }),
+      transport: flaky,
+    });
+    bus.schedule('steady', { every: 50 }, seen.factory);
+    await waitFor('ticks once the store answers', () => seen.handledOf('steady').length >= 2);
+    expect(logger.messages('warn')).toEqual(['schedule steady could not run its tick; it tries again']);
+    expect(logger.messages('info')).toContain('schedule steady recovered');
   });
 });
