@@ -134,7 +134,6 @@ export class EventBus implements UnitOfWorkBus {
     );
     this.schedules = new Schedules({
       store: this.transport.ticks,
-      // Not `this.publish`: a tick under way when the bus closes still publishes before close resolves.
       publish: (events) => this.publishing.publish(events),
       publishing: this.config.publishing,
       logger: this.logger,
@@ -373,9 +372,10 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
-   * Stops the schedules (a tick under way publishes first), closes this process's workers, stops the outbox relay, deletes the outbox
-   * rows of events already published, then closes the transport's connections.
-   * Close the bus before destroying its DataSource.
+   * Stops the schedules (a tick under way publishes first) and this process's
+   * workers, stops the outbox relay, deletes the outbox rows of events already
+   * published, then closes the transport's connections. Close the bus before
+   * destroying its DataSource.
    */
   async close(): Promise<void> {
     this.closed = true;

@@ -15,7 +15,10 @@ export const MAX_SCHEDULE_NAME = 255;
 export interface SchedulesDeps {
   /** Where ticks are claimed: the transport's. */
   readonly store: ScheduleTickStore;
-  /** Publishes a tick's event. */
+  /**
+   * Publishes a tick's event: the bus's publishing, not `bus.publish`, so a
+   * tick under way when the bus closes still publishes before `close` resolves.
+   */
   readonly publish: (events: readonly Event[]) => Promise<void>;
   /** A publish's retries: `attempts` in all, the first wait `backoffMs`, doubling. */
   readonly publishing: Pick<PublishingOptions, 'attempts' | 'backoffMs'>;
