@@ -8,7 +8,8 @@ const LOCAL_CLUSTER = '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
  * adapter in the list is on the cluster there), the cluster's own tests, and
  * the store suites not yet in test/conformance whose Lua scripts build keys
  * while they run (from a prefix carrying the bus's hash tag): the ordering
- * store's invariants, the scheduling rules, handler job retries. The other
+ * store's invariants, the scheduling rules, handler job retries; and scheduled
+ * events end to end (one tick store on the cluster for two buses). The other
  * suites drive the same adapters and run once, on one Redis.
  */
 const ON_CLUSTER_TOO = [
@@ -20,6 +21,7 @@ const ON_CLUSTER_TOO = [
   'test/scheduling/rules-block.test.ts',
   'test/scheduling/rules-processes.test.ts',
   'test/scheduling/rules-targets.test.ts',
+  'test/scheduling/schedules.test.ts',
   'test/handlers/retries-and-timeouts.test.ts',
 ];
 

@@ -4,14 +4,12 @@ import { warnDeprecatedOptions } from '../config/deprecation-warnings.js';
 import { resolveOptions } from '../config/resolve-options.js';
 import { withTransportSettings } from '../config/transport-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
-import { registerEventKinds } from '../dead-letters/event-redriver.js';
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import { EventRegistry } from '../events/event-registry.js';
 import { EventSerializer } from '../events/event-serializer.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
-import { registerHandlerKind } from '../handlers/handler-redriver.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
@@ -21,13 +19,15 @@ import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
 import { Outbox } from '../outbox/outbox.js';
 import { OutboxRelay } from '../outbox/outbox-relay.js';
-import { registerWebhookKind } from '../router/delivery/webhook-dead-letter.js';
 import type { RouterStores } from '../router/router-stores.js';
 import { KnownTargets } from '../scheduling/known-targets.js';
+import type { ScheduledEventFactory, ScheduleHandle, ScheduleWhen } from '../scheduling/schedule.js';
+import { Schedules } from '../scheduling/schedules.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { consoleLogger, type Logger } from '../support/logger.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import { adapterOf } from './bus-adapter.js';
+import { registerBusKinds } from './bus-dead-letter-kinds.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
@@ -74,6 +74,7 @@ export class EventBus implements UnitOfWorkBus {
   private readonly orderedLanes: boolean;
   private readonly observers: ObserverSet;
   private readonly workers = new Set<RunningWorker>();
+  private readonly schedules: Schedules;
   private outboxOf: Outbox | undefined;
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
@@ -116,28 +117,14 @@ export class EventBus implements UnitOfWorkBus {
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });
     this.deadLetters = new DeadLetters({ store: this.transport.deadLetters, logger: this.logger });
-    const decode = (payload: string) => this.serializer.deserialize(payload);
-    registerHandlerKind(this.deadLetters.kinds, {
-      table: this.handlers,
-      decode,
-      enqueue: (jobs) => this.transport.jobs.enqueue(jobs),
+    registerBusKinds({
+      kinds: this.deadLetters.kinds,
+      handlers: this.handlers,
+      decode: (payload) => this.serializer.deserialize(payload),
+      transport: this.transport,
+      publishing: this.publishing,
+      batches: () => this.router.batches,
     });
-    // A re-driven payload's id was accepted before: publish it past the dedupe window,
-    // in the trace its envelope carried (no new producer span).
-    registerEventKinds(this.deadLetters.kinds, decode, (events) =>
-      this.publishing.publishEncoded(
-        events.map((event) => ({
-          id: event.id,
-          payload: this.publishing.encoder.reencode(event).payload,
-          skipDedupe: true,
-        })),
-        events,
-      ),
-    );
-    // The router's kind, where a router can run: on a transport without its stores, no webhook letter can be.
-    if (this.transport.routerStores !== undefined) {
-      registerWebhookKind(this.deadLetters.kinds, () => this.router.batches);
-    }
     this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
     this.rules = new SchedulingRules(
       this.transport.rules,
@@ -145,6 +132,12 @@ export class EventBus implements UnitOfWorkBus {
       this.config.scheduling.rulesRefreshMs,
       this.logger,
     );
+    this.schedules = new Schedules({
+      store: this.transport.ticks,
+      publish: (events) => this.publishing.publish(events),
+      publishing: this.config.publishing,
+      logger: this.logger,
+    });
     if (options.dataSource !== undefined) this.useDataSource(options.dataSource);
   }
 
@@ -264,6 +257,23 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
+   * Publishes `factory`'s event once per tick of `when` (`{ every: ms }` or `{ cron, tz }`),
+   * from one process however many schedule it: they race for each tick, one wins. Ticks fire
+   * only while a worker of this bus runs in this process; a tick missed while none ran anywhere
+   * is caught up when one starts (the latest only); a new schedule starts from its next tick.
+   * Refused at once: `ScheduleOptionsError`, `DuplicateScheduleError`, `BusClosedError`.
+   */
+  schedule(name: string, when: ScheduleWhen, factory: ScheduledEventFactory): ScheduleHandle {
+    if (this.closed) throw new BusClosedError('schedule');
+    return this.schedules.add(name, when, factory);
+  }
+
+  /** Stops a schedule in this process; resolves to false if there was none, else once a tick under way is done. */
+  unschedule(name: string): Promise<boolean> {
+    return this.schedules.remove(name);
+  }
+
+  /**
    * Starts consuming in this process: drains, async handler jobs, retries,
    * ordered lanes. With the outbox on, it first checks the outbox table and
    * refuses to start without it (`OutboxNotConfiguredError`).
@@ -282,6 +292,7 @@ export class EventBus implements UnitOfWorkBus {
         dataSource: this.dataSourceOf,
         orderedLanes: this.orderedLanes,
         bus: this,
+        schedules: this.schedules,
         publish: (events) => this.publish(events),
         observer: this.observers,
         metricsRegistry: () => this.ownMetricsRegistry(),
@@ -361,12 +372,14 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
-   * Closes this process's workers, stops the outbox relay, deletes the outbox
-   * rows of events already published, then closes the transport's connections.
-   * Close the bus before destroying its DataSource.
+   * Stops the schedules (a tick under way publishes first) and this process's
+   * workers, stops the outbox relay, deletes the outbox rows of events already
+   * published, then closes the transport's connections. Close the bus before
+   * destroying its DataSource.
    */
   async close(): Promise<void> {
     this.closed = true;
+    await this.schedules.close();
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.outboxOf?.flush();

@@ -16,6 +16,7 @@ import type { MetricsRegistry } from '../metrics/metrics-registry.js';
 import type { MetricsServer, MetricsServerOptions } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';
+import type { Schedules } from '../scheduling/schedules.js';
 import type { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import type { Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
@@ -44,6 +45,8 @@ export interface WorkerParts {
   readonly dataSource: DataSource | undefined;
   /** Whether to run the ordered lanes' consumer (`config.ordering`). */
   readonly orderedLanes: boolean;
+  /** The bus's schedules, which tick while one of its workers runs in this process. */
+  readonly schedules: Pick<Schedules, 'attach'>;
   /** The bus, as idempotent runs' units of work see it. */
   readonly bus: UnitOfWorkBus;
   /** What `ctx.publish` of a handler does. */
@@ -64,8 +67,8 @@ interface Started {
 
 /**
  * Starts a worker in this process: the transport's drains, handler jobs and
- * retries, the ordered lanes' consumer, the delayed-event release and the
- * idempotency cleanup. `onClosed` runs when it has closed; `closeBus` on
+ * retries, the ordered lanes' consumer, the delayed-event release, the
+ * idempotency cleanup and the bus's schedules. `onClosed` runs when it has closed; `closeBus` on
  * SIGINT/SIGTERM (with `handleSignals`).
  */
 export async function startBusWorker(
@@ -198,10 +201,11 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
           logger,
         ).start()
       : undefined;
+  const detachSchedules = parts.schedules.attach();
   return {
     inner,
     stopTasks: async () => {
-      await Promise.all([releaser.stop(), cleanup?.stop()]);
+      await Promise.all([releaser.stop(), cleanup?.stop(), detachSchedules()]);
     },
     stopLanes,
     closeGate: () => gate.close(),

@@ -9,6 +9,7 @@ import type { WorkerHost } from '../handlers/worker-host.js';
 import type { OrderingStore } from '../ordering/ordering-store.js';
 import type { WorkerOrderingSource } from '../ordering/worker-ordering.js';
 import type { RouterStores } from '../router/router-stores.js';
+import type { ScheduleTickStore } from '../scheduling/schedule-tick-store.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { Closable } from '../support/closable.js';
 import type { Logger } from '../support/logger.js';
@@ -38,6 +39,8 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly deadLetters: DeadLetterStore;
   /** Ordered events' lanes, shared by every process of the bus. */
   readonly ordering: OrderingStore;
+  /** Each schedule's last tick (`bus.schedule`), claimed once per tick across the bus's processes. */
+  readonly ticks: ScheduleTickStore;
   /**
    * What an error of an operation across ports (`bus.status()`) becomes for
    * its caller: an outage named with its server and what to check, never a

@@ -29,7 +29,7 @@ export interface ConformanceAdapter {
 }
 
 /** The ports a conformance suite covers, one suite each. */
-export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering';
+export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering' | 'ticks';
 
 /** The adapters whose transport provides `port`, for a suite's `describe.each`. */
 export function adaptersFor(port: ConformancePort): readonly ConformanceAdapter[] {
@@ -53,6 +53,7 @@ export function wrappedMemoryTransport(): TransportAdapter {
         rules: t.rules,
         deadLetters: t.deadLetters,
         ordering: t.ordering,
+        ticks: t.ticks,
         publish: (events) => t.publish(events),
         releaseDue: (limit) => t.releaseDue(limit),
         startWorker: (runtime) => t.startWorker(runtime),
@@ -70,7 +71,7 @@ export function wrappedMemoryTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules'];
+  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ticks'];
   return [
     {
       name: 'sql postgres',

@@ -12,12 +12,14 @@ import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { RouterStores } from '../../router/router-stores.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { describeError } from '../../support/logger.js';
 import { MemoryWorkerStartedError } from './errors/memory-worker-started.error.js';
 import { MemoryDeadLetterStore } from './memory.dead-letter-store.js';
 import { MemoryEventLog } from './memory.event-log.js';
 import { MemoryOrderingStore } from './memory.ordering-store.js';
+import { MemoryScheduleTickStore } from './memory.schedule-tick-store.js';
 import { MemorySchedulingRuleStore } from './memory.scheduling-rule-store.js';
 import { MemoryJobRunner } from './memory-job-runner.js';
 import { memoryRouterStores } from './memory-router-stores.js';
@@ -69,6 +71,8 @@ export class MemoryTransport implements EventPublisher, WorkerHost, WorkerOrderi
   private drains = 0;
   /** Dead letters, kept in this process (shared by the workers this transport runs). */
   readonly deadLetters = new MemoryDeadLetterStore();
+  /** Each schedule's last tick, in this process. */
+  readonly ticks: ScheduleTickStore = new MemoryScheduleTickStore();
   /** Ordered events' lanes, in this process. */
   readonly ordering: MemoryOrderingStore;
 

@@ -9,6 +9,7 @@ import { OrderingPositionsMismatchError } from '../../ordering/errors/ordering-p
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { RouterStores } from '../../router/router-stores.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
@@ -19,6 +20,7 @@ import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNamesOf } from './queue-names.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisOrderingStore } from './redis.ordering-store.js';
+import { RedisScheduleTickStore } from './redis.schedule-tick-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
 import type { RedisClient } from './redis-client.js';
 import { RedisConnections } from './redis-connections.js';
@@ -50,6 +52,8 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   readonly deadLetters: RedisDeadLetterStore;
   /** Ordered events' lanes in Redis, under the bus's prefix. */
   readonly ordering: RedisOrderingStore;
+  /** Each schedule's last tick, in a hash under the bus's prefix. */
+  readonly ticks: ScheduleTickStore;
   /** The stream published events wait in for a drain. */
   readonly log: RedisStreamEventLog;
   /** Async handler jobs and retries, in BullMQ queues. */
@@ -96,6 +100,9 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
       this.unavailable(action, error),
     );
     this.ordering = new RedisOrderingStore(this.redis, this.names.ordering, this.redis, this.gapWaitMs);
+    this.ticks = new RedisScheduleTickStore(this.redis, this.names, (action, error) =>
+      this.unavailable(action, error),
+    );
   }
 
   /**

@@ -37,6 +37,8 @@ export interface QueueNames {
   readonly deadLetters: string;
   /** Sorted set of dead-letter ids by the time they were given up. */
   readonly deadLettersByTime: string;
+  /** Hash of schedules' last ticks: field the schedule's name, value the tick (epoch ms). */
+  readonly scheduleTicks: string;
   /** Prefix of the ordered lanes' keys (see `lane-keys.ts` and `ordered-steps.lua`). */
   readonly ordering: string;
 }
@@ -69,5 +71,6 @@ export function queueNames(bus: { readonly prefix: string; readonly name: string
     deadLetters: `${tag}:dead-letters`,
     deadLettersByTime: `${tag}:dead-letters-by-time`,
     ordering: `${tag}:ord:`,
+    scheduleTicks: `${tag}:schedule-ticks`,
   };
 }

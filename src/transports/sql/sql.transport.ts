@@ -5,6 +5,7 @@ import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-work
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
+import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
 import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
@@ -12,6 +13,7 @@ import { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import { SqlEventLog } from './sql.event-log.js';
 import { SqlHandlerJobQueue } from './sql.job-queue.js';
 import { SqlOrderingStore } from './sql.ordering-store.js';
+import { SqlScheduleTickStore } from './sql.schedule-tick-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
@@ -43,6 +45,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly deadLetters: SqlDeadLetterStore;
   /** Ordered events' lanes. */
   readonly ordering: SqlOrderingStore;
+  /** Each schedule's last tick. */
+  readonly ticks: ScheduleTickStore;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
@@ -65,6 +69,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
     this.deadLetters = new SqlDeadLetterStore(this.db, bus);
+    this.ticks = new SqlScheduleTickStore(this.db, bus);
     this.workers = new SqlWorkerHost({
       bus,
       log: this.log,

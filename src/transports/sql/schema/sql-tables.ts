@@ -2,6 +2,7 @@ import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
 import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
 import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
+import { CreateCommitbusSqlScheduleTicks1764300000006 } from './create-schedule-ticks-table.migration.js';
 import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
 import { SqlDroppedEntity } from './dropped.entity.js';
@@ -9,6 +10,7 @@ import { SqlJobEntity } from './job.entity.js';
 import { SqlLockEntity } from './lock.entity.js';
 import { SqlParkedEntity } from './parked.entity.js';
 import { SqlRuleEntity } from './rule.entity.js';
+import { SqlScheduleTickEntity } from './schedule-tick.entity.js';
 import { SqlEventEntity, SqlEventIdEntity } from './sql-event.entity.js';
 
 /**
@@ -26,6 +28,7 @@ export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
   SqlDroppedEntity,
   SqlLockEntity,
   SqlDeadLetterEntity,
+  SqlScheduleTickEntity,
 ];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
@@ -34,4 +37,5 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   CreateCommitbusSqlJobs1764300000001,
   CreateCommitbusSqlRules1764300000002,
   CreateCommitbusSqlDeadLetters1764300000003,
+  CreateCommitbusSqlScheduleTicks1764300000006,
 ];
