@@ -110,6 +110,7 @@ export class EventBus implements UnitOfWorkBus {
       orderedLanes: this.orderedLanes,
       serializer: this.serializer,
       publisher: this.transport,
+      transactional: this.transport.transactional,
       logger: this.logger,
       deadLetters: observedDeadLetters(this.transport.deadLetters, this.observers),
       outbox: () => this.outboxOf,

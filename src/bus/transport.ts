@@ -3,6 +3,7 @@ import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { TransportSettings } from '../config/transport-settings.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../events/event-publisher.js';
+import type { TransactionalPublisher } from '../events/transactional-publisher.js';
 import type { EventLog } from '../handlers/event-log.js';
 import type { HandlerJobQueue } from '../handlers/handler-job-queue.js';
 import type { WorkerHost } from '../handlers/worker-host.js';
@@ -38,6 +39,16 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly deadLetters: DeadLetterStore;
   /** Ordered events' lanes, shared by every process of the bus. */
   readonly ordering: OrderingStore;
+  /**
+   * Appends a unit of work's events inside its own transaction, for a
+   * transport whose events live in the application's database (the SQL
+   * transport): a unit of work on {@link TransactionalPublisher.dataSource}
+   * writes no outbox row, and its events exist exactly when it commits. A
+   * unit of work on another DataSource, and every unit of work on an adapter
+   * without it (Redis, memory), keeps its events in the outbox until they
+   * are published after commit.
+   */
+  readonly transactional?: TransactionalPublisher;
   /**
    * What an error of an operation across ports (`bus.status()`) becomes for
    * its caller: an outage named with its server and what to check, never a
