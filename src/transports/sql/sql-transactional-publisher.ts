@@ -30,7 +30,12 @@ export class SqlTransactionalPublisher implements TransactionalPublisher {
   }
 
   async publishIn(manager: EntityManager, events: readonly OutgoingEvent[]): Promise<AppendResult> {
-    // Outside an open transaction the statements would commit one by one: never what a caller means.
+    // Another database, or statements committing one by one outside a transaction: never what a caller means.
+    if (manager.connection !== this.db.dataSource) {
+      throw new InternalError(
+        'SqlTransactionalPublisher.publishIn got an EntityManager of another DataSource',
+      );
+    }
     if (manager.queryRunner?.isTransactionActive !== true) {
       throw new InternalError(
         'SqlTransactionalPublisher.publishIn got an EntityManager with no open transaction',
