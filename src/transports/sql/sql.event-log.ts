@@ -144,11 +144,16 @@ export class SqlEventLog implements EventLog {
     await tx.execute(`DELETE FROM ${this.ids} WHERE bus = ? AND event_id = ?`, [this.bus, eventId]);
   }
 
-  /** Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a batch per append. */
+  /**
+   * Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a
+   * batch per append. It runs in the publishing transaction (a unit of
+   * work's, on PostgreSQL one of many at once): ids another transaction is
+   * deleting are skipped, not waited for.
+   */
   private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
     await tx.execute(
       `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
-         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?)`,
+         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?${this.skipLocked()})`,
       [this.bus, this.bus, PRUNE_BATCH],
     );
   }
