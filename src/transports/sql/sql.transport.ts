@@ -27,8 +27,8 @@ import { SqlWorkerHost } from './sql-worker-host.js';
  * poll every `pollMs` covers what a wake-up missed. Workers in any process
  * claim rows with a lease timestamp and run handlers outside any claim
  * transaction. A unit of work on the transport's own DataSource writes its
- * events here inside its transaction ({@link SqlTransport.transactional}). Every table's rows carry the bus's name, so buses share the
- * tables.
+ * events here inside its transaction ({@link SqlTransport.transactional}).
+ * Every table's rows carry the bus's name, so buses share the tables.
  */
 export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
   /** The adapter's name, as `bus.status()` shows it. */
