@@ -44,7 +44,9 @@ export interface EventBusOptions extends BusObserver {
    * The TypeORM DataSource your units of work run on. With it (and
    * `outbox.enabled`, on by default) events are kept in its `commitbus_outbox`
    * table in the same transaction, and this process relays any a crashed
-   * publisher left. Add `COMMITBUS_ENTITIES` to its entities.
+   * publisher left; on the DataSource of the bus's SQL transport the event
+   * rows themselves are written in the transaction instead, with no outbox
+   * row. Add `COMMITBUS_ENTITIES` to its entities.
    */
   dataSource?: DataSource;
 }

@@ -55,10 +55,9 @@ export class EventBus implements UnitOfWorkBus {
   /** @internal Where events travel: the adapter's ports. */
   readonly transport: Transport;
   /**
-   * What the bus runs on: its transport's name (`redis`, `memory`, an
+   * What the bus runs on: its transport's name (`redis`, `sql-postgres`, an
    * adapter's own) and whether that keeps the bus's work in this process
-   * only (then no other process sees it, and a worker elsewhere has nothing
-   * to take).
+   * only (then a worker elsewhere has nothing to take).
    */
   readonly runsOn: { readonly transport: string; readonly inProcess: boolean };
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
@@ -111,6 +110,7 @@ export class EventBus implements UnitOfWorkBus {
       orderedLanes: this.orderedLanes,
       serializer: this.serializer,
       publisher: this.transport,
+      transactional: this.transport.transactional,
       logger: this.logger,
       deadLetters: observedDeadLetters(this.transport.deadLetters, this.observers),
       outbox: () => this.outboxOf,

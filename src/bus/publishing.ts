@@ -4,13 +4,18 @@ import type { Event } from '../events/event.js';
 import { assertEvent } from '../events/event-check.js';
 import type { EventPublisher } from '../events/event-publisher.js';
 import type { EventSerializer } from '../events/event-serializer.js';
-import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { AppendResult, OutgoingEvent } from '../events/outgoing-event.js';
+import type { TransactionalPublisher } from '../events/transactional-publisher.js';
 import type { DeadLetterSink } from '../handlers/observed-dead-letters.js';
 import { EventEncoder } from '../ordering/event-encoder.js';
 import { keepLateEvents } from '../ordering/late-events.js';
 import { toOutgoing } from '../ordering/routing.js';
 import type { Outbox } from '../outbox/outbox.js';
-import { PostCommitEvents, type PostCommitPublisher } from '../outbox/post-commit-events.js';
+import {
+  type EventKeeping,
+  PostCommitEvents,
+  type PostCommitPublisher,
+} from '../outbox/post-commit-events.js';
 import type { Logger } from '../support/logger.js';
 import { ProducerSpans } from '../tracing/producer-spans.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
@@ -27,6 +32,8 @@ export interface PublishingDeps {
   readonly serializer: EventSerializer;
   /** Where events go. */
   readonly publisher: EventPublisher;
+  /** The transport's append inside a unit of work's transaction, if it has one (`Transport.transactional`). */
+  readonly transactional?: TransactionalPublisher;
   /** Where failures are logged. */
   readonly logger: Logger;
   /** Where ordered events that came late for a position their lane skipped are kept (observed). */
@@ -68,9 +75,17 @@ export class Publishing implements PostCommitPublisher {
     return this.deps.publishing;
   }
 
-  /** A new, empty set of events for one unit of work, kept in the outbox if the bus has one. */
+  /**
+   * A new, empty set of events for one unit of work: appended by the
+   * transport in the transaction when it runs on the transport's DataSource,
+   * else kept in the outbox if the bus has one.
+   */
   openEvents(): PostCommitEvents {
-    return new PostCommitEvents(this.encoder, this, this.deps.outbox());
+    return new PostCommitEvents(this.encoder, this, this.keeping(this.deps.outbox()));
+  }
+
+  private keeping(outbox: Outbox | undefined): EventKeeping {
+    return { outbox, transactional: this.deps.transactional };
   }
 
   /**
@@ -108,7 +123,7 @@ export class Publishing implements PostCommitPublisher {
     events: readonly Event[],
     options: DeliveryOptions | undefined,
   ): Promise<void> {
-    const batch = new PostCommitEvents(this.encoder, this, outbox);
+    const batch = new PostCommitEvents(this.encoder, this, this.keeping(outbox));
     for (const event of events) batch.add(event, options);
     const { dataSource } = outbox;
     await withTransactionGate(dataSource, () =>
@@ -126,7 +141,21 @@ export class Publishing implements PostCommitPublisher {
    * outbox relay deletes its row only once the letter is stored.
    */
   async publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
-    const { late } = await this.deps.publisher.publish(outgoing);
+    await this.published(outgoing, events, await this.deps.publisher.publish(outgoing));
+  }
+
+  /**
+   * What follows every publish, once the transport took the events (`result`
+   * is what it returned), by `publishEncoded` or inside a unit of work's
+   * committed transaction: late ordered events kept as dead letters, then
+   * `afterPublish` (`onPublished`, the metrics).
+   */
+  async published(
+    outgoing: readonly OutgoingEvent[],
+    events: readonly Event[] | undefined,
+    result: AppendResult,
+  ): Promise<void> {
+    const { late } = result;
     if (late !== undefined && late.length > 0) {
       await keepLateEvents(late, this.deps.deadLetters, this.deps.logger);
     }

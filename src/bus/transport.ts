@@ -3,6 +3,7 @@ import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import type { TransportSettings } from '../config/transport-settings.js';
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { EventPublisher } from '../events/event-publisher.js';
+import type { TransactionalPublisher } from '../events/transactional-publisher.js';
 import type { EventLog } from '../handlers/event-log.js';
 import type { HandlerJobQueue } from '../handlers/handler-job-queue.js';
 import type { WorkerHost } from '../handlers/worker-host.js';
@@ -41,6 +42,16 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly ordering: OrderingStore;
   /** Each schedule's last tick (`bus.schedule`), claimed once per tick across the bus's processes. */
   readonly ticks: ScheduleTickStore;
+  /**
+   * Appends a unit of work's events inside its own transaction, for a
+   * transport whose events live in the application's database (the SQL
+   * transport): a unit of work on {@link TransactionalPublisher.dataSource}
+   * writes no outbox row, and its events exist exactly when it commits. A
+   * unit of work on another DataSource, and every unit of work on an adapter
+   * without it (Redis, memory), keeps its events in the outbox until they
+   * are published after commit.
+   */
+  readonly transactional?: TransactionalPublisher;
   /**
    * What an error of an operation across ports (`bus.status()`) becomes for
    * its caller: an outage named with its server and what to check, never a

@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import type { PublishingOptions } from '../config/option-groups.js';
 import { type DeliveryOptions, deliverAtOf } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
-import type { OutgoingEvent } from '../events/outgoing-event.js';
+import type { AppendResult, OutgoingEvent } from '../events/outgoing-event.js';
+import type { TransactionalPublisher } from '../events/transactional-publisher.js';
 import type { EventEncoder } from '../ordering/event-encoder.js';
 import { toOutgoing } from '../ordering/routing.js';
 import type { Logger } from '../support/logger.js';
@@ -21,6 +22,16 @@ import type { Outbox, OutboxEntry } from './outbox.js';
 export interface PostCommitPublisher {
   /** Publishes encoded events; `events` are the same, decoded, for `onPublished`. */
   publishEncoded(outgoing: readonly OutgoingEvent[], events: readonly Event[]): Promise<void>;
+  /**
+   * Does what follows a publish for events the transport appended inside the
+   * committed transaction (`result` is what it returned): keeps late ordered
+   * events as dead letters, tells `onPublished` and the metrics.
+   */
+  published(
+    outgoing: readonly OutgoingEvent[],
+    events: readonly Event[],
+    result: AppendResult,
+  ): Promise<void>;
   /** Where failures are logged. */
   readonly logger: Logger;
   /** Publish attempts and first backoff without an outbox (the bus's `publishing` options). */
@@ -33,6 +44,25 @@ interface Kept {
   readonly delivery: DeliveryOptions | undefined;
 }
 
+/**
+ * Where a unit of work's events are kept between its transaction and their
+ * publish: the outbox, or the transport's own tables when the transaction
+ * runs on the transport's DataSource (then no outbox row is written).
+ */
+export interface EventKeeping {
+  /** The bus's outbox, if it has one: its rows, and the positions of ordered events. */
+  readonly outbox?: Outbox;
+  /** The transport's append inside a transaction, if it has one (`Transport.transactional`). */
+  readonly transactional?: TransactionalPublisher;
+}
+
+/** Events the transport appended in the transaction, with what it did, for after the commit. */
+interface Appended {
+  readonly publisher: TransactionalPublisher;
+  readonly outgoing: readonly OutgoingEvent[];
+  readonly result: AppendResult;
+}
+
 interface Registered {
   readonly event: Event;
   readonly payload: string;
@@ -41,10 +71,14 @@ interface Registered {
 }
 
 /**
- * The events registered in one unit of work. With an outbox they are written
+ * The events registered in one unit of work. On a transaction of the
+ * transport's own DataSource (`Transport.transactional`) the transport
+ * appends them just before commit, in the same transaction, and the first
+ * `flush` after commit only does what follows a publish (`onPublished`,
+ * metrics, late ordered events). Elsewhere, with an outbox, they are written
  * to it just before commit, in the same transaction; the first `flush` after
- * commit publishes all of them, in registration order, in one round trip, and
- * later calls share its outcome.
+ * commit publishes all of them, in registration order, in one round trip.
+ * Later calls of `flush` share the first call's outcome.
  */
 export class PostCommitEvents implements UnitOfWorkEvents {
   private readonly registered: Registered[] = [];
@@ -52,17 +86,24 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   private kept: Kept[] | undefined;
   private committedAt: number | undefined;
   private flushing: Promise<void> | undefined;
+  private appended: Appended | undefined;
+  private readonly outbox: Outbox | undefined;
+  private readonly transactional: TransactionalPublisher | undefined;
 
   /**
    * @param encoder - encodes each event as it is added (the publish path's rules).
    * @param bus - where the events are published.
-   * @param outbox - where they are kept until published; none: publish with retries, no safety net.
+   * @param keeping - where they are kept until published; neither an outbox nor
+   *   the transaction's own transport: published after commit with retries, no safety net.
    */
   constructor(
     private readonly encoder: EventEncoder,
     private readonly bus: PostCommitPublisher,
-    private readonly outbox?: Outbox,
-  ) {}
+    keeping: EventKeeping = {},
+  ) {
+    this.outbox = keeping.outbox;
+    this.transactional = keeping.transactional;
+  }
 
   /**
    * Adds an event. It is serialized now, so an unregistered class or an event
@@ -88,10 +129,13 @@ export class PostCommitEvents implements UnitOfWorkEvents {
 
   /**
    * @internal Gives ordered events their positions (with an outbox) and
-   * writes the events to the outbox, in `manager`'s transaction. A delayed
-   * row is due `delay` after now: only a relay, republishing what a dead
-   * publisher left, goes by it; the publish after commit counts from the
-   * commit (see {@link PostCommitEvents.committed}).
+   * keeps the events, in `manager`'s transaction: appended by the transport
+   * when the transaction runs on its DataSource (a delayed event is then due
+   * `delay` after now, as its row is written just before COMMIT), else
+   * written to the outbox. A delayed outbox row is due `delay` after now:
+   * only a relay, republishing what a dead publisher left, goes by it; the
+   * publish after commit counts from the commit (see
+   * {@link PostCommitEvents.committed}).
    */
   async beforeCommit(manager: EntityManager): Promise<void> {
     const now = Date.now();
@@ -105,6 +149,15 @@ export class PostCommitEvents implements UnitOfWorkEvents {
       return { entry: { ...entry, orderKey, orderPosition }, delivery };
     });
     this.kept = kept;
+    if (kept.length === 0) return;
+    const transactional = this.transactional;
+    // The same DataSource object: its transactions are the transport's own.
+    if (transactional !== undefined && manager.connection === transactional.dataSource) {
+      const outgoing = kept.map(({ entry }) => toOutgoing(entry.id, entry.payload, entry));
+      const result = await transactional.publishIn(manager, outgoing);
+      this.appended = { publisher: transactional, outgoing, result };
+      return;
+    }
     if (this.outbox !== undefined)
       await this.outbox.write(
         manager,
@@ -112,9 +165,15 @@ export class PostCommitEvents implements UnitOfWorkEvents {
       );
   }
 
-  /** @internal The transaction committed: a delay counts from now, as `SendEventOp` promises. */
+  /**
+   * @internal The transaction committed: a delay counts from now, as
+   * `SendEventOp` promises; events the transport appended in it are
+   * there now, and this process's workers are woken.
+   */
   committed(): void {
-    this.committedAt ??= Date.now();
+    if (this.committedAt !== undefined) return;
+    this.committedAt = Date.now();
+    this.appended?.publisher.committed(this.appended.result);
   }
 
   /** What the transport takes, delivery times counted from the commit. */
@@ -143,14 +202,26 @@ export class PostCommitEvents implements UnitOfWorkEvents {
   }
 
   /**
-   * Publishes every event once. With an outbox, one attempt: if it fails the
-   * events stay in the outbox for a relay, and this resolves. Without, it
-   * retries with backoff and throws {@link PublishAfterCommitError}.
+   * Publishes every event once. Appended by the transport in the
+   * transaction: nothing to send, only what follows a publish. With an
+   * outbox, one attempt: if it fails the events stay in the outbox for a
+   * relay, and this resolves. Without, it retries with backoff and throws
+   * {@link PublishAfterCommitError}.
    */
   flush(): Promise<void> {
-    this.flushing ??=
-      this.outbox === undefined ? this.publishWithRetry() : this.publishFromOutbox(this.outbox);
+    this.flushing ??= this.startFlush();
     return this.flushing;
+  }
+
+  private startFlush(): Promise<void> {
+    if (this.appended !== undefined) return this.publishedInTransaction(this.appended);
+    return this.outbox === undefined ? this.publishWithRetry() : this.publishFromOutbox(this.outbox);
+  }
+
+  private async publishedInTransaction(appended: Appended): Promise<void> {
+    // A unit of work told of its commit already; anything else that commits and flushes wakes here.
+    this.committed();
+    await this.bus.published(appended.outgoing, this.events(), appended.result);
   }
 
   private events(): readonly Event[] {

@@ -18,7 +18,8 @@ export interface Operation {
   onRegister?(uow: UnitOfWork): void | Promise<void>;
   /**
    * Runs inside the transaction just before commit, after the work of the
-   * unit of work and before its events are written to the outbox; a throw
+   * unit of work and before its events are written (to the outbox, or to the
+   * transport's own tables when it keeps them in this database); a throw
    * rolls the unit of work back.
    */
   onBeforeCommit?(uow: UnitOfWork): void | Promise<void>;

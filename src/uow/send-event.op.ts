@@ -6,9 +6,14 @@ import type { UnitOfWork } from './unit-of-work.js';
 
 /**
  * Publishes an event after the unit of work commits, never if it rolls back.
- * All events of a unit of work go out together, in registration order. With
- * the outbox on, the event is written to it in the same transaction, so a
- * crash after commit cannot lose it. `{ delay }` (ms after commit) or
+ * All events of a unit of work go out together, in registration order. On a
+ * transport whose tables are in the unit of work's own database (the SQL
+ * transport, on the same DataSource) the event row itself is written in
+ * the same transaction, just before COMMIT, and exists exactly when the
+ * unit of work's rows do; elsewhere, with the outbox on, the event is
+ * written to the outbox in the same transaction, so a crash after commit
+ * cannot lose it. `{ delay }` (ms after commit; on the SQL transport's own
+ * transaction, after the row is written just before COMMIT) or
  * `{ delayUntil }` hold its handling back until then.
  */
 export class SendEventOp implements Operation {

@@ -3,8 +3,9 @@ import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 
 /**
- * The events registered in one unit of work: kept in the transaction (with an
- * outbox) just before commit, published after it.
+ * The events registered in one unit of work: kept in the transaction just
+ * before commit (in the outbox, or appended by a transport whose tables are
+ * on the transaction's DataSource), published after it.
  */
 export interface UnitOfWorkEvents {
   /**

@@ -29,9 +29,11 @@ export interface UnitOfWorkOptions {
 /**
  * Starts units of work on one DataSource and bus. A unit of work started while
  * another on the same DataSource is active joins it: only the outermost
- * commits, and nothing is published before it does. With `outbox.enabled` on
- * (the default) events are written to the DataSource's outbox in the
- * transaction; the bus adopts the DataSource if it had none.
+ * commits, and nothing is published before it does. On the DataSource of
+ * the bus's SQL transport the event rows are written in the transaction
+ * itself (no outbox row); elsewhere, with `outbox.enabled` on (the default),
+ * events are written to the DataSource's outbox in the transaction. The bus
+ * adopts the DataSource if it had none.
  */
 export class UnitOfWorkManager {
   /** The DataSource units of work run on. */

@@ -124,8 +124,9 @@ export class UnitOfWork {
 
   /**
    * @internal Runs every operation's `onBeforeCommit`, waits for the async
-   * `onRegister` of those they registered, then writes registered events to
-   * the outbox; inside the transaction, just before commit.
+   * `onRegister` of those they registered, then writes registered events (to
+   * the outbox, or the transport's own tables on its DataSource); inside the
+   * transaction, just before commit.
    */
   async beforeCommit(): Promise<void> {
     for (const op of this.operations) await op.onBeforeCommit?.(this);

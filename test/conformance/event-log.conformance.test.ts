@@ -50,6 +50,15 @@ describe.each(adaptersFor('log'))('EventLog on $name', (adapter) => {
     expect(await log.backlog()).toBe(3);
   });
 
+  it('drops a second copy of an id within one append, as a duplicate of the first', async () => {
+    const log = logOf(adapter);
+    expect(await log.append([event('twice'), event('once'), event('twice')])).toMatchObject({
+      appended: 2,
+      dropped: 1,
+    });
+    expect(await log.backlog()).toBe(2);
+  });
+
   it('holds an event with a future deliverAt until releaseDue finds it due', async () => {
     const log = logOf(adapter);
     expect(await log.append([event('later', { deliverAt: Date.now() + 200 })])).toMatchObject({

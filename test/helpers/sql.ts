@@ -6,7 +6,7 @@
  * time; the transport's statements need them only once tests run.
  */
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type Logger } from 'typeorm';
 import { afterAll, beforeAll } from 'vitest';
 import { COMMITBUS_ENTITIES } from '../../src/index.js';
 import { PG, resetSchema } from './postgres.js';
@@ -21,8 +21,12 @@ export interface SqlTestDatabases {
 
 let shared: SqlTestDatabases | undefined;
 
-/** The file's SQL databases (one pair per test file), set up and torn down by hooks of the file. */
-export function sqlTestDatabases(): SqlTestDatabases {
+/**
+ * The file's SQL databases (one pair per test file), set up and torn down by
+ * hooks of the file. `options.logger` (a TypeORM logger, such as
+ * `StatementRecorder`) is given to both, on the file's first call.
+ */
+export function sqlTestDatabases(options: { readonly logger?: Logger } = {}): SqlTestDatabases {
   if (shared !== undefined) return shared;
   const schema = `cb_sql_${randomBytes(4).toString('hex')}`;
   const databases: SqlTestDatabases = {
@@ -33,12 +37,14 @@ export function sqlTestDatabases(): SqlTestDatabases {
       schema,
       entities: [...COMMITBUS_ENTITIES],
       synchronize: true,
+      logger: options.logger,
     }),
     sqlite: new DataSource({
       type: 'better-sqlite3',
       database: ':memory:',
       entities: [...COMMITBUS_ENTITIES],
       synchronize: true,
+      logger: options.logger,
     }),
   };
   shared = databases;

@@ -22,7 +22,7 @@ export type LaneAppend = (
   position: number | undefined,
 ) => Promise<boolean | SkippedRange>;
 
-/** Rows per multi-row INSERT: 5 parameters each, far under SQLite's 32766 and PostgreSQL's 65535. */
+/** Rows per multi-row INSERT: 4 parameters each at most, far under SQLite's 32766 and PostgreSQL's 65535. */
 const INSERT_CHUNK = 1_000;
 /** Ids per `IN (...)` list of an acknowledgement. */
 const ACK_CHUNK = 1_000;
@@ -71,9 +71,16 @@ export class SqlEventLog implements EventLog {
     return result;
   }
 
-  /** Appends inside a transaction someone else holds (the unit of work's): the events exist exactly when it commits. */
+  /**
+   * Appends inside a transaction someone else holds (the unit of work's):
+   * the events exist exactly when it commits. One statement per table for
+   * up to {@link INSERT_CHUNK} events: the dedupe ids in one INSERT, the
+   * rows in another; a second copy of an id in `events` is dropped as a
+   * duplicate of the first.
+   */
   async appendWith(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
     await this.pruneExpiredIds(tx);
+    const accepted = await this.accept(tx, events);
     const now = Date.now();
     const rows: { event: OutgoingEvent; deliverAt: number | null }[] = [];
     const late: LateOrderedEvent[] = [];
@@ -81,7 +88,8 @@ export class SqlEventLog implements EventLog {
     let delayed = 0;
     let dropped = 0;
     for (const event of events) {
-      if (!event.skipDedupe && !(await this.accept(tx, event.id))) {
+      // Deleted once taken: a later copy of the id in this batch is a duplicate.
+      if (!event.skipDedupe && !accepted.delete(event.id)) {
         dropped++;
         continue;
       }
@@ -107,28 +115,45 @@ export class SqlEventLog implements EventLog {
     return late.length === 0 ? { appended, delayed, dropped } : { appended, delayed, dropped, late };
   }
 
-  /** Records `eventId` as accepted for the window; false when it was accepted within it. */
-  private async accept(tx: SqlRunner, eventId: string): Promise<boolean> {
+  /**
+   * Records the ids of `events` (those that go by the dedupe window) as
+   * accepted for the window, in one multi-row INSERT per chunk; resolves to
+   * the ids accepted now, leaving out those accepted within the window.
+   */
+  private async accept(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<Set<string>> {
+    // Unique: PostgreSQL refuses an upsert that would change one row twice.
+    const ids = [...new Set(events.filter((e) => !e.skipDedupe).map((e) => e.id))];
+    const accepted = new Set<string>();
     const now = this.db.now;
-    const rows = await tx.query(
-      `INSERT INTO ${this.ids} (bus, event_id, expires_at) VALUES (?, ?, ${now} + ?)
-       ON CONFLICT (bus, event_id) DO UPDATE SET expires_at = excluded.expires_at
-       WHERE ${this.ids}.expires_at <= ${now}
-       RETURNING event_id`,
-      [this.bus, eventId, this.options.dedupeWindowMs],
-    );
-    return rows.length > 0;
+    for (let start = 0; start < ids.length; start += INSERT_CHUNK) {
+      const chunk = ids.slice(start, start + INSERT_CHUNK);
+      const rows = await tx.query<{ event_id: string }>(
+        `INSERT INTO ${this.ids} (bus, event_id, expires_at)
+         VALUES ${chunk.map(() => `(?, ?, ${now} + ?)`).join(', ')}
+         ON CONFLICT (bus, event_id) DO UPDATE SET expires_at = excluded.expires_at
+         WHERE ${this.ids}.expires_at <= ${now}
+         RETURNING event_id`,
+        chunk.flatMap((id) => [this.bus, id, this.options.dedupeWindowMs]),
+      );
+      for (const row of rows) accepted.add(row.event_id);
+    }
+    return accepted;
   }
 
   private async forget(tx: SqlRunner, eventId: string): Promise<void> {
     await tx.execute(`DELETE FROM ${this.ids} WHERE bus = ? AND event_id = ?`, [this.bus, eventId]);
   }
 
-  /** Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a batch per append. */
+  /**
+   * Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a
+   * batch per append. It runs in the publishing transaction (a unit of
+   * work's, on PostgreSQL one of many at once): ids another transaction is
+   * deleting are skipped, not waited for.
+   */
   private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
     await tx.execute(
       `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
-         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?)`,
+         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?${this.skipLocked()})`,
       [this.bus, this.bus, PRUNE_BATCH],
     );
   }

@@ -17,6 +17,7 @@ import { SqlScheduleTickStore } from './sql.schedule-tick-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
+import { SqlTransactionalPublisher } from './sql-transactional-publisher.js';
 import type { SqlTransportOptions } from './sql-transport-options.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 import { SqlWorkerHost } from './sql-worker-host.js';
@@ -27,8 +28,9 @@ import { SqlWorkerHost } from './sql-worker-host.js';
  * are the work; a wake-up (`NOTIFY` on PostgreSQL) only says "look", and a
  * poll every `pollMs` covers what a wake-up missed. Workers in any process
  * claim rows with a lease timestamp and run handlers outside any claim
- * transaction. Every table's rows carry the bus's name, so buses share the
- * tables.
+ * transaction. A unit of work on the transport's own DataSource writes its
+ * events here inside its transaction ({@link SqlTransport.transactional}).
+ * Every table's rows carry the bus's name, so buses share the tables.
  */
 export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
   /** The adapter's name, as `bus.status()` shows it. */
@@ -47,6 +49,11 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly ordering: SqlOrderingStore;
   /** Each schedule's last tick. */
   readonly ticks: ScheduleTickStore;
+  /**
+   * A unit of work's events appended in its own transaction, when it runs on
+   * this transport's DataSource: no outbox row, no relay hop.
+   */
+  readonly transactional: SqlTransactionalPublisher;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
@@ -66,6 +73,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
       wakeups: this.wakeups,
       toLane: (tx, lane, payload, position) => this.ordering.appendInLane(tx, lane, payload, position),
     });
+    this.transactional = new SqlTransactionalPublisher(this.db, this.log, this.ordering, this.wakeups);
     this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
     this.deadLetters = new SqlDeadLetterStore(this.db, bus);
