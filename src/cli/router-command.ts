@@ -65,7 +65,7 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   };
   // A router's records must outlive it: the shared adapter, never the in-process one; its Redis is the one
   // `config` names (ours, or Routemaster's ROUTEMASTER_REDIS_URL, or --dev's), as the adapter takes it from there.
-  const transport = transportFromEnv({ ...env, COMMITBUS_TRANSPORT: 'redis' });
+  const transport = transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'redis' } });
   const router = await startRouter(config, options, { logger, transport });
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
