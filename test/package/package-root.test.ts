@@ -286,6 +286,7 @@ describe('the subpath exports', () => {
       'SqlEventLog',
       'SqlHandlerJobQueue',
       'SqlOrderingStore',
+      'SqlOrderingUnavailableError',
       'SqlSchedulingRuleStore',
       'SqlTransport',
       'SqlWorkerStartedError',

@@ -12,7 +12,7 @@ export interface SqlTransportOptions {
   /**
    * How often, in milliseconds, a worker looks for work no wake-up told it
    * of: events published by another process on SQLite, a missed `NOTIFY`,
-   * delayed work coming due. From {@link SQL_POLL_MS_RANGE}'s `min` to its `max`.
+   * delayed work coming due. From `10` to `3_600_000`.
    * @defaultValue `1_000`
    */
   readonly pollMs?: number;
