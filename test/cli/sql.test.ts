@@ -8,7 +8,7 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BusStatus, EventBus, RunningWorker } from '../../src/index.js';
-import makeSqlBus, { CLI_SQL_TABLES } from '../fixtures/cli-sql-bus.js';
+import makeSqlBus, { cliSqlTables } from '../fixtures/cli-sql-bus.js';
 import { type CliResult, runCli, startCli } from '../helpers/cli-runner.js';
 import { recordCreated, recordPublished } from '../helpers/events.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
@@ -30,7 +30,7 @@ const NO_REDIS = {
 let schemaSource: DataSource;
 beforeAll(async () => {
   schemaSource = await openSchema(SCHEMA, []);
-  for (const statement of CLI_SQL_TABLES) await schemaSource.query(statement);
+  for (const statement of cliSqlTables(SCHEMA)) await schemaSource.query(statement);
 });
 afterAll(async () => {
   await closeSchema(schemaSource);
@@ -62,7 +62,7 @@ afterEach(async () => {
     await bus.close();
     await dataSource.destroy();
   }
-  await schemaSource.query('DELETE FROM cli_fail');
+  await schemaSource.query(`DELETE FROM ${SCHEMA}.cli_fail`);
 });
 
 function cli(name: string, args: string[]): Promise<CliResult> {
@@ -76,9 +76,11 @@ function json<T>(result: CliResult): T {
 }
 
 const runs = async (): Promise<string[]> =>
-  (await schemaSource.query<{ what: string }[]>('SELECT what FROM cli_runs ORDER BY id')).map((r) => r.what);
-const breakAnnounce = () => schemaSource.query('INSERT INTO cli_fail (id) VALUES (1)');
-const heal = () => schemaSource.query('DELETE FROM cli_fail');
+  (await schemaSource.query<{ what: string }[]>(`SELECT what FROM ${SCHEMA}.cli_runs ORDER BY id`)).map(
+    (r) => r.what,
+  );
+const breakAnnounce = () => schemaSource.query(`INSERT INTO ${SCHEMA}.cli_fail (id) VALUES (1)`);
+const heal = () => schemaSource.query(`DELETE FROM ${SCHEMA}.cli_fail`);
 
 describe('commitbus worker on the SQL transport', () => {
   it('handles what another process publishes and, on SIGTERM, finishes the handler in flight and exits 0', {
