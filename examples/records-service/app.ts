@@ -69,7 +69,7 @@ export async function createApp(
     dataSource,
     config: demoConfig(env),
     // Redis when REDIS_URL (or REDIS_CLUSTER_NODES) is set, else in this process.
-    transport: transportFromEnv(env),
+    transport: transportFromEnv({ env }),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });

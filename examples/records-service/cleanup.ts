@@ -31,7 +31,7 @@ export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Prom
     }
   }
   let keys = 0;
-  if (transportFromEnv(env).name === 'redis' && config.redis.cluster === undefined) {
+  if (transportFromEnv({ env }).name === 'redis' && config.redis.cluster === undefined) {
     const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     try {

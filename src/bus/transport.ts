@@ -16,7 +16,7 @@ import type { Closable } from '../support/closable.js';
 import type { Logger } from '../support/logger.js';
 
 /**
- * Which ports an adapter provides (`commitbus/redis`, `commitbus/memory`);
+ * Which ports an adapter provides (`commitbus/redis`, `commitbus/sql`, `commitbus/memory`);
  * the bus wires them. Every member is a port owned by a room below; adapters
  * implement them structurally and never import the bus (see ARCHITECTURE.md).
  */
@@ -92,8 +92,8 @@ export interface TransportContext {
 
 /**
  * A transport as a value, given to `createEventBus({ transport })`:
- * `redisTransport({ url })` from `commitbus/redis`, `memoryTransport()`
- * from `commitbus/memory`, or one of your own. The bus applies its
+ * `redisTransport({ url })` from `commitbus/redis`, `sqlTransport({ dataSource })`
+ * from `commitbus/sql`, `memoryTransport()` from `commitbus/memory`, or one of your own. The bus applies its
  * `settings` over its options, then calls `open` once and closes what it
  * returns with the bus. Adapters implement this structurally (they never
  * import the bus); a new one is a folder of its own plus a line in the

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { startDashboard } from '../dashboard/start-dashboard.js';
 import { CliError } from './errors/cli.error.js';
 import { portOption } from './port-option.js';
+import { listenForStopSignals } from './stop-signals.js';
 import { withSharedBus } from './with-bus.js';
 
 /** The flags of `commitbus dashboard`. */
@@ -31,22 +32,33 @@ export function addDashboardCommand(program: Command): Command {
       '--allowed-host <name...>',
       'host names the page may be reached by besides the bound one (behind a proxy)',
     )
-    .action(async (flags: DashboardFlags, command: Command) =>
-      withSharedBus(command, async ({ loaded }) => {
-        const dashboard = await startDashboard({
-          bus: loaded.bus,
-          ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
-          port: portOption('--port', flags.port),
-          host: flags.host,
-          ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
-          ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
-          ...basicAuthFromEnv(process.env),
-        });
-        console.log(`commitbus dashboard: ${dashboard.url}`);
-        await untilSignal();
-        await dashboard.close();
-      }),
-    );
+    .action(async (flags: DashboardFlags, command: Command) => {
+      // Before the module loads: a signal that comes while it does stops the dashboard once it serves.
+      const signals = listenForStopSignals(() => process.exit(1));
+      try {
+        await serve(flags, command, signals.received);
+      } finally {
+        signals.dispose();
+      }
+    });
+}
+
+/** Serves the dashboard on the module's bus until `stopped` resolves. */
+function serve(flags: DashboardFlags, command: Command, stopped: Promise<unknown>): Promise<void> {
+  return withSharedBus(command, async ({ loaded }) => {
+    const dashboard = await startDashboard({
+      bus: loaded.bus,
+      ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
+      port: portOption('--port', flags.port),
+      host: flags.host,
+      ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
+      ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+      ...basicAuthFromEnv(process.env),
+    });
+    console.log(`commitbus dashboard: ${dashboard.url}`);
+    await stopped;
+    await dashboard.close();
+  });
 }
 
 function basicAuthFromEnv(env: NodeJS.ProcessEnv) {
@@ -57,16 +69,4 @@ function basicAuthFromEnv(env: NodeJS.ProcessEnv) {
     throw new CliError('set both COMMITBUS_DASHBOARD_USER and COMMITBUS_DASHBOARD_PASSWORD, or neither');
   }
   return { basicAuth: { username, password } };
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
 }

@@ -18,6 +18,6 @@ export function refuseUnaskedMemoryTransport(bus: EventBus, what: string): void 
   if (!bus.runsOn.inProcess) return;
   if (process.env[TRANSPORT_VARIABLE]?.trim() === 'memory') return;
   throw new CliError(
-    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (the module gives its bus no adapter or memoryTransport(), or transportFromEnv() found no Redis: REDIS_URL, COMMITBUS_REDIS_URL, REDIS_CLUSTER_NODES and COMMITBUS_REDIS_CLUSTER are unset). Give the module's bus transport: transportFromEnv() (commitbus/transports) and set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use, or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
+    `${what} refused: the bus runs on the in-process memory transport, which sees nothing of your services' and workers' bus (the module gives its bus no adapter or memoryTransport(), or transportFromEnv() found no Redis: REDIS_URL, COMMITBUS_REDIS_URL, REDIS_CLUSTER_NODES and COMMITBUS_REDIS_CLUSTER are unset). Give the module's bus transport: transportFromEnv() (commitbus/transports) and set REDIS_URL (or REDIS_CLUSTER_NODES) to the Redis your services use (or COMMITBUS_TRANSPORT=sql with transportFromEnv({ dataSource }), to run on your database), or set ${TRANSPORT_VARIABLE}=memory if an in-process bus is what you mean`,
   );
 }

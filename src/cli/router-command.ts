@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startRouter } from '../bus/start-router.js';
+import { type RunningRouter, startRouter } from '../bus/start-router.js';
 import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
 import { redactRedisUrl } from '../config/redis-url.js';
 import { loadRouterConfigFromEnv } from '../router/load-router-config-from-env.js';
@@ -8,6 +8,7 @@ import type { RouterOptions } from '../router/router-options.js';
 import { consoleLogger, describeError, type Logger } from '../support/logger.js';
 import { transportFromEnv } from '../transports/select/transport-from-env.js';
 import { portOption } from './port-option.js';
+import { listenForStopSignals } from './stop-signals.js';
 
 /** The flags of `commitbus router`; everything else comes from the environment. */
 interface RouterFlags {
@@ -45,6 +46,35 @@ export function addRouterCommand(program: Command, logger: Logger = consoleLogge
 }
 
 async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
+  // Before the slow start: a signal that comes meanwhile stops the router once it has started, rather than being lost.
+  const signals = listenForStopSignals((signal) => {
+    logger.warn({ signal }, 'router: second signal, exiting at once');
+    process.exit(1);
+  });
+  let router: RunningRouter;
+  try {
+    router = await startFromEnv(flags, logger);
+  } catch (error) {
+    signals.dispose();
+    throw error;
+  }
+  void signals.received.then((signal) => {
+    logger.info({ signal }, 'router: stopping (finishing requests and deliveries under way)');
+    router.close().then(
+      () => {
+        console.log('commitbus router: stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ error: describeError(error) }, 'router: failed to stop cleanly');
+        process.exit(1);
+      },
+    );
+  });
+}
+
+/** Starts the router the environment and `flags` describe, and says so on stdout. */
+async function startFromEnv(flags: RouterFlags, logger: Logger): Promise<RunningRouter> {
   const env = process.env;
   const config = loadRouterConfigFromEnv(env, { dev: flags.dev === true, logger });
   let options: RouterOptions = loadRouterOptionsFromEnv(env);
@@ -65,33 +95,13 @@ async function runRouter(flags: RouterFlags, logger: Logger): Promise<void> {
   };
   // A router's records must outlive it: the shared adapter, never the in-process one; its Redis is the one
   // `config` names (ours, or Routemaster's ROUTEMASTER_REDIS_URL, or --dev's), as the adapter takes it from there.
-  const transport = transportFromEnv({ ...env, COMMITBUS_TRANSPORT: 'redis' });
+  const transport = transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'redis' } });
   const router = await startRouter(config, options, { logger, transport });
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
     `commitbus router: ${router.roles.join(', ')}${router.url === undefined ? '' : ` at ${router.url}`} (${describeRedis(config)}, prefix {${config.redis.prefix}:${config.name}})`,
   );
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'router: second signal, exiting at once');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'router: stopping (finishing requests and deliveries under way)');
-    router.close().then(
-      () => {
-        console.log('commitbus router: stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ error: describeError(error) }, 'router: failed to stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  return router;
 }
 
 /** `Redis redis://***@host:6379` or `Redis Cluster`, never a password. */

@@ -19,6 +19,7 @@ import {
 import { envNameOf, envVarsOf, optionLeaves } from './option-env.js';
 import { rememberRedisGiven } from './redis-given.js';
 import { resolveOptions } from './resolve-options.js';
+import { transportNamed } from './transport-names.js';
 
 /** Options read as fractions rather than whole numbers. */
 const FRACTIONS = new Set(['handlers.backoff.jitter']);
@@ -38,7 +39,7 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
  * picks the adapter from the same variables (`COMMITBUS_TRANSPORT=redis`
  * marks these options as naming a Redis, so a bus given them and no
- * adapter is refused rather than run in memory; a value other than `redis`, `bullmq` or `memory` is a
+ * adapter is refused rather than run in memory; a value other than `redis`, `bullmq`, `memory` or `sql` is a
  * `ConfigError`, as `transportFromEnv()` says). A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */
@@ -59,12 +60,7 @@ export function loadConfigFromEnv(
   const options = resolveOptions(merged as CommitbusOptions);
   // The variable that named the transport asks for Redis: a bus on these options given no adapter is refused.
   // Any other value but memory is a typo a bus given no adapter would otherwise run past, in memory.
-  const transport = env.COMMITBUS_TRANSPORT?.trim() ?? '';
-  if (transport !== '' && !['redis', 'bullmq', 'memory'].includes(transport)) {
-    throw new ConfigError(
-      `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got ${JSON.stringify(transport)}`,
-    );
-  }
+  const transport = transportNamed(env);
   if (transport === 'redis' || transport === 'bullmq') rememberRedisGiven(options, true);
   const uses = [...splitUses, ...deprecated];
   if (uses.length > 0) warnDeprecatedOptions(logger)(uses);

@@ -66,12 +66,12 @@ describe('REDIS_CLUSTER_NODES', () => {
   it('lists the nodes, separated by commas, and makes transportFromEnv pick the Redis adapter on them unless COMMITBUS_TRANSPORT says otherwise', () => {
     const env = { REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, 10.0.0.2:7000 ,,' };
     expect(loadConfigFromEnv(env)).toMatchObject({ redis: { cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] } });
-    const picked = transportFromEnv(env);
+    const picked = transportFromEnv({ env });
     expect(picked.name).toBe('redis');
     expect('settings' in picked && picked.settings.redis).toEqual({
       cluster: ['10.0.0.1:7000', '10.0.0.2:7000'],
     });
-    expect(transportFromEnv({ ...env, COMMITBUS_TRANSPORT: 'memory' }).name).toBe('memory');
+    expect(transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'memory' } }).name).toBe('memory');
   });
 
   it('validates the nodes it read', () => {

@@ -13,11 +13,13 @@ import { CommitbusError, isCommitbusError } from '../../src/index.js';
 import * as testing from '../../src/testing/index.js';
 import * as memory from '../../src/transports/memory/index.js';
 import * as redis from '../../src/transports/redis/index.js';
+import * as sql from '../../src/transports/sql/index.js';
 
 const ENTRIES = {
   commitbus: root,
   'commitbus/redis': redis,
   'commitbus/memory': memory,
+  'commitbus/sql': sql,
   'commitbus/router': routerEntry,
   'commitbus/event-store': eventStore,
   'commitbus/testing': testing,

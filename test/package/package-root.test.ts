@@ -1,7 +1,7 @@
 /**
  * The package's public surface, pinned: the root exports what a service author
- * needs, the adapters and their stores are at `commitbus/redis` and
- * `commitbus/memory`, the test bus at `commitbus/testing`, the router's parts
+ * needs, the adapters and their stores are at `commitbus/redis`,
+ * `commitbus/memory` and `commitbus/sql`, the test bus at `commitbus/testing`, the router's parts
  * (and `startRouter`) at `commitbus/router`, a bus's Prometheus metrics at
  * `commitbus/metrics`. Adding a name to the
  * root is a deliberate change: add it here and to README's API section.
@@ -16,6 +16,7 @@ import * as metrics from '../../src/metrics/index.js';
 import * as memory from '../../src/transports/memory/index.js';
 import * as redis from '../../src/transports/redis/index.js';
 import * as transports from '../../src/transports/select/index.js';
+import * as sql from '../../src/transports/sql/index.js';
 
 const ROOT_VALUES = [
   'BusClosedError',
@@ -284,6 +285,28 @@ describe('the subpath exports', () => {
     expect(Object.keys(transports)).toEqual(['transportFromEnv']);
   });
 
+  it('commitbus/sql carries the SQL adapter, its options, its stores and its coded errors', () => {
+    expect(Object.keys(sql).sort()).toEqual([
+      'SqlDataSourceNotInitializedError',
+      'SqlDb',
+      'SqlDeadLetterStore',
+      'SqlDialectUnsupportedError',
+      'SqlEventLog',
+      'SqlHandlerJobQueue',
+      'SqlOrderingStore',
+      'SqlOrderingUnavailableError',
+      'SqlSchedulingRuleStore',
+      'SqlTransport',
+      'SqlWorkerStartedError',
+      'sqlTransport',
+    ]);
+    expect(exportedNames('src/transports/sql/index.ts').types).toEqual([
+      'SqlDialect',
+      'SqlRunner',
+      'SqlTransportOptions',
+    ]);
+  });
+
   it('commitbus/metrics carries the metrics and commitbus/router runs a router, off the root', () => {
     expect(Object.keys(metrics).sort()).toEqual(['BusMetrics', 'MetricsServerError', 'createBusMetrics']);
     expect(exportedNames('src/metrics/index.ts').types).toEqual([
@@ -321,6 +344,7 @@ describe('the subpath exports', () => {
       './testing': 'src/testing/index.ts',
       './redis': 'src/transports/redis/index.ts',
       './memory': 'src/transports/memory/index.ts',
+      './sql': 'src/transports/sql/index.ts',
       './transports': 'src/transports/select/index.ts',
       './router': 'src/bus/router.ts',
       './metrics': 'src/metrics/index.ts',

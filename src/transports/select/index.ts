@@ -1,7 +1,11 @@
 /**
  * `commitbus/transports`: the transport the environment names
  * ({@link transportFromEnv}). The adapters themselves are at
- * `commitbus/redis` and `commitbus/memory`.
+ * `commitbus/redis`, `commitbus/memory` and `commitbus/sql`.
  * @module commitbus/transports
  */
-export { transportFromEnv } from './transport-from-env.js';
+export {
+  type TransportFromEnv,
+  type TransportFromEnvOptions,
+  transportFromEnv,
+} from './transport-from-env.js';

@@ -1,44 +1,79 @@
+import type { DataSource } from 'typeorm';
 import { ConfigError } from '../../config/errors/config.error.js';
 import { loadConfigFromEnv } from '../../config/load-config-from-env.js';
 import { CONFIG_ENV_VARS } from '../../config/option-env.js';
+import { transportNamed } from '../../config/transport-names.js';
 import { silentLogger } from '../../support/logger.js';
 import { memoryTransport } from '../memory/memory-transport.js';
 import { redisTransport } from '../redis/redis-transport.js';
+import type { sqlTransport } from '../sql/sql-transport.js';
+import { sqlFromEnv } from './sql-from-env.js';
 
-/** The variable that names the transport. */
-const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
+/** What {@link transportFromEnv} takes. */
+export interface TransportFromEnvOptions {
+  /**
+   * The variables to read.
+   * @defaultValue `process.env`
+   */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The application's TypeORM DataSource (PostgreSQL or SQLite), which
+   * `COMMITBUS_TRANSPORT=sql` runs the bus on; the other transports leave it
+   * unused. Required with `sql`.
+   */
+  readonly dataSource?: DataSource;
+}
 
-/** What {@link TRANSPORT_VARIABLE} may say; `bullmq` is the Redis adapter's old name. */
-const NAMES = ['redis', 'bullmq', 'memory'] as const;
+/** The adapters {@link transportFromEnv} may pick. */
+export type TransportFromEnv =
+  | ReturnType<typeof redisTransport>
+  | ReturnType<typeof memoryTransport>
+  | ReturnType<typeof sqlTransport>;
+
+const OPTION_NAMES = ['env', 'dataSource'];
 
 /**
  * The transport adapter the environment names, for services configured by
  * variables (`createEventBus({ config: loadConfigFromEnv(), transport:
- * transportFromEnv() })`, what the README's worker and the CLI's modules
- * do): `COMMITBUS_TRANSPORT=redis` (or its old name `bullmq`) or `memory`
- * when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
+ * transportFromEnv({ dataSource }) })`, what the README's worker and the CLI's modules
+ * do): `COMMITBUS_TRANSPORT=redis` (or its old name `bullmq`), `memory`, or
+ * `sql` (the SQL transport on `options.dataSource`, polling every
+ * `COMMITBUS_SQL_POLL_MS`) when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
  * `COMMITBUS_REDIS_URL`, `REDIS_CLUSTER_NODES`, `COMMITBUS_REDIS_CLUSTER`,
  * read as `loadConfigFromEnv` reads them, used only when the bus's options
  * name no Redis of their own, so the code's overrides win); else the
- * in-process one. The key prefix is the bus's `redis.prefix` option
- * (`COMMITBUS_REDIS_PREFIX` through `loadConfigFromEnv`). Another value of `COMMITBUS_TRANSPORT`, or a
+ * in-process one. The variables are `options.env`, else `process.env`. The key prefix is the bus's `redis.prefix` option
+ * (`COMMITBUS_REDIS_PREFIX` through `loadConfigFromEnv`). Another value of `COMMITBUS_TRANSPORT`,
+ * `sql` without a DataSource, a `COMMITBUS_SQL_POLL_MS` out of range, or a
  * Redis URL ioredis cannot read, throws a `ConfigError` naming the variable
  * (a password masked).
  */
-export function transportFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-): ReturnType<typeof redisTransport> | ReturnType<typeof memoryTransport> {
-  const asked = env[TRANSPORT_VARIABLE]?.trim() ?? '';
-  if (asked !== '' && !(NAMES as readonly string[]).includes(asked)) {
-    throw new ConfigError(
-      `${TRANSPORT_VARIABLE} must be one of ${NAMES.join(', ')}, got ${JSON.stringify(asked)}`,
-    );
-  }
+export function transportFromEnv(options: TransportFromEnvOptions = {}): TransportFromEnv {
+  checkOptions(options);
+  const env = options.env ?? process.env;
+  const asked = transportNamed(env);
+  if (asked === 'sql') return sqlFromEnv(env, options.dataSource);
   const redis = redisOf(env);
-  if (asked === 'memory' || (asked === '' && redis === undefined)) return memoryTransport();
+  if (asked === 'memory' || (asked === undefined && redis === undefined)) return memoryTransport();
   const adapter = redisTransport(redis ?? {});
   // A fallback: a Redis the bus's own options name (loadConfigFromEnv's overrides) wins over the variables.
   return { ...adapter, settings: { ...adapter.settings, fallback: true } };
+}
+
+/** A `ConfigError` for an argument that is not `{ env?, dataSource? }` (the variables themselves, say). */
+function checkOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError(
+      'transportFromEnv takes an object of options: transportFromEnv({ env, dataSource }), both optional',
+    );
+  }
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 3).map((name) => `'${name}'`);
+    throw new ConfigError(
+      `transportFromEnv has no option ${shown.join(', ')}${unknown.length > 3 ? ', ...' : ''}; its options are env and dataSource: pass variables as transportFromEnv({ env })`,
+    );
+  }
 }
 
 /** The Redis the variables name, `undefined` when none does. */

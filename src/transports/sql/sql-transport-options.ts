@@ -12,8 +12,11 @@ export interface SqlTransportOptions {
   /**
    * How often, in milliseconds, a worker looks for work no wake-up told it
    * of: events published by another process on SQLite, a missed `NOTIFY`,
-   * delayed work coming due.
+   * delayed work coming due. From `10` to `3_600_000`.
    * @defaultValue `1_000`
    */
   readonly pollMs?: number;
 }
+
+/** The shortest and longest `pollMs` the SQL transport takes (`COMMITBUS_SQL_POLL_MS` too), in milliseconds. */
+export const SQL_POLL_MS_RANGE = { min: 10, max: 3_600_000 } as const;

@@ -4,7 +4,7 @@ import { ConfigError } from '../../config/errors/config.error.js';
 import type { Logger } from '../../support/logger.js';
 import { SqlTransport } from './sql.transport.js';
 import { dialectOf } from './sql-db.js';
-import type { SqlTransportOptions } from './sql-transport-options.js';
+import { SQL_POLL_MS_RANGE, type SqlTransportOptions } from './sql-transport-options.js';
 
 /**
  * The SQL adapter as a value, for `createEventBus({ transport:
@@ -60,9 +60,10 @@ function checkSqlTransportOptions(options: unknown): asserts options is SqlTrans
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < 10 || pollMs > 3_600_000)) {
+  const { min, max } = SQL_POLL_MS_RANGE;
+  if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < min || pollMs > max)) {
     throw new ConfigError(
-      `sqlTransport's pollMs must be a whole number of milliseconds from 10 to 3600000; got ${String(pollMs)}`,
+      `sqlTransport's pollMs must be a whole number of milliseconds from ${min} to ${max}; got ${String(pollMs)}`,
     );
   }
 }

@@ -54,6 +54,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
    * this transport's DataSource: no outbox row, no relay hop.
    */
   readonly transactional: SqlTransactionalPublisher;
+  /** How often, in milliseconds, its workers look for work no wake-up told them of. */
+  readonly pollMs: number;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
@@ -63,6 +65,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
     const bus = config.name;
     this.shutdownTimeoutMs = config.shutdownTimeoutMs;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.wakeups = openSqlWakeups(this.db, bus, logger);
     this.ordering = new SqlOrderingStore(this.db, bus, {
       gapWaitMs: laneGapWaitMs(config.outbox),
@@ -84,7 +87,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
       jobs: this.jobs,
       deadLetters: this.deadLetters,
       wakeups: this.wakeups,
-      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+      pollMs: this.pollMs,
     });
   }
 

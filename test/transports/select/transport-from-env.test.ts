@@ -20,11 +20,11 @@ const redisOf = (adapter: ReturnType<typeof transportFromEnv>) =>
 
 describe('transportFromEnv', () => {
   it('picks the Redis adapter on REDIS_URL, its URL a fallback and the prefix left to the options', () => {
-    const redis = transportFromEnv({ REDIS_URL: 'redis://cache:6380/2', COMMITBUS_PREFIX: 'shop' });
+    const redis = transportFromEnv({ env: { REDIS_URL: 'redis://cache:6380/2', COMMITBUS_PREFIX: 'shop' } });
     expect(redis.name).toBe('redis');
     expect(redisOf(redis)).toEqual({ url: 'redis://cache:6380/2' });
     expect('settings' in redis && redis.settings.fallback).toBe(true);
-    expect(redisOf(transportFromEnv({ COMMITBUS_REDIS_URL: 'redis://cache' }))).toEqual({
+    expect(redisOf(transportFromEnv({ env: { COMMITBUS_REDIS_URL: 'redis://cache' } }))).toEqual({
       url: 'redis://cache',
     });
   });
@@ -36,7 +36,7 @@ describe('transportFromEnv', () => {
       events: TEST_EVENTS,
       logger: silentLogger,
       config: loadConfigFromEnv(env, overrides, silentLogger),
-      transport: transportFromEnv(env),
+      transport: transportFromEnv({ env }),
     });
     try {
       expect(bus.config.redis).toMatchObject({ url: 'redis://127.0.0.1:6379', prefix: 'from-code' });
@@ -47,7 +47,7 @@ describe('transportFromEnv', () => {
     const fromEnv = createEventBus({
       events: TEST_EVENTS,
       logger: silentLogger,
-      transport: transportFromEnv(env),
+      transport: transportFromEnv({ env }),
     });
     try {
       expect(fromEnv.config.redis.url).toBe('redis://127.0.0.1:1');
@@ -57,30 +57,30 @@ describe('transportFromEnv', () => {
   });
 
   it('picks it on a cluster too', () => {
-    const redis = transportFromEnv({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000' });
+    const redis = transportFromEnv({ env: { REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000' } });
     expect(redisOf(redis)).toEqual({ cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] });
   });
 
   it('takes COMMITBUS_TRANSPORT first: memory over a Redis URL, bullmq as the old name of redis', () => {
-    expect(transportFromEnv({ REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' }).name).toBe(
-      'memory',
-    );
-    expect(transportFromEnv({ COMMITBUS_TRANSPORT: 'bullmq' }).name).toBe('redis');
-    expect(transportFromEnv({ COMMITBUS_TRANSPORT: 'redis' }).name).toBe('redis');
+    expect(
+      transportFromEnv({ env: { REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' } }).name,
+    ).toBe('memory');
+    expect(transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'bullmq' } }).name).toBe('redis');
+    expect(transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'redis' } }).name).toBe('redis');
   });
 
   it('is the in-process adapter with nothing set, empty variables counting as unset', () => {
-    const memory = transportFromEnv({ REDIS_URL: '  ', COMMITBUS_TRANSPORT: '' });
+    const memory = transportFromEnv({ env: { REDIS_URL: '  ', COMMITBUS_TRANSPORT: '' } });
     expect(memory).toMatchObject({ name: 'memory', inProcess: true });
   });
 
   it('refuses another transport name, and a Redis URL it cannot read, with a ConfigError showing no password', () => {
-    expect(() => transportFromEnv({ COMMITBUS_TRANSPORT: 'kafka' })).toThrow(
-      new ConfigError('COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got "kafka"'),
+    expect(() => transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'kafka' } })).toThrow(
+      new ConfigError('COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, sql, got "kafka"'),
     );
     const thrown = (() => {
       try {
-        transportFromEnv({ REDIS_URL: 'REDIS://:s3cret@cache:6379' });
+        transportFromEnv({ env: { REDIS_URL: 'REDIS://:s3cret@cache:6379' } });
       } catch (error) {
         return error;
       }
@@ -148,7 +148,7 @@ describe('loadConfigFromEnv and COMMITBUS_TRANSPORT', () => {
     for (const value of ['kafka', 'Redis', 'reddis']) {
       expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: value }, {}, silentLogger)).toThrow(
         new ConfigError(
-          `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, got ${JSON.stringify(value)}`,
+          `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, sql, got ${JSON.stringify(value)}`,
         ),
       );
     }
