@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { withTransactionGate } from '../../uow/transaction-gate.js';
+import { holdsTransactionGate, withTransactionGate } from '../../uow/transaction-gate.js';
 import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
 import { toPostgresPlaceholders } from './sql-placeholders.js';
@@ -65,7 +65,11 @@ function runnerOf(queryRunner: QueryRunner, dialect: SqlDialect): SqlRunner {
  * On SQLite the DataSource has one connection that every transaction
  * shares, so every statement and transaction here takes the unit of work's
  * transaction gate (`uow/transaction-gate.ts`): a statement of a drain
- * never lands inside an application's open transaction.
+ * never lands inside an application's open transaction. Called by work that
+ * holds the gate already (the outbox relay publishing the rows it read in
+ * its transaction), statements run in the holder's transaction, a
+ * transaction as a savepoint of it, instead of waiting for the gate the
+ * caller holds.
  *
  * Times the transport compares (leases, due times) are read from the
  * database's clock ({@link SqlDb.now}), so workers on machines whose clocks
@@ -119,19 +123,24 @@ export class SqlDb implements SqlRunner {
    * committed when `fn` resolves, rolled back when it throws.
    */
   async transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    const nested = this.dialect === 'sqlite' && holdsTransactionGate(this.dataSource);
+    const [begin, commit, rollback] = nested
+      ? ['SAVEPOINT commitbus_sql', 'RELEASE commitbus_sql', 'ROLLBACK TO commitbus_sql']
+      : [this.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN', 'COMMIT', 'ROLLBACK'];
     return this.gated(async () => {
       const queryRunner = this.open('run a transaction');
       try {
         await queryRunner.connect();
-        await queryRunner.query(this.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+        await queryRunner.query(begin);
         let result: T;
         try {
           result = await fn(runnerOf(queryRunner, this.dialect));
         } catch (error) {
-          await queryRunner.query('ROLLBACK').catch(() => {});
+          await queryRunner.query(rollback).catch(() => {});
+          if (nested) await queryRunner.query(commit).catch(() => {});
           throw error;
         }
-        await queryRunner.query('COMMIT');
+        await queryRunner.query(commit);
         return result;
       } finally {
         await queryRunner.release();
@@ -162,8 +171,10 @@ export class SqlDb implements SqlRunner {
     });
   }
 
+  /** On SQLite, `fn` under the gate, unless this context holds it already (then it owns the connection). */
   private gated<T>(fn: () => Promise<T>): Promise<T> {
-    return this.dialect === 'sqlite' ? withTransactionGate(this.dataSource, fn) : fn();
+    if (this.dialect !== 'sqlite' || holdsTransactionGate(this.dataSource)) return fn();
+    return withTransactionGate(this.dataSource, fn);
   }
 
   private open(action: string): QueryRunner {
