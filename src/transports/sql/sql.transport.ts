@@ -119,8 +119,14 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 /** How often workers look for work no wake-up told them of, by default. */
 export const DEFAULT_POLL_MS = 1_000;
 
+/** What node-postgres says when a connection dies or cannot be made in time (such errors carry no code). */
+const LOST_CONNECTION =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
 /** Errors that mean the database is out of reach rather than refusing a statement. */
 function isConnectionFailure(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  if (LOST_CONNECTION.test(message)) return true;
   const code = (error as { code?: unknown; driverError?: { code?: unknown } } | undefined)?.code;
   const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
   const codes = [code, driverCode].filter((c): c is string => typeof c === 'string');
