@@ -6,13 +6,13 @@ import type { WorkerHost } from '../../handlers/worker-host.js';
 import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { Closable } from '../../support/closable.js';
-import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
 import { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import { SqlEventLog } from './sql.event-log.js';
 import { SqlHandlerJobQueue } from './sql.job-queue.js';
 import { SqlOrderingStore } from './sql.ordering-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
+import { asUnavailable } from './sql-connection-failure.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
 import type { SqlTransportOptions } from './sql-transport-options.js';
@@ -48,7 +48,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   private readonly shutdownTimeoutMs: number;
 
   constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
-    this.db = new SqlDb(options.dataSource);
+    this.db = new SqlDb(options.dataSource, logger);
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
     const bus = config.name;
     this.shutdownTimeoutMs = config.shutdownTimeoutMs;
@@ -103,11 +103,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
   /** A database that cannot be reached becomes a `TransportUnavailableError` naming it; anything else stays as it is. */
   failure(action: string, error: unknown): unknown {
-    if (error instanceof TransportUnavailableError || !isConnectionFailure(error)) return error;
-    return new TransportUnavailableError(action, this.db.where(), {
-      cause: error,
-      fix: 'Is the database running, and is the DataSource given to sqlTransport() right?',
-    });
+    return asUnavailable(action, this.db.where(), error);
   }
 
   async close(): Promise<void> {
@@ -118,22 +114,3 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
 /** How often workers look for work no wake-up told them of, by default. */
 export const DEFAULT_POLL_MS = 1_000;
-
-/** What node-postgres says when a connection dies or cannot be made in time (such errors carry no code). */
-const LOST_CONNECTION =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
-
-/** Errors that mean the database is out of reach rather than refusing a statement. */
-function isConnectionFailure(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : '';
-  if (LOST_CONNECTION.test(message)) return true;
-  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | undefined)?.code;
-  const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
-  const codes = [code, driverCode].filter((c): c is string => typeof c === 'string');
-  return codes.some(
-    (c) =>
-      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(
-        c,
-      ) || c.startsWith('08'),
-  );
-}
