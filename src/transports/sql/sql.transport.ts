@@ -15,6 +15,7 @@ import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
 import { asUnavailable } from './sql-connection-failure.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
+import { guardPgPool } from './sql-pg-pool-guard.js';
 import type { SqlTransportOptions } from './sql-transport-options.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 import { SqlWorkerHost } from './sql-worker-host.js';
@@ -49,6 +50,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
   constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
     this.db = new SqlDb(options.dataSource, logger);
+    // Now if the DataSource is initialized already, else at the first statement.
+    guardPgPool(options.dataSource, logger);
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
     const bus = config.name;
     this.shutdownTimeoutMs = config.shutdownTimeoutMs;
