@@ -12,9 +12,8 @@
  * gone. It asserts outcomes only, not which path (outbox or log) carried an
  * event.
  *
- * Runs only when SQL_CHAOS_EVENTS is set (`npm run test:chaos` sets 1,000;
- * 200 per database is the size meant for `npm test` once it passes within its
- * bounds on a loaded machine). Env knobs: SQL_CHAOS_EVENTS, SQL_CHAOS_KILL_MIN_MS /
+ * `npm test` runs SQL_CHAOS_EVENTS=200 per database; `npm run test:chaos`
+ * runs 1,000. Env knobs: SQL_CHAOS_EVENTS, SQL_CHAOS_KILL_MIN_MS /
  * SQL_CHAOS_KILL_MAX_MS (time between kills), SQL_CHAOS_PUBLISH_TIMEOUT_MS /
  * SQL_CHAOS_SETTLE_TIMEOUT_MS (bounds of the two phases).
  */
@@ -37,7 +36,6 @@ import {
 } from '../helpers/sql-chaos-bed.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const ENABLED = process.env.SQL_CHAOS_EVENTS !== undefined;
 const EVENTS = Number(process.env.SQL_CHAOS_EVENTS ?? 200);
 const LARGE = EVENTS > 500;
 const KILL_MIN_MS = Number(process.env.SQL_CHAOS_KILL_MIN_MS ?? 500);
@@ -53,7 +51,6 @@ const BUS = String(sqlChaosConfig().name);
 
 let bundle: ChaosBundle | undefined;
 beforeAll(async () => {
-  if (!ENABLED) return;
   bundle = await bundleChaosProcesses({ publisher: 'sql-chaos-publisher.ts', worker: 'sql-chaos-worker.ts' });
 });
 afterAll(async () => {
@@ -80,7 +77,7 @@ async function storm(database: SqlChaosDatabase, stop: () => boolean): Promise<n
   return terminated;
 }
 
-describe.skipIf(!ENABLED).each(['postgres', 'sqlite'] as const)('SQL crash test on %s', (dialect) => {
+describe.each(['postgres', 'sqlite'] as const)('SQL crash test on %s', (dialect) => {
   let database: SqlChaosDatabase | undefined;
   let cluster: ChaosCluster | undefined;
   afterAll(async () => {
