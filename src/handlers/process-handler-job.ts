@@ -3,10 +3,9 @@ import {
   attemptFailureFromJson,
   attemptFailureToJson,
 } from '../dead-letters/attempt-failure.js';
-import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { HandlerJob } from './handler-job.js';
-import { observedDeadLetters } from './observed-dead-letters.js';
+import { type DeadLetterSink, observedDeadLetters } from './observed-dead-letters.js';
 
 /** The fields of a {@link HandlerJob} a transport stores with the job. */
 export type HandlerJobData = Pick<HandlerJob, 'payload' | 'handler' | 'firstAttempt' | 'failures'>;
@@ -46,7 +45,7 @@ export interface HandlerJobDeps {
   /** Adds jobs (a retry job's chain may fail further on). */
   readonly enqueue: (jobs: HandlerJob[]) => Promise<void>;
   /** Where work that is given up goes. */
-  readonly deadLetters: DeadLetterStore;
+  readonly deadLetters: DeadLetterSink;
 }
 
 /**

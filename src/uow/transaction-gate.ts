@@ -22,6 +22,16 @@ export function hasSingleConnection(dataSource: DataSource): boolean {
 }
 
 /**
+ * Whether this async context holds `dataSource`'s gate now (it runs inside
+ * {@link withTransactionGate}): its statements run on the one connection the
+ * holder owns, in the holder's transaction if it opened one.
+ */
+export function holdsTransactionGate(dataSource: DataSource): boolean {
+  const held = holding.getStore();
+  return held?.held === true && held.dataSource === dataSource;
+}
+
+/**
  * Runs `fn` alone among gated work on `dataSource` when it has a single
  * connection: on SQLite two transactions would otherwise interleave on the
  * same connection (and one would see the other's uncommitted rows).

@@ -1,7 +1,10 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { withTransactionGate } from '../../uow/transaction-gate.js';
+import { type Logger, silentLogger } from '../../support/logger.js';
+import { holdsTransactionGate, withTransactionGate } from '../../uow/transaction-gate.js';
 import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
+import { asUnavailable } from './sql-connection-failure.js';
+import { guardPgPool } from './sql-pg-pool-guard.js';
 import { toPostgresPlaceholders } from './sql-placeholders.js';
 
 /** The databases the SQL transport runs on. */
@@ -20,6 +23,13 @@ export interface SqlRunner {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs a statement without `RETURNING`; resolves to how many rows it changed. */
   execute(sql: string, params?: readonly unknown[]): Promise<number>;
+}
+
+/** How a transaction begins, commits and rolls back: on its own, or as a savepoint of the caller's. */
+interface TransactionStatements {
+  readonly begin: string;
+  readonly commit: string;
+  readonly rollback: string;
 }
 
 /** What SQLite's `better-sqlite3` driver is called in TypeORM. */
@@ -65,11 +75,20 @@ function runnerOf(queryRunner: QueryRunner, dialect: SqlDialect): SqlRunner {
  * On SQLite the DataSource has one connection that every transaction
  * shares, so every statement and transaction here takes the unit of work's
  * transaction gate (`uow/transaction-gate.ts`): a statement of a drain
- * never lands inside an application's open transaction.
+ * never lands inside an application's open transaction. Called by work that
+ * holds the gate already (the outbox relay publishing the rows it read in
+ * its transaction), statements run in the holder's transaction, a
+ * transaction as a savepoint of it, instead of waiting for the gate the
+ * caller holds.
  *
  * Times the transport compares (leases, due times) are read from the
  * database's clock ({@link SqlDb.now}), so workers on machines whose clocks
  * differ agree on them.
+ *
+ * A statement or transaction that fails because the database is out of
+ * reach (refused, terminated, timed out) rejects with a
+ * `TransportUnavailableError` naming it; a PostgreSQL connection that dies
+ * checked out never crashes the process (`guardPgPool`).
  */
 export class SqlDb implements SqlRunner {
   /** The database the statements go to. */
@@ -80,7 +99,10 @@ export class SqlDb implements SqlRunner {
    */
   readonly now: string;
 
-  constructor(readonly dataSource: DataSource) {
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly logger: Logger = silentLogger,
+  ) {
     this.dialect = dialectOf(dataSource);
     this.now =
       this.dialect === 'postgres'
@@ -119,24 +141,49 @@ export class SqlDb implements SqlRunner {
    * committed when `fn` resolves, rolled back when it throws.
    */
   async transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    const nested = this.dialect === 'sqlite' && holdsTransactionGate(this.dataSource);
+    const statements: TransactionStatements = nested
+      ? {
+          begin: 'SAVEPOINT commitbus_sql',
+          commit: 'RELEASE commitbus_sql',
+          rollback: 'ROLLBACK TO commitbus_sql',
+        }
+      : {
+          begin: this.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN',
+          commit: 'COMMIT',
+          rollback: 'ROLLBACK',
+        };
     return this.gated(async () => {
       const queryRunner = this.open('run a transaction');
       try {
-        await queryRunner.connect();
-        await queryRunner.query(this.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN');
-        let result: T;
-        try {
-          result = await fn(runnerOf(queryRunner, this.dialect));
-        } catch (error) {
-          await queryRunner.query('ROLLBACK').catch(() => {});
-          throw error;
-        }
-        await queryRunner.query('COMMIT');
-        return result;
+        return await this.inTransaction(queryRunner, fn, statements, nested);
+      } catch (error) {
+        throw asUnavailable('run a transaction', this.where(), error);
       } finally {
         await queryRunner.release();
       }
     });
+  }
+
+  /** `fn` between `begin` and `commit` on `queryRunner`; rolled back when it throws (a savepoint also released). */
+  private async inTransaction<T>(
+    queryRunner: QueryRunner,
+    fn: (tx: SqlRunner) => Promise<T>,
+    { begin, commit, rollback }: TransactionStatements,
+    nested: boolean,
+  ): Promise<T> {
+    await queryRunner.connect();
+    await queryRunner.query(begin);
+    let result: T;
+    try {
+      result = await fn(runnerOf(queryRunner, this.dialect));
+    } catch (error) {
+      await queryRunner.query(rollback).catch(() => {});
+      if (nested) await queryRunner.query(commit).catch(() => {});
+      throw error;
+    }
+    await queryRunner.query(commit);
+    return result;
   }
 
   /**
@@ -152,22 +199,28 @@ export class SqlDb implements SqlRunner {
 
   /** A statement on its own connection, committed on its own. */
   private async alone<T>(sql: string, fn: (runner: SqlRunner) => Promise<T>): Promise<T> {
+    const action = `run ${sql.trim().split(/\s+/, 1)[0] ?? 'a statement'}`;
     return this.gated(async () => {
-      const queryRunner = this.open(`run ${sql.trim().split(/\s+/, 1)[0] ?? 'a statement'}`);
+      const queryRunner = this.open(action);
       try {
         return await fn(runnerOf(queryRunner, this.dialect));
+      } catch (error) {
+        throw asUnavailable(action, this.where(), error);
       } finally {
         await queryRunner.release();
       }
     });
   }
 
+  /** On SQLite, `fn` under the gate, unless this context holds it already (then it owns the connection). */
   private gated<T>(fn: () => Promise<T>): Promise<T> {
-    return this.dialect === 'sqlite' ? withTransactionGate(this.dataSource, fn) : fn();
+    if (this.dialect !== 'sqlite' || holdsTransactionGate(this.dataSource)) return fn();
+    return withTransactionGate(this.dataSource, fn);
   }
 
   private open(action: string): QueryRunner {
     if (!this.dataSource.isInitialized) throw new SqlDataSourceNotInitializedError(action);
+    if (this.dialect === 'postgres') guardPgPool(this.dataSource, this.logger);
     return this.dataSource.createQueryRunner();
   }
 }

@@ -1,33 +1,40 @@
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { jobRetryDelay } from '../../handlers/handler-job.js';
+import type { DeadLetterSink } from '../../handlers/observed-dead-letters.js';
 import type { HandlerJobDeps } from '../../handlers/process-handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
 import { describeError, type Logger } from '../../support/logger.js';
+import { SqlLeaseLostError } from './errors/sql-lease-lost.error.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
-/** A job a worker claimed: the job as stored, its earlier runs, and how often it was handed out. */
+/** A job a worker claimed: the job as stored, its earlier runs, how often it was handed out, its lease. */
 export interface ClaimedJob {
   /** The job, with the failures its earlier runs saved. */
   readonly job: HandlerJob;
   /** Runs made before this one. */
   readonly attemptsMade: number;
-  /**
-   * Hand-outs of this run, this one included: more than 1 after its worker
-   * died or stalled. The jobs table does not count them yet: absent, 1.
-   */
-  readonly deliveries?: number;
+  /** Hand-outs of this run, this one included: more than 1 after its worker died or stalled. */
+  readonly deliveries: number;
+  /** The claim's lease token: what the runner writes of the job lands only while it holds the lease. */
+  readonly lease: string;
 }
 
-/** What the runner needs of the jobs table (`SqlHandlerJobQueue`). */
+/** What the runner needs of the jobs table (`SqlHandlerJobQueue`); each write is a no-op once `lease` is superseded. */
 export interface SqlJobSource {
   /** Claims up to `max` due jobs for `worker` under a lease of `leaseMs`. */
   claim(worker: string, max: number, leaseMs: number): Promise<ClaimedJob[]>;
-  /** Removes a finished job. */
-  complete(jobId: string): Promise<unknown>;
+  /** Removes a finished job; resolves to false when the claim no longer held it. */
+  complete(jobId: string, lease: string): Promise<boolean>;
   /** Lets go of a job to run again at `runAt` (epoch ms), with `attemptsMade` runs and `job` as it now is. */
-  retryAt(jobId: string, runAt: number, attemptsMade: number, job: HandlerJob): Promise<unknown>;
-  /** Renews `worker`'s lease on its running jobs. */
-  extend(worker: string, jobIds: readonly string[], leaseMs: number): Promise<unknown>;
+  retryAt(
+    jobId: string,
+    runAt: number,
+    attemptsMade: number,
+    job: HandlerJob,
+    lease: string,
+  ): Promise<boolean>;
+  /** Renews the leases of the running claims. */
+  extend(claims: readonly { jobId: string; lease: string }[], leaseMs: number): Promise<unknown>;
 }
 
 /** How the runner runs. */
@@ -40,6 +47,12 @@ export interface SqlJobRunnerOptions {
   readonly logger: Logger;
   /** Runs one job's handler; a gate around it (the process's solo gate) goes here. */
   readonly run: (claimed: ClaimedJob, work: () => Promise<void>) => Promise<void>;
+  /**
+   * Where a run of `claimed` keeps its dead letters: written only while the
+   * claim holds the job's lease (else it throws), so a superseded run cannot
+   * give up a job another worker runs.
+   */
+  readonly deadLetters: (claimed: ClaimedJob) => DeadLetterSink;
 }
 
 /**
@@ -50,7 +63,10 @@ export interface SqlJobRunnerOptions {
  * last run is given up by the pipeline (a dead letter) and removed.
  */
 export class SqlJobRunner {
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<
+    string,
+    { readonly jobId: string; readonly lease: string; readonly done: Promise<void> }
+  >();
   private stopping = false;
   private loop: Promise<void> | undefined;
   private renew: NodeJS.Timeout | undefined;
@@ -77,7 +93,7 @@ export class SqlJobRunner {
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(this.running.values()),
+      Promise.all([...this.running.values()].map((r) => r.done)),
       new Promise((resolve) => {
         timer = setTimeout(resolve, timeoutMs);
       }),
@@ -104,11 +120,12 @@ export class SqlJobRunner {
         }
       }
       for (const item of claimed) {
+        const key = `${item.job.jobId}\u0000${item.lease}`;
         const done = this.runOne(item).finally(() => {
-          this.running.delete(item.job.jobId);
+          this.running.delete(key);
           wakeups.local('jobs');
         });
-        this.running.set(item.job.jobId, done);
+        this.running.set(key, { jobId: item.job.jobId, lease: item.lease, done });
       }
       if (claimed.length === 0 || claimed.length === free) await wakeups.wait('jobs', pollMs);
     }
@@ -116,6 +133,8 @@ export class SqlJobRunner {
 
   private async runOne(claimed: ClaimedJob): Promise<void> {
     const { logger } = this.options;
+    const { lease } = claimed;
+    const deps = { ...this.deps, deadLetters: this.options.deadLetters(claimed) };
     let current = claimed.job;
     let decided: number | undefined;
     try {
@@ -126,7 +145,7 @@ export class SqlJobRunner {
             data: current,
             attemptsMade: claimed.attemptsMade,
             attempts: current.attempts,
-            deliveries: claimed.deliveries ?? 1,
+            deliveries: claimed.deliveries,
             saveFailures: async (failures) => {
               current = { ...current, failures };
             },
@@ -134,34 +153,47 @@ export class SqlJobRunner {
               decided = delayMs;
             },
           },
-          this.deps,
+          deps,
         ),
       );
-      await this.source.complete(current.jobId);
+      if (!(await this.source.complete(current.jobId, lease))) this.superseded(current);
     } catch (error) {
       const made = claimed.attemptsMade + 1;
-      if (made < current.attempts) {
+      if (error instanceof SqlLeaseLostError) {
+        this.superseded(current);
+      } else if (made < current.attempts) {
         const wait = decided ?? jobRetryDelay(current, made);
-        await this.source.retryAt(current.jobId, Date.now() + wait, made, current).catch((e: unknown) => {
-          logger.warn(
-            { jobId: current.jobId, error: describeError(e).message },
-            'could not schedule a handler job again; its lease will hand it out',
-          );
-        });
+        await this.source
+          .retryAt(current.jobId, Date.now() + wait, made, current, lease)
+          .catch((e: unknown) => {
+            logger.warn(
+              { jobId: current.jobId, error: describeError(e).message },
+              'could not schedule a handler job again; its lease will hand it out',
+            );
+          });
       } else {
         logger.error(
           { jobId: current.jobId, handler: current.handler, error: describeError(error).message },
           'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
         );
-        await this.source.complete(current.jobId).catch(() => {});
+        await this.source.complete(current.jobId, lease).catch(() => {});
       }
     }
   }
 
+  /** The run's lease was claimed by another worker (this one stalled past it): the job is theirs now. */
+  private superseded(job: HandlerJob): void {
+    this.options.logger.warn(
+      { jobId: job.jobId, handler: job.handler },
+      'handler job ran past its lease and another worker claimed it; this run leaves the job to that worker',
+    );
+  }
+
   private async extendLeases(): Promise<void> {
     if (this.running.size === 0) return;
+    const claims = [...this.running.values()].map(({ jobId, lease }) => ({ jobId, lease }));
     try {
-      await this.source.extend(this.options.worker, [...this.running.keys()], this.options.leaseMs);
+      await this.source.extend(claims, this.options.leaseMs);
     } catch (error) {
       this.options.logger.warn(
         { error: describeError(error).message },

@@ -3,13 +3,15 @@ import { hostname } from 'node:os';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
+import type { DeadLetterSink } from '../../handlers/observed-dead-letters.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { describeError } from '../../support/logger.js';
+import { SqlLeaseLostError } from './errors/sql-lease-lost.error.js';
 import { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 import type { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import type { SqlEventLog } from './sql.event-log.js';
 import type { SqlHandlerJobQueue } from './sql.job-queue.js';
-import { SqlJobRunner, type SqlJobSource } from './sql-job-runner.js';
+import { type ClaimedJob, SqlJobRunner, type SqlJobSource } from './sql-job-runner.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
 /** What the worker host runs on. */
@@ -64,7 +66,8 @@ export class SqlWorkerHost implements WorkerHost {
         pollMs: this.deps.pollMs,
         wakeups: this.deps.wakeups,
         logger,
-        run: (claimed, work) => ((claimed.deliveries ?? 1) > 1 ? solo.alone(work) : solo.shared(work)),
+        run: (claimed, work) => (claimed.deliveries > 1 ? solo.alone(work) : solo.shared(work)),
+        deadLetters: (claimed) => this.leasedDeadLetters(claimed),
       },
     );
     const running: Running = { id, runner, stopping: false, drain: Promise.resolve() };
@@ -72,6 +75,19 @@ export class SqlWorkerHost implements WorkerHost {
     runner.start();
     running.drain = this.drainLoop(running, runtime);
     return { close: (timeoutMs) => this.stop(running, timeoutMs) };
+  }
+
+  /** Dead letters of one run of a job, kept only while its claim holds the job. */
+  private leasedDeadLetters(claimed: ClaimedJob): DeadLetterSink {
+    const { jobs, deadLetters } = this.deps;
+    return {
+      add: async (letters) => {
+        const held = await jobs.whileHeld(claimed.job.jobId, claimed.lease, (tx) =>
+          deadLetters.addWith(tx, letters),
+        );
+        if (!held) throw new SqlLeaseLostError(claimed.job.jobId);
+      },
+    };
   }
 
   /** Stops the worker, if one runs, waiting for what it runs. */

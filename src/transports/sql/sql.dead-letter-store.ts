@@ -8,7 +8,7 @@ import {
 } from '../../dead-letters/dead-letter-store.js';
 import type { CorruptDeadLetterError } from '../../dead-letters/errors/corrupt-dead-letter.error.js';
 import { SqlDeadLetterEntity } from './schema/dead-letter.entity.js';
-import type { SqlDb } from './sql-db.js';
+import type { SqlDb, SqlRunner } from './sql-db.js';
 import { sqlTableName } from './sql-table-name.js';
 
 /** The filter fields that are columns of `commitbus_dead_letters`, by column. */
@@ -38,6 +38,11 @@ export class SqlDeadLetterStore implements DeadLetterStore {
   }
 
   async add(letters: readonly DeadLetter[]): Promise<void> {
+    await this.addWith(this.db, letters);
+  }
+
+  /** {@link SqlDeadLetterStore.add} inside a transaction someone else holds: the letters exist exactly when it commits. */
+  async addWith(runner: SqlRunner, letters: readonly DeadLetter[]): Promise<void> {
     // One statement may not name a row twice on PostgreSQL: the last letter of an id wins.
     const unique = [...new Map(letters.map((l) => [l.id, l])).values()];
     if (unique.length === 0) return;
@@ -52,7 +57,7 @@ export class SqlDeadLetterStore implements DeadLetterStore {
       l.reason,
       encodeDeadLetter(l),
     ]);
-    await this.db.execute(
+    await runner.execute(
       `INSERT INTO ${this.table} (bus, id, dead_at, handler, handling_key, event_id, kind, reason, data)
        VALUES ${unique.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
        ON CONFLICT (bus, id) DO UPDATE SET dead_at = excluded.dead_at, handler = excluded.handler,

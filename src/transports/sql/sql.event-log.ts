@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type {
   AppendResult,
   LateOrderedEvent,
@@ -40,7 +41,9 @@ interface ClaimedRow {
  * stream's semantics: an entry read by a drain is locked to it
  * (`locked_by`, `locked_at`) until acknowledged (deleted); an entry locked
  * longer than a drain's idle time can be claimed by another, counting a
- * delivery. Delayed events are rows with a `deliver_at`, made deliverable
+ * delivery. Each claim sets a new lease token (`lease`) that its entry ids
+ * carry (`<id>:<lease>`), so only the claim holding an entry acknowledges
+ * it: a drain that stalled and was taken over deletes nothing. Delayed events are rows with a `deliver_at`, made deliverable
  * by {@link SqlEventLog.releaseDue}. Accepted ids are remembered in
  * `commitbus_event_ids` for the dedupe window. Times compared are the
  * database's clock.
@@ -231,18 +234,19 @@ export class SqlEventLog implements EventLog {
     params: readonly unknown[],
   ): Promise<LogEntry[]> {
     if (count <= 0) return [];
+    const lease = randomBytes(12).toString('hex');
     const rows = await this.db.query<ClaimedRow>(
-      `UPDATE ${this.events} SET locked_by = ?, locked_at = ${this.db.now}, deliveries = deliveries + 1
+      `UPDATE ${this.events} SET locked_by = ?, locked_at = ${this.db.now}, deliveries = deliveries + 1, lease = ?
        WHERE id IN (SELECT id FROM ${this.events}
          WHERE bus = ? AND deliver_at IS NULL AND ${where}
          ORDER BY id LIMIT ?${this.skipLocked()})
        RETURNING id, payload, deliveries`,
-      [consumer, this.bus, ...params, count],
+      [consumer, lease, this.bus, ...params, count],
     );
     return rows
       .map((row) => ({ id: Number(row.id), payload: row.payload, deliveries: Number(row.deliveries) }))
       .sort((a, b) => a.id - b.id)
-      .map(({ id, payload, deliveries }) => ({ entryId: String(id), payload, deliveries }));
+      .map(({ id, payload, deliveries }) => ({ entryId: `${id}:${lease}`, payload, deliveries }));
   }
 
   /** PostgreSQL's row locks let concurrent claims pass each other; SQLite's writes are serialized anyway. */
@@ -250,14 +254,25 @@ export class SqlEventLog implements EventLog {
     return this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
   }
 
+  /** Deletes the entries whose claim (the lease in their id) still holds them; others are left to their new claim. */
   async ack(entryIds: readonly string[]): Promise<void> {
-    const ids = entryIds.map(Number).filter((id) => Number.isSafeInteger(id));
-    for (let start = 0; start < ids.length; start += ACK_CHUNK) {
-      const chunk = ids.slice(start, start + ACK_CHUNK);
-      await this.db.execute(
-        `DELETE FROM ${this.events} WHERE bus = ? AND id IN (${placeholders(chunk.length)})`,
-        [this.bus, ...chunk],
-      );
+    const byLease = new Map<string, number[]>();
+    for (const entryId of entryIds) {
+      const [id, lease] = entryId.split(':');
+      const n = Number(id);
+      if (!Number.isSafeInteger(n) || lease === undefined || lease === '') continue;
+      const ids = byLease.get(lease);
+      if (ids === undefined) byLease.set(lease, [n]);
+      else ids.push(n);
+    }
+    for (const [lease, ids] of byLease) {
+      for (let start = 0; start < ids.length; start += ACK_CHUNK) {
+        const chunk = ids.slice(start, start + ACK_CHUNK);
+        await this.db.execute(
+          `DELETE FROM ${this.events} WHERE bus = ? AND lease = ? AND id IN (${placeholders(chunk.length)})`,
+          [this.bus, lease, ...chunk],
+        );
+      }
     }
   }
 

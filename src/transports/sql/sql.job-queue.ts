@@ -1,17 +1,35 @@
+import { randomBytes } from 'node:crypto';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import { countJobs, type HandlerJobCounts, jobStateOf } from '../../handlers/handler-job-counts.js';
 import type { HandlerJobQueue } from '../../handlers/handler-job-queue.js';
 import { SqlJobEntity } from './schema/job.entity.js';
-import type { SqlDb } from './sql-db.js';
+import type { SqlDb, SqlRunner } from './sql-db.js';
 import { sqlTableName } from './sql-table-name.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
-/** A job a worker claimed: the job, and the runs it made before this claim. */
+/** A job a worker claimed: the job, the runs it made before this claim, and the claim's lease. */
 export interface ClaimedSqlJob {
   /** The job as it was enqueued (or as {@link SqlHandlerJobQueue.retryAt} last stored it). */
   readonly job: HandlerJob;
   /** Runs made before this one (what {@link SqlHandlerJobQueue.retryAt} last recorded). */
   readonly attemptsMade: number;
+  /** Hand-outs of this run, this one included: one more each time an expired lease was claimed. */
+  readonly deliveries: number;
+  /** The claim's token: complete, retry and extend take effect only while it holds the lease. */
+  readonly lease: string;
+}
+
+/** One claim of a job: its id and the claim's lease token. */
+export interface SqlJobLease {
+  /** The job's id. */
+  readonly jobId: string;
+  /** The claim's token, from {@link ClaimedSqlJob.lease}. */
+  readonly lease: string;
+}
+
+/** Only the claim holding `lease` (when given) may change the row. */
+function heldBy(lease: string | undefined): string {
+  return lease === undefined ? '' : ' AND lease = ?';
 }
 
 /**
@@ -82,11 +100,17 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
    * On PostgreSQL concurrent claims skip each other's rows
    * (`FOR UPDATE SKIP LOCKED`); on SQLite the claim runs in a
    * `BEGIN IMMEDIATE` transaction. Does not count a run: the worker records
-   * runs with {@link SqlHandlerJobQueue.retryAt}.
+   * runs with {@link SqlHandlerJobQueue.retryAt}. Each claim has a new lease
+   * token; claiming an expired lease counts a delivery (its worker died or
+   * stalled), so a job that kills its worker reaches `maxDeliveries`.
    */
   async claim(worker: string, max: number, leaseMs: number): Promise<ClaimedSqlJob[]> {
     if (max <= 0) return [];
     const now = this.db.now;
+    const lease = randomBytes(12).toString('hex');
+    // SET reads the row as it was: a lease still set (expired) is a worker that died or stalled.
+    const take = `locked_by = ?, locked_until = ${now} + ?, lease = ?,
+      deliveries = CASE WHEN locked_until IS NULL THEN 1 ELSE deliveries + 1 END`;
     const due = `SELECT job_id FROM ${this.table}
       WHERE bus = ? AND run_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})
       ORDER BY run_at, job_id LIMIT ?`;
@@ -94,55 +118,93 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
     const postgres = this.db.dialect === 'postgres';
     const sql = postgres
       ? `WITH picked AS MATERIALIZED (${due} FOR UPDATE SKIP LOCKED)
-         UPDATE ${this.table} AS j SET locked_by = ?, locked_until = ${now} + ?
+         UPDATE ${this.table} AS j SET ${take}
          FROM picked WHERE j.bus = ? AND j.job_id = picked.job_id
-         RETURNING j.data, j.attempts_made`
-      : `UPDATE ${this.table} SET locked_by = ?, locked_until = ${now} + ?
-         WHERE bus = ? AND job_id IN (${due}) RETURNING data, attempts_made`;
+         RETURNING j.data, j.attempts_made, j.deliveries`
+      : `UPDATE ${this.table} SET ${take}
+         WHERE bus = ? AND job_id IN (${due}) RETURNING data, attempts_made, deliveries`;
     const params = postgres
-      ? [this.bus, max, worker, leaseMs, this.bus]
-      : [worker, leaseMs, this.bus, this.bus, max];
+      ? [this.bus, max, worker, leaseMs, lease, this.bus]
+      : [worker, leaseMs, lease, this.bus, this.bus, max];
     const rows = await this.db.transaction((tx) =>
-      tx.query<{ data: string; attempts_made: unknown }>(sql, params),
+      tx.query<{ data: string; attempts_made: unknown; deliveries: unknown }>(sql, params),
     );
     return rows.map((row) => ({
       job: JSON.parse(row.data) as HandlerJob,
       attemptsMade: Number(row.attempts_made),
+      deliveries: Number(row.deliveries),
+      lease,
     }));
   }
 
-  /** For workers: a job is done (ran, or was dead-lettered); removes its row. Resolves to whether there was one. */
-  async complete(jobId: string): Promise<boolean> {
+  /**
+   * For workers: a job is done (ran, or was dead-lettered); removes its row,
+   * only while the claim `lease` holds it when given (a claim superseded
+   * after its lease ran out removes nothing). Resolves to whether a row went.
+   */
+  async complete(jobId: string, lease?: string): Promise<boolean> {
+    const params = lease === undefined ? [this.bus, jobId] : [this.bus, jobId, lease];
     return (
-      (await this.db.execute(`DELETE FROM ${this.table} WHERE bus = ? AND job_id = ?`, [this.bus, jobId])) > 0
+      (await this.db.execute(
+        `DELETE FROM ${this.table} WHERE bus = ? AND job_id = ?${heldBy(lease)}`,
+        params,
+      )) > 0
     );
+  }
+
+  /**
+   * For workers: runs `fn` in a transaction in which the claim `lease` holds
+   * `jobId` (the row locked on PostgreSQL, the database on SQLite), so what
+   * `fn` writes lands only for the claim still holding the job. Resolves to
+   * false, without running `fn`, when the claim was superseded.
+   */
+  async whileHeld(jobId: string, lease: string, fn: (tx: SqlRunner) => Promise<void>): Promise<boolean> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT job_id FROM ${this.table} WHERE bus = ? AND job_id = ? AND lease = ?${lock}`,
+        [this.bus, jobId, lease],
+      );
+      if (rows.length === 0) return false;
+      await fn(tx);
+      return true;
+    });
   }
 
   /**
    * For workers: a run failed and the job runs again at `runAt` (epoch ms):
    * releases its lease and stores `attemptsMade` and `job` (its failures
-   * appended). Resolves to whether the job was there.
+   * appended), only while the claim `lease` holds it when given. Resolves
+   * to whether the job was changed.
    */
-  async retryAt(jobId: string, runAt: number, attemptsMade: number, job: HandlerJob): Promise<boolean> {
+  async retryAt(
+    jobId: string,
+    runAt: number,
+    attemptsMade: number,
+    job: HandlerJob,
+    lease?: string,
+  ): Promise<boolean> {
+    const params = [runAt, attemptsMade, JSON.stringify(job), this.bus, jobId];
     const changed = await this.db.execute(
-      `UPDATE ${this.table} SET run_at = ?, attempts_made = ?, data = ?, locked_by = NULL, locked_until = NULL
-       WHERE bus = ? AND job_id = ?`,
-      [runAt, attemptsMade, JSON.stringify(job), this.bus, jobId],
+      `UPDATE ${this.table} SET run_at = ?, attempts_made = ?, data = ?, locked_by = NULL, locked_until = NULL,
+         lease = NULL, deliveries = 0
+       WHERE bus = ? AND job_id = ?${heldBy(lease)}`,
+      lease === undefined ? params : [...params, lease],
     );
     return changed > 0;
   }
 
   /**
-   * For workers: extends `worker`'s leases on `jobIds` to `leaseMs` from now
-   * (database clock). A job whose lease `worker` no longer holds is left
-   * alone. Resolves to how many leases were extended.
+   * For workers: extends the leases of `claims` to `leaseMs` from now
+   * (database clock). A job another claim took since is left alone.
+   * Resolves to how many leases were extended.
    */
-  async extend(worker: string, jobIds: readonly string[], leaseMs: number): Promise<number> {
-    if (jobIds.length === 0) return 0;
+  async extend(claims: readonly SqlJobLease[], leaseMs: number): Promise<number> {
+    if (claims.length === 0) return 0;
     return this.db.execute(
       `UPDATE ${this.table} SET locked_until = ${this.db.now} + ?
-       WHERE bus = ? AND locked_by = ? AND job_id IN (${jobIds.map(() => '?').join(', ')})`,
-      [leaseMs, this.bus, worker, ...jobIds],
+       WHERE bus = ? AND (${claims.map(() => '(job_id = ? AND lease = ?)').join(' OR ')})`,
+      [leaseMs, this.bus, ...claims.flatMap((c) => [c.jobId, c.lease])],
     );
   }
 }

@@ -7,7 +7,6 @@ import { laneGapWaitMs } from '../../ordering/lane-rebase.js';
 import type { WorkerOrdering, WorkerOrderingSource } from '../../ordering/worker-ordering.js';
 import type { ScheduleTickStore } from '../../scheduling/schedule-tick-store.js';
 import type { Closable } from '../../support/closable.js';
-import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import type { Logger } from '../../support/logger.js';
 import { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import { SqlEventLog } from './sql.event-log.js';
@@ -15,8 +14,10 @@ import { SqlHandlerJobQueue } from './sql.job-queue.js';
 import { SqlOrderingStore } from './sql.ordering-store.js';
 import { SqlScheduleTickStore } from './sql.schedule-tick-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
+import { asUnavailable } from './sql-connection-failure.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
+import { guardPgPool } from './sql-pg-pool-guard.js';
 import { SqlTransactionalPublisher } from './sql-transactional-publisher.js';
 import type { SqlTransportOptions } from './sql-transport-options.js';
 import type { SqlWakeups } from './sql-wakeups.js';
@@ -61,7 +62,9 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   private readonly shutdownTimeoutMs: number;
 
   constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
-    this.db = new SqlDb(options.dataSource);
+    this.db = new SqlDb(options.dataSource, logger);
+    // Now if the DataSource is initialized already, else at the first statement.
+    guardPgPool(options.dataSource, logger);
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
     const bus = config.name;
     this.shutdownTimeoutMs = config.shutdownTimeoutMs;
@@ -119,11 +122,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
   /** A database that cannot be reached becomes a `TransportUnavailableError` naming it; anything else stays as it is. */
   failure(action: string, error: unknown): unknown {
-    if (error instanceof TransportUnavailableError || !isConnectionFailure(error)) return error;
-    return new TransportUnavailableError(action, this.db.where(), {
-      cause: error,
-      fix: 'Is the database running, and is the DataSource given to sqlTransport() right?',
-    });
+    return asUnavailable(action, this.db.where(), error);
   }
 
   async close(): Promise<void> {
@@ -134,16 +133,3 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
 /** How often workers look for work no wake-up told them of, by default. */
 export const DEFAULT_POLL_MS = 1_000;
-
-/** Errors that mean the database is out of reach rather than refusing a statement. */
-function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | undefined)?.code;
-  const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
-  const codes = [code, driverCode].filter((c): c is string => typeof c === 'string');
-  return codes.some(
-    (c) =>
-      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03'].includes(
-        c,
-      ) || c.startsWith('08'),
-  );
-}

@@ -65,10 +65,11 @@ describe.each([
   it('retryAt releases a job for later with its runs; a lapsed lease is claimable again; extend keeps one', async () => {
     const queue = open();
     await queue.enqueue([job('a'), job('b')]);
-    expect(await queue.claim('w1', 1, 30_000)).toHaveLength(1);
-    expect(await queue.claim('w1', 1, -1)).toHaveLength(1); // a lease already over
-    expect(await queue.extend('w2', ['a', 'b'], 30_000)).toBe(0);
-    expect(await queue.extend('w1', ['b'], 30_000)).toBe(1);
+    const [a] = await queue.claim('w1', 1, 30_000);
+    const [b] = await queue.claim('w1', 1, -1); // a lease already over
+    expect(a?.lease).not.toBe(b?.lease);
+    expect(await queue.extend([{ jobId: 'a', lease: b?.lease ?? '' }], 30_000)).toBe(0);
+    expect(await queue.extend([{ jobId: 'b', lease: b?.lease ?? '' }], 30_000)).toBe(1);
     expect(await queue.claim('w2', 10, 30_000)).toEqual([]);
 
     const failed = job('a', { failures: [] });
@@ -80,5 +81,36 @@ describe.each([
     expect(await queue.claim('w3', 10, 30_000)).toEqual([]);
     expect((await queue.counts()).retrying).toBe(1);
     expect(await queue.retryAt('missing', 0, 1, failed)).toBe(false);
+  });
+
+  it('claiming an expired lease counts a delivery; a run let go starts counting again', async () => {
+    const queue = open();
+    await queue.enqueue([job('a')]);
+    const first = await queue.claim('w1', 1, -1);
+    const second = await queue.claim('w2', 1, -1);
+    const third = await queue.claim('w3', 1, 30_000);
+    expect([first, second, third].map((c) => c[0]?.deliveries)).toEqual([1, 2, 3]);
+    expect(await queue.retryAt('a', 0, 1, job('a'), third[0]?.lease)).toBe(true);
+    expect((await queue.claim('w1', 1, 30_000))[0]?.deliveries).toBe(1);
+  });
+
+  it('a superseded claim cannot complete, retry, extend or write under the lease', async () => {
+    const queue = open();
+    await queue.enqueue([job('a')]);
+    const [stalled] = await queue.claim('w1', 1, -1);
+    const [current] = await queue.claim('w2', 1, 30_000);
+    const old = stalled?.lease ?? '';
+    expect(await queue.complete('a', old)).toBe(false);
+    expect(await queue.retryAt('a', 0, 1, job('a'), old)).toBe(false);
+    expect(await queue.extend([{ jobId: 'a', lease: old }], 30_000)).toBe(0);
+    const wrote: string[] = [];
+    expect(await queue.whileHeld('a', old, async () => void wrote.push('old'))).toBe(false);
+    expect((await queue.counts()).running).toBe(1);
+    expect(await queue.whileHeld('a', current?.lease ?? '', async () => void wrote.push('current'))).toBe(
+      true,
+    );
+    expect(wrote).toEqual(['current']);
+    expect(await queue.complete('a', current?.lease)).toBe(true);
+    expect(await queue.hasUnfinished()).toBe(false);
   });
 });

@@ -23,6 +23,10 @@ export interface SqlJobRow {
   lockedUntil: number | null;
   /** Epoch ms (database clock) when the job was added. */
   createdAt: number;
+  /** The token of the claim holding the lease: only that claim may complete, retry or give up the job. */
+  lease: string | null;
+  /** Hand-outs of the current run: 1 when first claimed, one more each time an expired lease is claimed. */
+  deliveries: number;
 }
 
 /**
@@ -43,6 +47,8 @@ export const SqlJobEntity = new EntitySchema<SqlJobRow>({
     lockedBy: { name: 'locked_by', type: 'varchar', length: 255, nullable: true },
     lockedUntil: { name: 'locked_until', type: 'bigint', nullable: true, transformer: bigintAsNumber },
     createdAt: { name: 'created_at', type: 'bigint', transformer: bigintAsNumber },
+    lease: { name: 'lease', type: 'varchar', length: 64, nullable: true },
+    deliveries: { name: 'deliveries', type: 'integer', default: 0 },
   },
   indices: [{ name: 'commitbus_jobs_claim', columns: ['bus', 'runAt'] }],
 });

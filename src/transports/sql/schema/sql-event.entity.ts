@@ -20,6 +20,8 @@ export interface SqlEventRow {
   lockedAt: number | null;
   /** Times handed to a drain. */
   deliveries: number;
+  /** The token of the claim holding the event: only that claim may acknowledge it. */
+  lease: string | null;
 }
 
 const bigint = {
@@ -44,6 +46,7 @@ export const SqlEventEntity = new EntitySchema<SqlEventRow>({
     lockedBy: { name: 'locked_by', type: 'varchar', length: 255, nullable: true },
     lockedAt: { name: 'locked_at', type: 'bigint', nullable: true, transformer: bigint },
     deliveries: { name: 'deliveries', type: 'integer', default: 0 },
+    lease: { name: 'lease', type: 'varchar', length: 64, nullable: true },
   },
   indices: [
     { name: 'commitbus_events_claim', columns: ['bus', 'lockedAt', 'id'] },

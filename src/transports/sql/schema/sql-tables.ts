@@ -1,4 +1,5 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { AddCommitbusSqlDeliveries1764300000005 } from './add-deliveries.migration.js';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
 import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
 import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
@@ -37,5 +38,6 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   CreateCommitbusSqlJobs1764300000001,
   CreateCommitbusSqlRules1764300000002,
   CreateCommitbusSqlDeadLetters1764300000003,
+  AddCommitbusSqlDeliveries1764300000005,
   CreateCommitbusSqlScheduleTicks1764300000006,
 ];
