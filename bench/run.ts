@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
+import { BenchSetupError } from './bench-setup.error.js';
 import { CommitbusSide } from './commitbus-side.js';
 import { compareEventStore } from './event-store-compare.js';
 import { compareSqliteLone } from './event-store-sqlite-compare.js';
@@ -10,6 +11,7 @@ import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRouter } from './router-throughput.js';
+import { assertReachable } from './sql/pg-admin.js';
 import { compareSql } from './sql/sql-bench.js';
 import { median, percentile, round, table } from './stats.js';
 
@@ -317,6 +319,8 @@ async function main(): Promise<void> {
   // comma-separated) runs only those sections.
   const only = onlySections();
   const runs = (section: string) => only.length === 0 || only.includes(section);
+  // Before the long sections, not after them.
+  if (runs('sql')) await assertReachable(DATABASE_URL);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
   const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
@@ -351,7 +355,10 @@ function onlySections(): string[] {
   const only = named.flatMap((n) => n.split(',')).filter((s) => s !== '');
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length > 0) {
-    throw new Error(`bench: no section ${unknown.join(', ')}; the sections are ${SECTIONS.join(', ')}`);
+    throw new BenchSetupError(
+      `no section ${unknown.join(', ')}; the sections are ${SECTIONS.join(', ')}`,
+      'BENCH_UNKNOWN_SECTION',
+    );
   }
   return only;
 }
@@ -368,4 +375,10 @@ function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number
   };
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof BenchSetupError)) throw error;
+  console.error(`bench: ${error.message}`);
+  process.exitCode = 1;
+}

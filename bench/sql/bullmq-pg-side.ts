@@ -30,7 +30,7 @@ export class BullmqPgSide implements TxSide {
     private readonly concurrency: number,
   ) {
     this.description =
-      `BullMQ ${'6'} createPostgresBackend: BEGIN; INSERT; COMMIT, then queue.add (not atomic); ` +
+      `BullMQ 6.7 createPostgresBackend: BEGIN; INSERT; COMMIT, then queue.add (not atomic); ` +
       `Worker concurrency ${concurrency}, removeOnComplete`;
   }
 
@@ -44,6 +44,7 @@ export class BullmqPgSide implements TxSide {
 
   async open(url: string): Promise<void> {
     this.pool = new pg.Pool({ connectionString: url, max: this.poolSize });
+    this.pool.on('error', (error) => console.error(`  bullmq-pg producers pool: ${error.message}`));
     const connection = { connectionString: url, schema: this.schema, max: this.poolSize };
     const queue = new Queue<{ unit: number }>(QUEUE, { connection });
     this.queue = queue;

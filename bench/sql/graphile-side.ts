@@ -38,6 +38,7 @@ export class GraphileSide implements TxSide {
 
   async open(url: string): Promise<void> {
     const pool = new pg.Pool({ connectionString: url, max: this.poolSize });
+    pool.on('error', (error) => console.error(`  graphile-worker pool: ${error.message}`));
     this.pool = pool;
     this.runner = await run({
       pgPool: pool,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BenchSetupError } from '../bench-setup.error.js';
 
 /** Runs statements on a connection of its own, closed after. */
 export async function adminQuery(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
@@ -11,19 +12,15 @@ export async function adminQuery(url: string, sql: string, values: unknown[] = [
   }
 }
 
-/** Thrown when the bench's PostgreSQL cannot be reached. */
-export class BenchDatabaseUnreachableError extends Error {
-  readonly code = 'BENCH_DATABASE_UNREACHABLE';
-}
-
-/** Resolves once PostgreSQL at `url` answers; else a {@link BenchDatabaseUnreachableError} saying what to do. */
+/** Resolves once PostgreSQL at `url` answers; else a `BENCH_DATABASE_UNREACHABLE` {@link BenchSetupError} saying what to do. */
 export async function assertReachable(url: string): Promise<void> {
   try {
     await adminQuery(url, 'SELECT 1');
   } catch (error) {
-    throw new BenchDatabaseUnreachableError(
+    throw new BenchSetupError(
       `the SQL bench needs PostgreSQL at ${redact(url)} and could not reach it (${(error as Error).message}); ` +
         'start it, or point DATABASE_URL at one (a superuser: the bench creates schemas and roles)',
+      'BENCH_DATABASE_UNREACHABLE',
       { cause: error },
     );
   }

@@ -44,6 +44,7 @@ export class PgBossSide implements TxSide {
 
   async open(url: string): Promise<void> {
     this.pool = new pg.Pool({ connectionString: url, max: this.poolSize });
+    this.pool.on('error', (error) => console.error(`  pg-boss producers pool: ${error.message}`));
     const boss = new PgBoss({ connectionString: url, schema: this.schema, max: this.workers + 4 });
     boss.on('error', (error) => console.error(`  pg-boss: ${error.message}`));
     this.boss = boss;

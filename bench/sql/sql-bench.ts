@@ -6,11 +6,13 @@ import { measureTransactional, type SideResult } from './transactional.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 // Transactional path: units of work per measured run and side, warm-up after each open, runs, producers.
-const TX_UNITS = env('BENCH_SQL_UNITS', 3_000);
-const TX_WARMUP = env('BENCH_SQL_WARMUP', 500);
+const TX_UNITS = env('BENCH_SQL_UNITS', 2_000);
+const TX_WARMUP = env('BENCH_SQL_WARMUP', 300);
 const TX_RUNS = env('BENCH_SQL_RUNS', 3);
 const TX_PRODUCERS = 20;
 const TX_CONCURRENCY = 10;
+// BENCH_SQL_SIDES=commitbus,graphile: only those sides (labels starting so), for a quick look at one.
+const TX_SIDES = (process.env.BENCH_SQL_SIDES ?? '').split(',').filter((s) => s !== '');
 // The statement-counted run per side, after the timed ones.
 const COUNTED_UNITS = env('BENCH_SQL_COUNTED', 200);
 // Embedded default: events per run and side, per bus.publish, publishes in flight, runs.
@@ -51,39 +53,43 @@ async function compareTransactional(databaseUrl: string): Promise<Record<string,
     producers: TX_PRODUCERS,
     concurrency: TX_CONCURRENCY,
     countedUnits: COUNTED_UNITS,
-    onRun: (run, side, perS, lat) =>
+    only: TX_SIDES,
+    onRun: (run, side, { perS, committedPerS, latenciesMs: lat }) =>
       console.log(
-        `  run ${run} ${side.label}: ${round(perS)} units/s, p50 ${ms(percentile(lat, 50))} ms, ` +
-          `p99 ${ms(percentile(lat, 99))} ms (load average ${load()})`,
+        `  run ${run} ${side.label}: ${round(perS)} units/s (committed at ${round(committedPerS)}/s), ` +
+          `p50 ${ms(percentile(lat, 50))} ms, p99 ${ms(percentile(lat, 99))} ms (load average ${load()})`,
       ),
   });
   for (const { side } of result.sides) console.log(`  ${side.label}: ${side.description}`);
-  const [cb, gw, boss, bull] = result.sides.map(summarize);
-  if (cb === undefined || gw === undefined || boss === undefined || bull === undefined) {
-    throw new Error('SQL bench: a side is missing');
-  }
-  printSideTable([cb, gw, boss, bull], gw.perS);
-  printTargets(cb, gw, bull);
+  const summaries = result.sides.map(summarize);
+  const [cb, gw, boss, bull] = SIDE_LABELS.map((label) => summaries.find((s) => s.label === label));
+  printSideTable(summaries, gw?.perS ?? Number.NaN);
+  if (cb !== undefined && gw !== undefined && bull !== undefined) printTargets(cb, gw, bull);
   printStatements(result.sides, result.countedBy);
+  const ratio: Record<string, number> = {};
+  if (cb !== undefined && gw !== undefined) ratio.sql_tx_ratio_graphile = round(cb.perS / gw.perS, 2);
   return {
-    sql_tx_per_s: round(cb.perS),
-    sql_tx_p50_ms: ms(cb.p50),
-    sql_tx_p99_ms: ms(cb.p99),
-    graphile_tx_per_s: round(gw.perS),
-    graphile_p50_ms: ms(gw.p50),
-    graphile_p99_ms: ms(gw.p99),
-    pgboss_tx_per_s: round(boss.perS),
-    pgboss_p50_ms: ms(boss.p50),
-    pgboss_p99_ms: ms(boss.p99),
-    sql_tx_ratio_graphile: round(cb.perS / gw.perS, 2),
-    bullmq_pg_tx_per_s: round(bull.perS),
-    bullmq_pg_p50_ms: ms(bull.p50),
-    bullmq_pg_p99_ms: ms(bull.p99),
-    sql_statements_per_unit: round(cb.statementsPerUnit, 2),
-    graphile_statements_per_unit: round(gw.statementsPerUnit, 2),
-    pgboss_statements_per_unit: round(boss.statementsPerUnit, 2),
-    bullmq_pg_statements_per_unit: round(bull.statementsPerUnit, 2),
+    ...(cb === undefined ? {} : sideFigures('sql_tx', 'sql', cb, true)),
+    ...(gw === undefined ? {} : sideFigures('graphile_tx', 'graphile', gw)),
+    ...(boss === undefined ? {} : sideFigures('pgboss_tx', 'pgboss', boss)),
+    ...ratio,
+    ...(bull === undefined ? {} : sideFigures('bullmq_pg_tx', 'bullmq_pg', bull)),
   };
+}
+
+const SIDE_LABELS = ['commitbus sql', 'graphile-worker', 'pg-boss', 'bullmq-pg'];
+
+/** One side's fields of the closing JSON line: `<rate>_per_s`, `<name>_p50_ms` (`sql_tx_p50_ms` for commitbus), ... */
+function sideFigures(rate: string, name: string, s: Summary, txLatency = false): Record<string, number> {
+  const lat = txLatency ? rate : name;
+  const figures: Record<string, number> = {
+    [`${rate}_per_s`]: round(s.perS),
+    [`${lat}_p50_ms`]: ms(s.p50),
+    [`${lat}_p99_ms`]: ms(s.p99),
+  };
+  if (!Number.isNaN(s.statementsPerUnit))
+    figures[`${name}_statements_per_unit`] = round(s.statementsPerUnit, 2);
+  return figures;
 }
 
 interface Summary {
@@ -158,6 +164,7 @@ function printTargets(cb: Summary, gw: Summary, bull: Summary): void {
 
 function printStatements(sides: readonly SideResult[], countedBy: string | undefined): void {
   console.log();
+  if (COUNTED_UNITS <= 0) return;
   if (countedBy === undefined) {
     console.log(
       'statements per unit of work: not counted (neither the server log nor pg_stat_statements readable)',

@@ -7,7 +7,7 @@ import { PgBossSide } from './pgboss-side.js';
 import { type StatementCount, StatementCounter } from './statement-count.js';
 import type { TxSide } from './tx-side.js';
 import { TxTally } from './tx-tally.js';
-import { runTxUnits } from './tx-workload.js';
+import { runTxUnits, type TxRun } from './tx-workload.js';
 
 /** How the transactional path is measured. */
 export interface TransactionalOptions {
@@ -25,8 +25,10 @@ export interface TransactionalOptions {
   readonly concurrency: number;
   /** Units of work of the statement-counted run per side (0: none). */
   readonly countedUnits: number;
+  /** Only the sides whose label starts with one of these; all when empty. */
+  readonly only: readonly string[];
   /** Called after each measured run. */
-  readonly onRun: (run: number, side: TxSide, perS: number, latenciesMs: readonly number[]) => void;
+  readonly onRun: (run: number, side: TxSide, measured: TxRun) => void;
 }
 
 /** What one side gave over all its runs. */
@@ -93,12 +95,14 @@ function makeSides(base: string, options: TransactionalOptions): TxSide[] {
   const { producers, concurrency } = options;
   // Producers hold a connection each for their transaction; the worker needs a few more.
   const pool = producers + concurrency + 2;
-  return [
+  const sides = [
     new CommitbusSqlSide(new TxTally(), `${base}_cb`, producers + 6),
     new GraphileSide(new TxTally(), `${base}_gw`, base, pool, concurrency),
     new PgBossSide(new TxTally(), `${base}_boss`, base, producers, 4, 200),
     new BullmqPgSide(new TxTally(), `${base}_bullmq`, base, producers, concurrency),
   ];
+  const { only } = options;
+  return only.length === 0 ? sides : sides.filter((s) => only.some((o) => s.label.startsWith(o)));
 }
 
 async function measuredRun(
@@ -115,7 +119,7 @@ async function measuredRun(
     result.perS.push(measured.perS);
     result.latenciesMs.push(...measured.latenciesMs);
     result.duplicates += measured.duplicates;
-    options.onRun(run, side, measured.perS, measured.latenciesMs);
+    options.onRun(run, side, measured);
   } finally {
     await side.close();
   }

@@ -4,6 +4,8 @@ import type { TxSide } from './tx-side.js';
 export interface TxRun {
   /** Units of work handled per second: all of them over the time from the first start to the last handler. */
   readonly perS: number;
+  /** Units of work committed per second: all of them over the time until the last producer's resolved. */
+  readonly committedPerS: number;
   /** Commit-to-handler times, ms. */
   readonly latenciesMs: number[];
   /** Handler runs beyond the first per unit. */
@@ -34,10 +36,12 @@ export async function runTxUnits(
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: Math.min(producers, units) }, lane));
+  const committedMs = performance.now() - started;
   await side.tally.waitFor(units, timeoutMs);
   const elapsedMs = performance.now() - started;
   return {
     perS: units / (elapsedMs / 1000),
+    committedPerS: units / (committedMs / 1000),
     latenciesMs: side.tally.latenciesMs(),
     duplicates: side.tally.duplicates,
   };
