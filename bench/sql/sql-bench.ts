@@ -176,7 +176,9 @@ function printStatements(sides: readonly SideResult[], countedBy: string | undef
     if (counted === undefined) continue;
     const { units, statements } = counted;
     console.log(`  ${side.label}: ${statements.total} statements for ${units} units of work; the most run:`);
-    for (const [text, n] of statements.byText.slice(0, side.label.startsWith('commitbus') ? 25 : 8)) {
+    for (const [sql, n] of statements.byText.slice(0, side.label.startsWith('commitbus') ? 25 : 8)) {
+      // The bench's random schema names say nothing.
+      const text = sql.replace(/bench_sql_[0-9a-f]{8}/g, 'bench');
       console.log(
         `    ${(n / units).toFixed(2).padStart(6)}/unit  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`,
       );

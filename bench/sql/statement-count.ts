@@ -118,8 +118,12 @@ export function tallyStatements(text: string, role: string): Omit<StatementCount
   return { total, byText: [...byText].sort((a, b) => b[1] - a[1]) };
 }
 
+/** Whitespace collapsed, `IN` lists of any length as one (`IN ($2, $3)` and `IN ($2)` alike). */
 function collapse(sql: string): string {
-  return sql.replace(/\s+/g, ' ').trim();
+  return sql
+    .replace(/\s+/g, ' ')
+    .replace(/ IN \(\$\d+(?:, \$\d+)*\)/g, ' IN ($...)')
+    .trim();
 }
 
 async function findLogFile(): Promise<string | undefined> {
