@@ -38,7 +38,11 @@ export class GraphileSide implements TxSide {
 
   async open(url: string): Promise<void> {
     const pool = new pg.Pool({ connectionString: url, max: this.poolSize });
+    // Both handlers, as graphile-worker asks of a pool it is given (else it warns and installs its own).
     pool.on('error', (error) => console.error(`  graphile-worker pool: ${error.message}`));
+    pool.on('connect', (client) => {
+      client.on('error', (error) => console.error(`  graphile-worker client: ${error.message}`));
+    });
     this.pool = pool;
     this.runner = await run({
       pgPool: pool,
