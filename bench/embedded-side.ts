@@ -11,18 +11,18 @@ import { type BenchTarget, HandledTally, nowMs } from './load.js';
 /**
  * commitbus on an embedded transport (the in-process one, or the SQL one on
  * SQLite), one sync no-op handler, worker in this process, publishes batched
- * 100 events a call.
+ * (`unitSize` events a call, 100 by default).
  */
 export class EmbeddedSide implements BenchTarget {
   readonly tally = new HandledTally();
-  /** Events per `bus.publish`: batched publishes. */
-  readonly unitSize = 100;
   private readonly bus: EventBus;
   private worker: RunningWorker | undefined;
 
   constructor(
     readonly label: string,
     transport: TransportAdapter,
+    /** Events per `bus.publish`: batched publishes. */
+    readonly unitSize = 100,
   ) {
     const noop = defineHandler<BenchEvent>('noop', (event) => this.tally.record(event.sentAt));
     this.bus = createEventBus({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
+import { BenchSetupError } from './bench-setup.error.js';
 import { CommitbusSide } from './commitbus-side.js';
 import { compareEventStore } from './event-store-compare.js';
 import { compareSqliteLone } from './event-store-sqlite-compare.js';
@@ -10,6 +11,8 @@ import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRouter } from './router-throughput.js';
+import { assertReachable } from './sql/pg-admin.js';
+import { compareSql } from './sql/sql-bench.js';
 import { median, percentile, round, table } from './stats.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -312,19 +315,52 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  // BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, comma-separated) runs only those sections.
-  const only = (process.env.BENCH_ONLY ?? '').split(',').filter((s) => s !== '');
+  // `--only sql` or BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, sql,
+  // comma-separated) runs only those sections.
+  const only = onlySections();
   const runs = (section: string) => only.length === 0 || only.includes(section);
+  // Before the long sections, not after them.
+  if (runs('sql')) await assertReachable(DATABASE_URL);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
   const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
   const router = runs('router') ? await compareRouter(`${prefix}-router`) : {};
   const eventStore = runs('event-store') ? await compareEventStore(DATABASE_URL) : {};
   const sqlite = runs('event-store') || runs('event-store-sqlite') ? await compareSqliteLone() : {};
+  const sql = runs('sql') ? await compareSql(DATABASE_URL) : {};
   console.log();
   console.log(
-    JSON.stringify({ ...figures, ...ordering, ...outboxFigures, ...router, ...eventStore, ...sqlite }),
+    JSON.stringify({
+      ...figures,
+      ...ordering,
+      ...outboxFigures,
+      ...router,
+      ...eventStore,
+      ...sqlite,
+      ...sql,
+    }),
   );
+}
+
+const SECTIONS = ['core', 'ordering', 'outbox', 'router', 'event-store', 'event-store-sqlite', 'sql'];
+
+/** The sections named by `--only a,b` (or `--only=a,b`) and BENCH_ONLY; none named: all. */
+function onlySections(): string[] {
+  const args = process.argv.slice(2);
+  const named = [process.env.BENCH_ONLY ?? ''];
+  args.forEach((arg, i) => {
+    if (arg === '--only') named.push(args[i + 1] ?? '');
+    else if (arg.startsWith('--only=')) named.push(arg.slice('--only='.length));
+  });
+  const only = named.flatMap((n) => n.split(',')).filter((s) => s !== '');
+  const unknown = only.filter((s) => !SECTIONS.includes(s));
+  if (unknown.length > 0) {
+    throw new BenchSetupError(
+      `no section ${unknown.join(', ')}; the sections are ${SECTIONS.join(', ')}`,
+      'BENCH_UNKNOWN_SECTION',
+    );
+  }
+  return only;
 }
 
 function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number> {
@@ -339,4 +375,10 @@ function outboxJson({ outbox, plain, ratio }: OutboxCost): Record<string, number
   };
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof BenchSetupError)) throw error;
+  console.error(`bench: ${error.message}`);
+  process.exitCode = 1;
+}
