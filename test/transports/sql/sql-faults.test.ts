@@ -129,7 +129,13 @@ describe('the SQL transport on PostgreSQL when connections die', () => {
     await relay.open();
     closing.push(() => relay.cut());
     const seen = new Set<string>();
-    const config = fastConfig({ name, outbox: { enabled: false } });
+    // A claim whose reply was lost in the cut is taken over once its lease lapses: short leases.
+    const config = fastConfig({
+      name,
+      outbox: { enabled: false },
+      drains: { claimStaleAfterMs: 1_000 },
+      handlers: { lockDurationMs: 2_000 },
+    });
     const workerDb = await pgDataSource(`cb-away-${randomBytes(4).toString('hex')}`, relay.port);
     const { bus: worker } = await buses.start({
       events: [...TEST_EVENTS],
