@@ -70,7 +70,7 @@ export function wrappedMemoryTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules'];
+  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ordering'];
   return [
     {
       name: 'sql postgres',

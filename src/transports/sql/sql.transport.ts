@@ -53,14 +53,16 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     const bus = config.name;
     this.shutdownTimeoutMs = config.shutdownTimeoutMs;
     this.wakeups = openSqlWakeups(this.db, bus, logger);
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.ordering = new SqlOrderingStore(this.db, bus, {
       gapWaitMs: laneGapWaitMs(config.outbox),
       wakeups: this.wakeups,
+      pollMs,
     });
     this.log = new SqlEventLog(this.db, bus, {
       dedupeWindowMs: config.publishing.dedupeWindowMs,
       wakeups: this.wakeups,
-      toLane: (tx, lane, payload, position) => this.ordering.appendInLane(tx, lane, payload, position),
+      lanes: (tx, events) => this.ordering.openLanes(tx, events),
     });
     this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
@@ -71,12 +73,16 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
       jobs: this.jobs,
       deadLetters: this.deadLetters,
       wakeups: this.wakeups,
-      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+      pollMs,
     });
   }
 
+  /**
+   * Appends in one transaction; an ordered event goes to its lane there, and
+   * a batch that numbers a lane otherwise than the lane does is refused whole
+   * (`OrderingPositionsMismatchError`) before anything is written.
+   */
   async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
-    this.ordering.checkNumbering(events);
     return this.log.append(events);
   }
 

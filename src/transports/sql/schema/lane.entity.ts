@@ -66,7 +66,8 @@ export interface SqlLaneRow {
   skipped: string | null;
 }
 
-const big = (name: string) => ({ name, type: 'bigint', nullable: true, transformer: bigintAsNumber }) as const;
+const big = (name: string) =>
+  ({ name, type: 'bigint', nullable: true, transformer: bigintAsNumber }) as const;
 const int = (name: string) => ({ name, type: 'integer', nullable: true }) as const;
 const text = (name: string) => ({ name, type: 'text', nullable: true }) as const;
 
