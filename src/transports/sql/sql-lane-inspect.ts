@@ -50,47 +50,52 @@ export function inspectLanes(
   return ctx.db.transaction(async (tx) => {
     if (tx.dialect === 'postgres') await tx.execute('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const t = ctx.tables;
-    const [clock] = await tx.query<{ now: unknown }>(`SELECT ${ctx.db.now} AS now`);
-    const ready = await tx.query<{ lane: string }>(
-      `SELECT lane FROM ${t.lanes} WHERE bus = ? AND queued_at IS NOT NULL ORDER BY queued_at DESC, lane DESC`,
-      [ctx.bus],
+    const [scalars] = await tx.query<{ now: unknown; seq: unknown; pending: unknown }>(
+      `SELECT ${ctx.db.now} AS now, (SELECT seq FROM ${t.counters} WHERE bus = ?) AS seq,
+         (SELECT COUNT(*) FROM ${t.events} WHERE bus = ?) AS pending`,
+      [ctx.bus, ctx.bus],
     );
     const leases = await tx.query<{ worker: string; lease_until: unknown }>(
       `SELECT worker, lease_until FROM ${t.workers} WHERE bus = ?`,
       [ctx.bus],
     );
-    const owned = await chunked(tx, workerList, (names) => [
-      `SELECT owner, lane FROM ${t.lanes} WHERE bus = ? AND owner IN (${placeholders(names.length)})
-       ORDER BY owned_at DESC, lane DESC`,
-      [ctx.bus, ...names],
-    ]);
-    const [counters] = await tx.query<{ seq: unknown }>(`SELECT seq FROM ${t.counters} WHERE bus = ?`, [
-      ctx.bus,
-    ]);
-    const [pending] = await tx.query<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${t.events} WHERE bus = ?`, [
-      ctx.bus,
-    ]);
-    const rows = await chunked(tx, laneList, (names) => [
-      `SELECT ${laneColumns()} FROM ${t.lanes} WHERE bus = ? AND lane IN (${placeholders(names.length)})`,
-      [ctx.bus, ...names],
-    ]);
+    // The queued lanes, the lanes the workers own and the lanes asked for, in one read.
+    const rows = (
+      await chunked(tx, laneList.length > 0 ? laneList : [''], (names) => [
+        `SELECT ${laneColumns()} FROM ${t.lanes} WHERE bus = ? AND (queued_at IS NOT NULL OR lane IN (${placeholders(names.length)})
+           ${workerList.length > 0 ? `OR owner IN (${placeholders(workerList.length)})` : ''})`,
+        [ctx.bus, ...names, ...workerList],
+      ])
+    ).map((r) => laneFromRecord(r as LaneRecord));
     const events = await chunked(tx, laneList, (names) => [
       `SELECT lane, position, payload, seq, prev FROM ${t.events} WHERE bus = ? AND lane IN (${placeholders(names.length)})`,
       [ctx.bus, ...names],
     ]);
-    const byLane = new Map(rows.map((r) => [String(r.lane), laneFromRecord(r as LaneRecord)]));
+    const byLane = new Map(rows.map((row) => [row.lane, row]));
     const stored = new Map<string, Map<number, StoredLaneEvent>>(laneList.map((lane) => [lane, new Map()]));
     for (const e of events)
       stored.get(String(e.lane))?.set(Number(e.position), storedEvent(String(e.lane), e));
+    const newestFirst = (at: (row: LaneRow) => number | undefined) => (a: LaneRow, b: LaneRow) =>
+      (at(b) ?? 0) - (at(a) ?? 0) || (a.lane < b.lane ? 1 : a.lane > b.lane ? -1 : 0);
+    const unique = [...byLane.values()];
     return {
-      now: Number(clock?.now),
-      ready: ready.map((r) => r.lane),
+      now: Number(scalars?.now),
+      ready: unique
+        .filter((row) => row.queuedAt !== undefined)
+        .sort(newestFirst((row) => row.queuedAt))
+        .map((row) => row.lane),
       leases: new Map(leases.map((r) => [r.worker, Number(r.lease_until)])),
       taken: new Map(
-        workerList.map((w) => [w, owned.filter((r) => r.owner === w).map((r) => String(r.lane))]),
+        workerList.map((w) => [
+          w,
+          unique
+            .filter((row) => row.owner === w)
+            .sort(newestFirst((row) => row.ownedAt))
+            .map((row) => row.lane),
+        ]),
       ),
-      seq: Number(counters?.seq ?? 0),
-      pending: Number(pending?.n ?? 0),
+      seq: Number(scalars?.seq ?? 0),
+      pending: Number(scalars?.pending ?? 0),
       lanes: new Map(
         laneList.map((lane) => [
           lane,

@@ -50,8 +50,8 @@ export interface StoredEvent {
   readonly prev: number | undefined;
 }
 
-/** Whether a transaction woke waiting workers (it queued a lane): they are woken in this process after it commits. */
-interface WakeSignal {
+/** Whether a transaction queued a lane: this process's waiting workers are woken after it commits. */
+export interface WakeSignal {
   wake: boolean;
 }
 
