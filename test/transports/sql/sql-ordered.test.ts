@@ -90,6 +90,43 @@ describe.each(['postgres', 'sqlite'] as const)('ordered events on the SQL transp
     expect(Number(left?.n)).toBe(0);
   });
 
+  it('keeps each key in order and handles each event once with three workers on the database at once', async () => {
+    const seen = new Seen();
+    const handlers: EventHandlersConfig = {
+      'FLOW.STEP': [
+        {
+          handler: defineHandler<FlowStep>('slow', async (e) => {
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+            seen.record('slow', e);
+          }),
+          sync: true,
+        },
+      ],
+    };
+    const { name, publisher } = await twoBuses(handlers);
+    const config = fastConfig({ name, outbox: { enabled: false }, handlers: { attempts: 2 } });
+    for (let i = 0; i < 2; i++) {
+      await buses.start({ events: [FlowStep], handlers, config, transport: transport() });
+    }
+    const flows = Array.from({ length: 8 }, (_, i) => `f${i}`);
+    // Each key's batches one after the other; the keys at once.
+    await Promise.all(
+      flows.map(async (flow) => {
+        for (let batch = 0; batch < 3; batch++) {
+          await publisher.publish([1, 2, 3, 4, 5].map((i) => flowStep(flow, String(batch * 5 + i))));
+        }
+      }),
+    );
+    await waitFor('every step handled', () => seen.runs.length >= flows.length * 15, { timeoutMs: 30_000 });
+    for (const flow of flows) {
+      expect(seen.steps('slow', flow)).toEqual(upTo(15));
+      expect(seen.chained('slow', flow)).toBe(true);
+    }
+    // The last steps may still be on their way to the store.
+    await waitFor('the lanes empty', async () => (await publisher.ordering.pending()) === 0);
+    expect(seen.runs).toHaveLength(flows.length * 15);
+  });
+
   it('halts only the key of a handler that gave up; a redrive runs it again and the key goes on in order', async () => {
     const seen = new Seen();
     let broken = true;
