@@ -7,7 +7,13 @@
  * resumes it in order.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineHandler, type EventHandlersConfig, NonRetryableError } from '../../../src/index.js';
+import {
+  defineHandler,
+  type EventHandlersConfig,
+  NonRetryableError,
+  OrderingPositionsMismatchError,
+} from '../../../src/index.js';
+import { syncLane } from '../../../src/ordering/lane.js';
 import { SqlDb, sqlTransport } from '../../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../../helpers/buses.js';
 import { FlowStep, flowStep } from '../../helpers/events.js';
@@ -202,5 +208,42 @@ describe.each(['postgres', 'sqlite'] as const)('ordered events on the SQL transp
     const letters = await publisher.deadLetters.list();
     expect(letters.map((l) => [l.handler, l.reason])).toEqual([['poisoned', 'non-retryable']]);
     expect(await publisher.ordering.pending()).toBe(0);
+  });
+
+  it('refuses a publish that numbers a key otherwise than its lane does, whole and before anything is written', async () => {
+    // No worker: the lanes keep what was published.
+    const publisher = buses.create({
+      events: [FlowStep],
+      config: fastConfig({ name: `sqlord${++n}`, outbox: { enabled: false } }),
+      transport: transport(),
+    });
+    const [given, numbered, fresh] = [syncLane('given'), syncLane('numbered'), syncLane('fresh')];
+    const event = (id: string, lane: string, position?: number) => ({
+      id,
+      payload: `{"id":"${id}"}`,
+      lane,
+      position,
+    });
+    await publisher.transport.publish([event('g1', given, 1), event('n1', numbered)]);
+    expect(await publisher.ordering.pending()).toBe(2);
+    // A lane numbered by the outbox refuses an event the transport would number, and the other way round.
+    await expect(
+      publisher.transport.publish([event('n2', numbered), event('g2', given)]),
+    ).rejects.toBeInstanceOf(OrderingPositionsMismatchError);
+    await expect(publisher.transport.publish([event('n3', numbered, 2)])).rejects.toMatchObject({
+      code: 'COMMITBUS_ORDERING_POSITIONS_MISMATCH',
+      orderKey: 'numbered',
+    });
+    // Two events of a batch that disagree on a new lane.
+    await expect(
+      publisher.transport.publish([event('f1', fresh, 1), event('f2', fresh)]),
+    ).rejects.toBeInstanceOf(OrderingPositionsMismatchError);
+    expect(await publisher.ordering.pending()).toBe(2);
+    // Nothing of the refused batches was kept, their ids included: they publish once fixed.
+    expect(await publisher.transport.publish([event('n2', numbered), event('g2', given, 2)])).toEqual({
+      appended: 2,
+      delayed: 0,
+      dropped: 0,
+    });
   });
 });
