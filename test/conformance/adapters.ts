@@ -71,7 +71,7 @@ export function wrappedMemoryTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ticks'];
+  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ordering', 'ticks'];
   return [
     {
       name: 'sql postgres',

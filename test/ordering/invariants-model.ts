@@ -44,6 +44,14 @@ export const HANDLERS = ['h1', 'h2'];
 /** How long one adapter's runs may take. */
 export const MODEL_TIMEOUT_MS = 30_000 + RUNS * OPS * 20;
 
+/**
+ * `fallback` unless `ORDERING_<name>` is set, then `given` (`RUNS` or `OPS`):
+ * for an adapter whose runs are smaller by default than the others'.
+ */
+export function sizeOr(name: 'RUNS' | 'OPS', given: number, fallback: number): number {
+  return process.env[`ORDERING_${name}`] === undefined ? fallback : given;
+}
+
 /** mulberry32: small, seedable, good enough to pick operations. */
 export class Rng {
   private a: number;

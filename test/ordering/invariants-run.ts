@@ -145,20 +145,31 @@ export interface ModelRuns {
   readonly fakeClock: boolean;
   /** The test file, for the rerun command in the failure. */
   readonly file: string;
+  /** Runs (`RUNS` unless given). */
+  readonly runs?: number;
+  /** Operations per run (`OPS` unless given). */
+  readonly ops?: number;
 }
 
 /**
- * Runs `RUNS` seeded runs of `OPS` operations on one adapter, seeds `SEED`,
+ * Runs `runs` (`RUNS`) seeded runs of `ops` (`OPS`) operations on one adapter, seeds `SEED`,
  * `SEED + 1`, ...; a failure names the seed, the command that reruns it and
  * the last operations.
  */
-export async function runModels({ name, harness, fakeClock, file }: ModelRuns): Promise<void> {
-  for (let run = 0; run < RUNS; run++) {
+export async function runModels({
+  name,
+  harness,
+  fakeClock,
+  file,
+  runs = RUNS,
+  ops = OPS,
+}: ModelRuns): Promise<void> {
+  for (let run = 0; run < runs; run++) {
     const seed = (SEED + run) >>> 0;
     if (fakeClock) vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
     const model = new ModelRun(harness(), new Rng(seed));
     try {
-      await model.run(OPS);
+      await model.run(ops);
     } catch (error) {
       throw new Error(
         `${name}: run with seed ${seed} failed: ${(error as Error).message}\n` +

@@ -1,6 +1,7 @@
 /**
- * The positions a lane's re-bases skipped, as both adapters keep them
- * (`includes/lane-skipped.lua`, `MemoryLaneGaps`): an event for one that comes
+ * The positions a lane's re-bases skipped, as every adapter keeps them
+ * (`includes/lane-skipped.lua`, `MemoryLaneGaps`, `sql-lane-skipped.ts` on
+ * PostgreSQL and SQLite): an event for one that comes
  * later is handed back as late, a copy of a handled one is dropped, and past
  * 32 ranges the two oldest merge, so what lies between them reads as skipped
  * (a dead letter) rather than handled (a silent drop).
@@ -14,7 +15,12 @@ import { MemoryOrderingStore } from '../../src/transports/memory/memory.ordering
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisOrderingStore } from '../../src/transports/redis/redis.ordering-store.js';
 import { RedisStreamEventLog } from '../../src/transports/redis/redis-stream.event-log.js';
+import { SqlEventLog } from '../../src/transports/sql/sql.event-log.js';
+import { SqlOrderingStore } from '../../src/transports/sql/sql.ordering-store.js';
+import { SqlDb } from '../../src/transports/sql/sql-db.js';
+import type { SqlWakeups } from '../../src/transports/sql/sql-wakeups.js';
 import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
+import { sqlTestDatabases } from '../helpers/sql.js';
 
 const PREFIX = testPrefix('skipped-ranges');
 const redis = openRedis();
@@ -28,7 +34,28 @@ interface Rig {
   readonly append: (events: readonly OutgoingEvent[]) => Promise<AppendResult>;
 }
 
-function rigOf(kind: 'redis' | 'memory'): Rig {
+const databases = sqlTestDatabases();
+
+/** Wake-ups nobody waits for: the rig drives the store directly. */
+const noWakeups: SqlWakeups = {
+  notifyIn: async () => {},
+  local: () => {},
+  wait: async () => {},
+  interrupt: () => {},
+  close: async () => {},
+};
+
+function rigOf(kind: 'redis' | 'memory' | 'postgres' | 'sqlite'): Rig {
+  if (kind === 'postgres' || kind === 'sqlite') {
+    const db = new SqlDb(databases[kind]);
+    const store = new SqlOrderingStore(db, 'sr', { gapWaitMs: 0, wakeups: noWakeups, pollMs: 50 });
+    const log = new SqlEventLog(db, 'sr', {
+      dedupeWindowMs: 60_000,
+      wakeups: noWakeups,
+      lanes: (tx, events) => store.openLanes(tx, events),
+    });
+    return { store, append: (events) => log.append(events) };
+  }
   if (kind === 'redis') {
     const names = queueNames({ prefix: PREFIX, name: 'sr' });
     const log = new RedisStreamEventLog(redis, names, 60_000);
@@ -41,7 +68,7 @@ function rigOf(kind: 'redis' | 'memory'): Rig {
   return { store, append: (events) => log.append(events) };
 }
 
-describe.each(['redis', 'memory'] as const)('skipped positions (%s)', (kind) => {
+describe.each(['redis', 'memory', 'postgres', 'sqlite'] as const)('skipped positions (%s)', (kind) => {
   it('hands back an event of a skipped position as late, drops a copy of a handled one, and merges the oldest ranges past 32', async () => {
     const { store, append } = rigOf(kind);
     const lane = syncLane('k');

@@ -294,7 +294,6 @@ describe('the subpath exports', () => {
       'SqlEventLog',
       'SqlHandlerJobQueue',
       'SqlOrderingStore',
-      'SqlOrderingUnavailableError',
       'SqlSchedulingRuleStore',
       'SqlTransport',
       'SqlWorkerStartedError',

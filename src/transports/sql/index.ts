@@ -5,7 +5,6 @@
  */
 export { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 export { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
-export { SqlOrderingUnavailableError } from './errors/sql-ordering-unavailable.error.js';
 export { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 export { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 export { SqlEventLog } from './sql.event-log.js';

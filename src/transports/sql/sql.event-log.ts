@@ -7,21 +7,20 @@ import type {
 } from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
+import type { LaneAppender } from './sql-lane-append.js';
 import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
 /**
- * Takes an ordered event into its lane inside the publishing transaction
- * `tx` (after the dedupe check): `true` when taken, `false` when its
- * position was taken already (a copy), the re-base that skipped its
- * position when it came late. `SqlOrderingStore.appendInLane`.
+ * Opens the lanes of a publish's ordered events inside the publishing
+ * transaction `tx`, before anything of it is written (refusing a batch that
+ * numbers a lane otherwise than the lane does); `undefined` when none is
+ * ordered. `SqlOrderingStore.openLanes`.
  */
-export type LaneAppend = (
+export type LaneIntake = (
   tx: SqlRunner,
-  lane: string,
-  payload: string,
-  position: number | undefined,
-) => Promise<boolean | SkippedRange>;
+  events: readonly OutgoingEvent[],
+) => Promise<LaneAppender | undefined>;
 
 /** Rows per multi-row INSERT: 4 parameters each at most, far under SQLite's 32766 and PostgreSQL's 65535. */
 const INSERT_CHUNK = 1_000;
@@ -55,7 +54,7 @@ export class SqlEventLog implements EventLog {
     readonly options: {
       readonly dedupeWindowMs: number;
       readonly wakeups: SqlWakeups;
-      readonly toLane: LaneAppend;
+      readonly lanes: LaneIntake;
     },
   ) {
     this.events = db.table('commitbus_events');
@@ -67,10 +66,13 @@ export class SqlEventLog implements EventLog {
   /** `commitbus_event_ids`, qualified by the DataSource's schema. */
   private readonly ids: string;
 
-  /** Appends in a transaction of its own, then wakes this process's drains. */
+  /** Appends in a transaction of its own, then wakes this process's drains (and lane workers, for ordered events). */
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
     const result = await this.db.transaction((tx) => this.appendWith(tx, events));
-    if (result.appended > 0) this.options.wakeups.local('events');
+    if (result.appended > 0) {
+      this.options.wakeups.local('events');
+      if (events.some((event) => event.lane !== undefined)) this.options.wakeups.local('lanes');
+    }
     return result;
   }
 
@@ -82,6 +84,8 @@ export class SqlEventLog implements EventLog {
    * duplicate of the first.
    */
   async appendWith(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    // First: the lanes are locked, and a batch they refuse leaves nothing written.
+    const lanes = await this.options.lanes(tx, events);
     await this.pruneExpiredIds(tx);
     const accepted = await this.accept(tx, events);
     const now = Date.now();
@@ -96,8 +100,8 @@ export class SqlEventLog implements EventLog {
         dropped++;
         continue;
       }
-      if (event.lane !== undefined) {
-        const taken = await this.options.toLane(tx, event.lane, event.payload, event.position);
+      if (event.lane !== undefined && lanes !== undefined) {
+        const taken = await lanes.append(event.lane, event.payload, event.position);
         if (taken === true) appended++;
         else if (taken === false) dropped++;
         else {
@@ -114,7 +118,8 @@ export class SqlEventLog implements EventLog {
       }
     }
     await this.insert(tx, rows);
-    if (appended > 0) await this.options.wakeups.notifyIn(tx, 'events');
+    await lanes?.finish();
+    if (rows.some((row) => row.deliverAt === null)) await this.options.wakeups.notifyIn(tx, 'events');
     return late.length === 0 ? { appended, delayed, dropped } : { appended, delayed, dropped, late };
   }
 

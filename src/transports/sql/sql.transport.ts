@@ -73,13 +73,14 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.ordering = new SqlOrderingStore(this.db, bus, {
       gapWaitMs: laneGapWaitMs(config.outbox),
       wakeups: this.wakeups,
+      pollMs: this.pollMs,
     });
     this.log = new SqlEventLog(this.db, bus, {
       dedupeWindowMs: config.publishing.dedupeWindowMs,
       wakeups: this.wakeups,
-      toLane: (tx, lane, payload, position) => this.ordering.appendInLane(tx, lane, payload, position),
+      lanes: (tx, events) => this.ordering.openLanes(tx, events),
     });
-    this.transactional = new SqlTransactionalPublisher(this.db, this.log, this.ordering, this.wakeups);
+    this.transactional = new SqlTransactionalPublisher(this.db, this.log, this.wakeups);
     this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
     this.deadLetters = new SqlDeadLetterStore(this.db, bus);
@@ -94,8 +95,12 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     });
   }
 
+  /**
+   * Appends in one transaction; an ordered event goes to its lane there, and
+   * a batch that numbers a lane otherwise than the lane does is refused whole
+   * (`OrderingPositionsMismatchError`) before anything is written.
+   */
   async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {
-    this.ordering.checkNumbering(events);
     return this.log.append(events);
   }
 

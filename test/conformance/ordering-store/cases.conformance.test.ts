@@ -11,7 +11,14 @@ const bed = conformanceBed('conformance-ordering');
 // ---------------------------------------------------------------------------------------------------------
 // Focused cases.
 
-const LEASE = 300;
+/**
+ * The lease of a worker that lives through a test: long, so a slow store (a
+ * database on a loaded machine) never sees it lapse mid-test. A worker a
+ * test lets die or stall renews last with {@link SHORT}, so the sweep hands
+ * its lanes back soon after.
+ */
+const LEASE = 60_000;
+const SHORT = 400;
 
 describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
   const harness = () => harnessOf(bed, adapter);
@@ -54,7 +61,7 @@ describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
     expect(first).toMatchObject({ lane, position: 1, prev: undefined, attemptsMade: 0, payload: 'e1' });
 
     // w1 dies now (stops acting and renewing). Another event queues the lane, but w2 cannot claim it yet.
-    await store.maintain('w1', LEASE);
+    await store.maintain('w1', SHORT);
     await h.publish([{ lane, payload: 'e3' }]);
     expect(await store.take('w2', 5)).toEqual([]);
     const owned = laneState(await h.snapshot([lane], ['w1']), lane);
@@ -85,6 +92,7 @@ describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
   it('a worker whose lanes went back after its lease lapsed has lost them, even if it renews its lease before anyone took over', async () => {
     const { h, store, lane, first } = await w1HoldsFirstOfTwo('order-2');
     // w1 stalls (a long pause) past its lease; its lane goes back.
+    await store.maintain('w1', SHORT);
     await sweep(h, 'w2', 'w1');
     // It wakes, renews, and finishes its event late: lost, the lane is no longer its.
     await store.maintain('w1', LEASE);
@@ -207,7 +215,7 @@ describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
       op: 'later',
       lane,
       position: 1,
-      delayMs: 60,
+      delayMs: SHORT,
       attemptsMade: 1,
       failures: [failure(1)],
       from: 2,
@@ -283,6 +291,7 @@ describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
     expect(first).toMatchObject({ position: 1, deliveries: 1 });
 
     // w1 dies mid-event: w2 takes the same event over, delivered twice.
+    await store.maintain('w1', SHORT);
     await sweep(h, 'w2', 'w1');
     const [second] = (await store.take('w2', 5)) as [LaneEvent];
     expect(second).toEqual({ ...first, deliveries: 2 });
@@ -295,6 +304,7 @@ describe.each(adaptersFor('ordering'))('OrderingStore on $name', (adapter) => {
 
     // w2 dies too; w3 takes it over: three deliveries. Its run fails: a retry starts the count again.
     await store.maintain('w3', LEASE);
+    await store.maintain('w2', SHORT);
     await sweep(h, 'w3', 'w2');
     const [fourth] = (await store.take('w3', 5)) as [LaneEvent];
     expect(fourth.deliveries).toBe(3);

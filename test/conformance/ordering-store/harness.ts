@@ -7,6 +7,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll } from 'vitest';
+import type { CommitbusOptions } from '../../../src/config/commitbus-options.js';
 import type { AttemptFailureJson } from '../../../src/dead-letters/attempt-failure.js';
 import type { EventLog } from '../../../src/handlers/event-log.js';
 import type { OrderingState } from '../../../src/ordering/ordering-state.js';
@@ -158,13 +159,18 @@ export function publishThrough(log: EventLog): Harness['publish'] {
 }
 
 /**
- * A harness on the worker ordering store of a fresh bus on `adapter` (its
+ * A harness on the worker ordering store of a fresh bus on `adapter` (with
+ * `config`, say short outbox timers for a short gap wait; its
  * own blocking connection on Redis), publishing through that bus's event
  * log; time passes for real. On Redis, `popOnly` stands in for a worker
  * crashing inside `waitAndClaim`, between its two calls.
  */
-export function harnessOf(bed: ConformanceBed, adapter: ConformanceAdapter): Harness {
-  const { transport, name } = bed.open(adapter);
+export function harnessOf(
+  bed: ConformanceBed,
+  adapter: ConformanceAdapter,
+  config?: CommitbusOptions,
+): Harness {
+  const { transport, name } = bed.open(adapter, config);
   const worker = transport.workerOrdering();
   closing.push(worker);
   const { store } = worker;

@@ -41,7 +41,7 @@ describe.each(['postgres', 'sqlite'] as const)('crash recovery on the SQL transp
     const log = new SqlEventLog(db(), name(), {
       dedupeWindowMs: 60_000,
       wakeups: quiet,
-      toLane: async () => true,
+      lanes: async () => undefined,
     });
     await log.append([{ id: 'e1', payload: 'p1' }]);
     const [first] = await log.read('drain-1', 10, 0);

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from '../../../src/index.js';
 import { PG, resetSchema } from '../../helpers/postgres.js';
 
-const TABLES = /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|schedule_ticks)\b/;
+const TABLES =
+  /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|schedule_ticks|lanes|lane_events|lane_workers|lane_counters)\b/;
 const opened: DataSource[] = [];
 afterAll(async () => {
   for (const ds of opened) {

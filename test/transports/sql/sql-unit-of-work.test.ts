@@ -17,7 +17,6 @@ import {
   type UnitOfWork,
   UnitOfWorkManager,
 } from '../../../src/index.js';
-import { SqlOrderingUnavailableError } from '../../../src/transports/sql/errors/sql-ordering-unavailable.error.js';
 import { SqlDb, sqlTransport } from '../../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../../helpers/buses.js';
 import { FlowStep, flowStep, type RecordCreated, recordCreated, TEST_EVENTS } from '../../helpers/events.js';
@@ -242,7 +241,7 @@ describe.each(['postgres', 'sqlite'] as const)('a unit of work on the SQL transp
     expect(await countRows(dataSource, 'commitbus_events', 'bus = ?', [name])).toBe(0);
   });
 
-  it('an ordered event fails the unit of work with SqlOrderingUnavailableError before anything commits', async () => {
+  it("ordered events go into their lane in the unit of work's transaction: there on commit, nowhere on rollback", async () => {
     const name = `sqluow${++n}${which}`;
     const published: string[] = [];
     const bus: EventBus = buses.create({
@@ -253,17 +252,30 @@ describe.each(['postgres', 'sqlite'] as const)('a unit of work on the SQL transp
       onPublished: (events) => void published.push(...events.map((e) => e.id)),
     });
     const units = new UnitOfWorkManager({ bus });
-    const [plain, ordered] = [recordCreated('o1'), flowStep('tx-flow', 'o1')];
-    const failing = units.run(async (uow: UnitOfWork) => {
+    const laneRows = () => countRows(dataSource, 'commitbus_lane_events', 'bus = ?', [name]);
+    const [plain, first, second] = [
+      recordCreated('o1'),
+      flowStep('tx-flow', 'o1'),
+      flowStep('tx-flow', 'o1b'),
+    ];
+    await units.run(async (uow: UnitOfWork) => {
       await insertRecord(uow, 'o1');
       await uow.register(new SendEventOp(plain));
-      await uow.register(new SendEventOp(ordered));
+      await uow.register(new SendEventOp(first));
+      await uow.register(new SendEventOp(second));
     });
-    await expect(failing).rejects.toBeInstanceOf(SqlOrderingUnavailableError);
-    await expect(failing).rejects.toMatchObject({ code: 'COMMITBUS_SQL_ORDERING_UNAVAILABLE' });
-    expect(await busRows(dataSource, name, [plain.id, ordered.id])).toEqual({ events: 0, ids: 0, outbox: 0 });
-    expect(await recordExists('o1')).toBe(false);
-    expect(await countRows(dataSource, 'commitbus_order_keys', 'order_key = ?', ['flow:tx-flow'])).toBe(0);
-    expect(published).toEqual([]);
+    expect(await laneRows()).toBe(2);
+    expect(await busRows(dataSource, name, [plain.id])).toMatchObject({ events: 1, outbox: 0 });
+    expect(published).toEqual([plain.id, first.id, second.id]);
+
+    const failing = units.run(async (uow: UnitOfWork) => {
+      await insertRecord(uow, 'o2');
+      await uow.register(new SendEventOp(flowStep('tx-flow', 'o2')));
+      throw new Error('rolled back on purpose');
+    });
+    await expect(failing).rejects.toThrow('rolled back on purpose');
+    expect(await laneRows()).toBe(2);
+    expect(await recordExists('o2')).toBe(false);
+    expect(published).toHaveLength(3);
   });
 });

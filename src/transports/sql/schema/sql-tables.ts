@@ -2,12 +2,17 @@ import type { EntitySchema, MigrationInterface } from 'typeorm';
 import { AddCommitbusSqlDeliveries1764300000005 } from './add-deliveries.migration.js';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
 import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
+import { CreateCommitbusSqlOrdering1764300000004 } from './create-ordering-tables.migration.js';
 import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
 import { CreateCommitbusSqlScheduleTicks1764300000006 } from './create-schedule-ticks-table.migration.js';
 import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
 import { SqlDroppedEntity } from './dropped.entity.js';
 import { SqlJobEntity } from './job.entity.js';
+import { SqlLaneEntity } from './lane.entity.js';
+import { SqlLaneCounterEntity } from './lane-counter.entity.js';
+import { SqlLaneEventEntity } from './lane-event.entity.js';
+import { SqlLaneWorkerEntity } from './lane-worker.entity.js';
 import { SqlLockEntity } from './lock.entity.js';
 import { SqlParkedEntity } from './parked.entity.js';
 import { SqlRuleEntity } from './rule.entity.js';
@@ -29,6 +34,10 @@ export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
   SqlDroppedEntity,
   SqlLockEntity,
   SqlDeadLetterEntity,
+  SqlLaneEntity,
+  SqlLaneEventEntity,
+  SqlLaneWorkerEntity,
+  SqlLaneCounterEntity,
   SqlScheduleTickEntity,
 ];
 
@@ -38,6 +47,7 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   CreateCommitbusSqlJobs1764300000001,
   CreateCommitbusSqlRules1764300000002,
   CreateCommitbusSqlDeadLetters1764300000003,
+  CreateCommitbusSqlOrdering1764300000004,
   AddCommitbusSqlDeliveries1764300000005,
   CreateCommitbusSqlScheduleTicks1764300000006,
 ];
