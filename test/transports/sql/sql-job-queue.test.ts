@@ -19,6 +19,7 @@ function recordingWakeups(seen: string[]): SqlWakeups {
     local: (topic) => void seen.push(`local:${topic}`),
     wait: async () => {},
     interrupt: () => {},
+    resume: () => {},
     close: async () => {},
   };
 }
