@@ -3,6 +3,7 @@ import { jobRetryDelay } from '../../handlers/handler-job.js';
 import type { DeadLetterSink } from '../../handlers/observed-dead-letters.js';
 import type { HandlerJobDeps } from '../../handlers/process-handler-job.js';
 import { processHandlerJob } from '../../handlers/process-handler-job.js';
+import { TransportUnavailableError } from '../../support/errors/transport-unavailable.error.js';
 import { describeError, type Logger } from '../../support/logger.js';
 import { SqlLeaseLostError } from './errors/sql-lease-lost.error.js';
 import type { SqlWakeups } from './sql-wakeups.js';
@@ -132,7 +133,6 @@ export class SqlJobRunner {
   }
 
   private async runOne(claimed: ClaimedJob): Promise<void> {
-    const { logger } = this.options;
     const { lease } = claimed;
     const deps = { ...this.deps, deadLetters: this.options.deadLetters(claimed) };
     let current = claimed.job;
@@ -158,26 +158,43 @@ export class SqlJobRunner {
       );
       if (!(await this.source.complete(current.jobId, lease))) this.superseded(current);
     } catch (error) {
-      const made = claimed.attemptsMade + 1;
-      if (error instanceof SqlLeaseLostError) {
-        this.superseded(current);
-      } else if (made < current.attempts) {
-        const wait = decided ?? jobRetryDelay(current, made);
-        await this.source
-          .retryAt(current.jobId, Date.now() + wait, made, current, lease)
-          .catch((e: unknown) => {
-            logger.warn(
-              { jobId: current.jobId, error: describeError(e).message },
-              'could not schedule a handler job again; its lease will hand it out',
-            );
-          });
-      } else {
-        logger.error(
-          { jobId: current.jobId, handler: current.handler, error: describeError(error).message },
-          'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
+      await this.failed(claimed, current, decided, error);
+    }
+  }
+
+  /**
+   * A run of `claimed` threw (`job` as it now is, `decided` the pipeline's
+   * wait): runs it again after that wait, counting the run; on its last
+   * run, removes it (its dead letter is kept). A last run that met the
+   * database out of reach (its dead letter could not be written) is never
+   * dropped: it runs again, uncounted, as a drain keeps such an event.
+   */
+  private async failed(
+    claimed: ClaimedJob,
+    job: HandlerJob,
+    decided: number | undefined,
+    error: unknown,
+  ): Promise<void> {
+    const { logger } = this.options;
+    const { lease } = claimed;
+    const made = claimed.attemptsMade + 1;
+    if (error instanceof SqlLeaseLostError) {
+      this.superseded(job);
+    } else if (made < job.attempts || error instanceof TransportUnavailableError) {
+      const counted = made < job.attempts ? made : claimed.attemptsMade;
+      const wait = decided ?? jobRetryDelay(job, made);
+      await this.source.retryAt(job.jobId, Date.now() + wait, counted, job, lease).catch((e: unknown) => {
+        logger.warn(
+          { jobId: job.jobId, error: describeError(e).message },
+          'could not schedule a handler job again; its lease will hand it out',
         );
-        await this.source.complete(current.jobId, lease).catch(() => {});
-      }
+      });
+    } else {
+      logger.error(
+        { jobId: job.jobId, handler: job.handler, error: describeError(error).message },
+        'handler job failed on its last run and could not be kept as a dead letter; it is dropped',
+      );
+      await this.source.complete(job.jobId, lease).catch(() => {});
     }
   }
 

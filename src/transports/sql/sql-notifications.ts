@@ -34,6 +34,7 @@ export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeu
         )
       : undefined;
   let closed = false;
+  let interrupted = false;
   return {
     notifyIn: async (tx: SqlRunner, topic: WakeTopic) => {
       if (tx.dialect !== 'postgres') return;
@@ -41,7 +42,7 @@ export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeu
     },
     local: (topic) => wake(topic),
     wait: (topic, ms) => {
-      if (closed) return Promise.resolve();
+      if (closed || interrupted) return Promise.resolve();
       listener?.start();
       return new Promise<void>((resolve) => {
         const set = waiters.get(topic) ?? new Set<() => void>();
@@ -55,7 +56,13 @@ export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeu
         set.add(done);
       });
     },
-    interrupt: () => wakeAll(),
+    interrupt: () => {
+      interrupted = true;
+      wakeAll();
+    },
+    resume: () => {
+      interrupted = false;
+    },
     close: async () => {
       closed = true;
       wakeAll();

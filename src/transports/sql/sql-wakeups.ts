@@ -27,8 +27,14 @@ export interface SqlWakeups {
    * first. Never rejects.
    */
   wait(topic: WakeTopic, ms: number): Promise<void>;
-  /** Ends every wait now (shutdown). */
+  /**
+   * Ends every wait now, and every wait begun after it until
+   * {@link SqlWakeups.resume} (a worker's shutdown): a loop whose claim was
+   * in flight when it was told to stop does not then wait out its poll.
+   */
   interrupt(): void;
+  /** Lets waits wait again after {@link SqlWakeups.interrupt} (a worker starts). */
+  resume(): void;
   /** Stops listening; waits end. */
   close(): Promise<void>;
 }

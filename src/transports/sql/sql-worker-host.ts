@@ -72,6 +72,7 @@ export class SqlWorkerHost implements WorkerHost {
     );
     const running: Running = { id, runner, stopping: false, drain: Promise.resolve() };
     this.worker = running;
+    this.deps.wakeups.resume();
     runner.start();
     running.drain = this.drainLoop(running, runtime);
     return { close: (timeoutMs) => this.stop(running, timeoutMs) };

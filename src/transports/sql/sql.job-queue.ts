@@ -27,6 +27,9 @@ export interface SqlJobLease {
   readonly lease: string;
 }
 
+/** Leases renewed per statement: 2 parameters each, far under both databases' limits. */
+const EXTEND_CHUNK = 1_000;
+
 /** Only the claim holding `lease` (when given) may change the row. */
 function heldBy(lease: string | undefined): string {
   return lease === undefined ? '' : ' AND lease = ?';
@@ -196,15 +199,20 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
 
   /**
    * For workers: extends the leases of `claims` to `leaseMs` from now
-   * (database clock). A job another claim took since is left alone.
-   * Resolves to how many leases were extended.
+   * (database clock), {@link EXTEND_CHUNK} a statement. A job another claim
+   * took since is left alone. Resolves to how many leases were extended.
    */
   async extend(claims: readonly SqlJobLease[], leaseMs: number): Promise<number> {
-    if (claims.length === 0) return 0;
-    return this.db.execute(
-      `UPDATE ${this.table} SET locked_until = ${this.db.now} + ?
-       WHERE bus = ? AND (${claims.map(() => '(job_id = ? AND lease = ?)').join(' OR ')})`,
-      [leaseMs, this.bus, ...claims.flatMap((c) => [c.jobId, c.lease])],
-    );
+    let extended = 0;
+    for (let start = 0; start < claims.length; start += EXTEND_CHUNK) {
+      const chunk = claims.slice(start, start + EXTEND_CHUNK);
+      // A list of pairs, not an OR per claim: SQLite refuses an expression deeper than 1000.
+      extended += await this.db.execute(
+        `UPDATE ${this.table} SET locked_until = ${this.db.now} + ?
+         WHERE bus = ? AND (job_id, lease) IN (VALUES ${chunk.map(() => '(?, ?)').join(', ')})`,
+        [leaseMs, this.bus, ...chunk.flatMap((c) => [c.jobId, c.lease])],
+      );
+    }
+    return extended;
   }
 }

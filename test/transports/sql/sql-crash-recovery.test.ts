@@ -29,6 +29,7 @@ const quiet: SqlWakeups = {
   local: () => {},
   wait: async () => {},
   interrupt: () => {},
+  resume: () => {},
   close: async () => {},
 };
 

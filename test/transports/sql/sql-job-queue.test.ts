@@ -19,6 +19,7 @@ function recordingWakeups(seen: string[]): SqlWakeups {
     local: (topic) => void seen.push(`local:${topic}`),
     wait: async () => {},
     interrupt: () => {},
+    resume: () => {},
     close: async () => {},
   };
 }
@@ -112,5 +113,15 @@ describe.each([
     expect(wrote).toEqual(['current']);
     expect(await queue.complete('a', current?.lease)).toBe(true);
     expect(await queue.hasUnfinished()).toBe(false);
+  });
+
+  it('extends the leases of many running jobs at once (an OR per job was too deep for SQLite)', async () => {
+    const queue = open();
+    const many = 2_500;
+    await queue.enqueue(Array.from({ length: many }, (_, i) => job(`j${i}`)));
+    const claimed = await queue.claim('w1', many, 30_000);
+    expect(claimed.length).toBe(many);
+    const leases = claimed.map((c) => ({ jobId: c.job.jobId, lease: c.lease }));
+    expect(await queue.extend(leases, 60_000)).toBe(many);
   });
 });

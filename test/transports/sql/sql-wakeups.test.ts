@@ -1,7 +1,8 @@
 /**
  * The SQL transport's wake-ups on a real PostgreSQL: a `pg_notify` sent in
  * a committed transaction wakes a waiter of another DataSource; a rolled
- * back one does not; close gives the LISTEN connection back.
+ * back one does not; close gives the LISTEN connection back; an interrupt
+ * holds until resume.
  */
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +84,24 @@ describe('SQL wake-ups on PostgreSQL', () => {
     await here.close();
     const [pid] = pids;
     await waitFor('the LISTEN connection to be gone', async () => pid !== undefined && !(await alive(pid)));
+  });
+
+  it('interrupt ends waits begun after it too, until resume', async () => {
+    const wakeups = openSqlWakeups(new SqlDb(receiver), `wk-int-${Date.now()}`, silentLogger);
+    const before = wakeups.wait('jobs', 3_600_000);
+    wakeups.interrupt();
+    await before;
+    await wakeups.wait('events', 3_600_000);
+    wakeups.resume();
+    let woken = false;
+    const after = wakeups.wait('jobs', 3_600_000).then(() => {
+      woken = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(false);
+    wakeups.local('jobs');
+    await after;
+    expect(woken).toBe(true);
+    await wakeups.close();
   });
 });
