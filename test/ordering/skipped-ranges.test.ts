@@ -42,6 +42,7 @@ const noWakeups: SqlWakeups = {
   local: () => {},
   wait: async () => {},
   interrupt: () => {},
+  resume: () => {},
   close: async () => {},
 };
 

@@ -67,7 +67,7 @@ describe('racing claims on PostgreSQL', () => {
     const log = new SqlEventLog(sql, name, {
       dedupeWindowMs: 60_000,
       wakeups,
-      toLane: async () => true,
+      lanes: async () => undefined,
     });
     await log.append(Array.from({ length: ROWS }, (_, i) => ({ id: `e${i}`, payload: `p${i}` })));
     const taken = await race(async (c) => (await log.read(`d${c}`, 7, 0)).map((e) => e.payload));
