@@ -7,6 +7,7 @@ import type {
 } from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
+import { appendOnPostgres, type PgAppendRow } from './sql-pg-append.js';
 import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
@@ -27,8 +28,10 @@ export type LaneAppend = (
 const INSERT_CHUNK = 1_000;
 /** Ids per `IN (...)` list of an acknowledgement. */
 const ACK_CHUNK = 1_000;
-/** Expired dedupe ids pruned per append, at most. */
+/** Expired dedupe ids pruned per prune, at most. */
 const PRUNE_BATCH = 500;
+/** How often an event log prunes expired dedupe ids, at most, by default. */
+const PRUNE_INTERVAL_MS = 1_000;
 
 interface ClaimedRow {
   readonly id: number | string;
@@ -56,6 +59,12 @@ export class SqlEventLog implements EventLog {
       readonly dedupeWindowMs: number;
       readonly wakeups: SqlWakeups;
       readonly toLane: LaneAppend;
+      /**
+       * Prunes expired dedupe ids at most this often (an append that finds
+       * the time come prunes a batch); 0 prunes on every append.
+       * @defaultValue 1000
+       */
+      readonly pruneIntervalMs?: number;
     },
   ) {
     this.events = db.table('commitbus_events');
@@ -66,6 +75,8 @@ export class SqlEventLog implements EventLog {
   private readonly events: string;
   /** `commitbus_event_ids`, qualified by the DataSource's schema. */
   private readonly ids: string;
+  /** When (this process's clock) the next append prunes expired dedupe ids. */
+  private nextPruneAt = 0;
 
   /** Appends in a transaction of its own, then wakes this process's drains. */
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
@@ -83,6 +94,12 @@ export class SqlEventLog implements EventLog {
    */
   async appendWith(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
     await this.pruneExpiredIds(tx);
+    if (
+      this.db.dialect === 'postgres' &&
+      events.length <= INSERT_CHUNK &&
+      events.every((e) => e.lane === undefined)
+    )
+      return this.appendInOne(tx, events);
     const accepted = await this.accept(tx, events);
     const now = Date.now();
     const rows: { event: OutgoingEvent; deliverAt: number | null }[] = [];
@@ -119,6 +136,42 @@ export class SqlEventLog implements EventLog {
   }
 
   /**
+   * {@link SqlEventLog.appendWith} of events of no lane on PostgreSQL: the
+   * dedupe ids, the rows and the wake-up in one statement (`appendOnPostgres`).
+   */
+  private async appendInOne(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    const now = Date.now();
+    const seen = new Set<string>();
+    const rows: PgAppendRow[] = events.map((event) => {
+      const first = event.skipDedupe !== true && !seen.has(event.id);
+      if (first) seen.add(event.id);
+      const deliverAt = event.deliverAt !== undefined && event.deliverAt > now ? event.deliverAt : null;
+      return { event, deliverAt, first };
+    });
+    const accepted = await appendOnPostgres(
+      tx,
+      {
+        events: this.events,
+        ids: this.ids,
+        bus: this.bus,
+        now: this.db.now,
+        dedupeWindowMs: this.options.dedupeWindowMs,
+        notify: this.options.wakeups.notification('events'),
+      },
+      rows,
+    );
+    let appended = 0;
+    let delayed = 0;
+    let dropped = 0;
+    for (const { event, deliverAt, first } of rows) {
+      if (event.skipDedupe !== true && !(first && accepted.has(event.id))) dropped++;
+      else if (deliverAt !== null) delayed++;
+      else appended++;
+    }
+    return { appended, delayed, dropped };
+  }
+
+  /**
    * Records the ids of `events` (those that go by the dedupe window) as
    * accepted for the window, in one multi-row INSERT per chunk; resolves to
    * the ids accepted now, leaving out those accepted within the window.
@@ -149,11 +202,14 @@ export class SqlEventLog implements EventLog {
 
   /**
    * Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a
-   * batch per append. It runs in the publishing transaction (a unit of
+   * batch per append at most every `pruneIntervalMs`. It runs in the publishing transaction (a unit of
    * work's, on PostgreSQL one of many at once): ids another transaction is
    * deleting are skipped, not waited for.
    */
   private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextPruneAt) return;
+    this.nextPruneAt = now + (this.options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
     await tx.execute(
       `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
          SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?${this.skipLocked()})`,
