@@ -233,23 +233,36 @@ export class SqlEventLog implements EventLog {
     }
   }
 
+  /**
+   * Makes up to `limit` due delayed events deliverable, in one statement
+   * committed on its own; on PostgreSQL the same statement sends the events
+   * wake-up when it released some.
+   */
   async releaseDue(limit: number): Promise<number> {
     if (limit <= 0) return 0;
     const now = this.db.now;
-    const released = await this.db.transaction(async (tx) => {
-      const rows = await tx.query(
-        `UPDATE ${this.events} SET deliver_at = NULL, created_at = ${now}
-         WHERE id IN (SELECT id FROM ${this.events}
-           WHERE bus = ? AND deliver_at IS NOT NULL AND deliver_at <= ${now}
-           ORDER BY deliver_at, id LIMIT ?${this.skipLocked()})
-         RETURNING id`,
-        [this.bus, limit],
-      );
-      if (rows.length > 0) await this.options.wakeups.notifyIn(tx, 'events');
-      return rows.length;
-    });
+    const release = `UPDATE ${this.events} SET deliver_at = NULL, created_at = ${now}
+      WHERE id IN (SELECT id FROM ${this.events}
+        WHERE bus = ? AND deliver_at IS NOT NULL AND deliver_at <= ${now}
+        ORDER BY deliver_at, id LIMIT ?${this.skipLocked()})
+      RETURNING id`;
+    const released =
+      this.db.dialect === 'postgres'
+        ? await this.releaseNotifying(release, limit)
+        : (await this.db.query(release, [this.bus, limit])).length;
     if (released > 0) this.options.wakeups.local('events');
     return released;
+  }
+
+  /** `release` and, when it released rows, the events wake-up, in one PostgreSQL statement. */
+  private async releaseNotifying(release: string, limit: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number | string }>(
+      `WITH released AS (${release}),
+         woke AS (SELECT pg_notify(?, ?) FROM (SELECT 1 FROM released LIMIT 1) r)
+       SELECT (SELECT COUNT(*) FROM released) AS n, (SELECT COUNT(*) FROM woke) AS w`,
+      [this.bus, limit, ...this.options.wakeups.notification('events')],
+    );
+    return Number(row?.n ?? 0);
   }
 
   async delayed(): Promise<number> {
