@@ -7,6 +7,7 @@ import type {
 } from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
+import { SqlGroupAppend } from './sql-group-append.js';
 import { appendOnPostgres, type PgAppendRow } from './sql-pg-append.js';
 import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
@@ -69,7 +70,14 @@ export class SqlEventLog implements EventLog {
   ) {
     this.events = db.table('commitbus_events');
     this.ids = db.table('commitbus_event_ids');
+    this.group =
+      db.dialect === 'sqlite'
+        ? new SqlGroupAppend(db, (tx, events) => this.appendWith(tx, events))
+        : undefined;
   }
+
+  /** On SQLite, appends that come together share a transaction. */
+  private readonly group: SqlGroupAppend | undefined;
 
   /** `commitbus_events`, qualified by the DataSource's schema. */
   private readonly events: string;
@@ -78,9 +86,16 @@ export class SqlEventLog implements EventLog {
   /** When (this process's clock) the next append prunes expired dedupe ids. */
   private nextPruneAt = 0;
 
-  /** Appends in a transaction of its own, then wakes this process's drains. */
+  /**
+   * Appends in a transaction of its own (on SQLite one shared with the
+   * appends that came meanwhile: `SqlGroupAppend`), then wakes this
+   * process's drains.
+   */
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
-    const result = await this.db.transaction((tx) => this.appendWith(tx, events));
+    const result =
+      this.group !== undefined
+        ? await this.group.append(events)
+        : await this.db.transaction((tx) => this.appendWith(tx, events));
     if (result.appended > 0) this.options.wakeups.local('events');
     return result;
   }
