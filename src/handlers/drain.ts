@@ -69,6 +69,9 @@ export interface DrainDeps {
  * acknowledged, so a crash in between redelivers events rather than losing
  * them (dead-letter ids are stable, so a redelivery replaces its letters).
  * One event cannot fail the rest of its batch (see {@link drainBatch}).
+ * A batch's acknowledgement is in flight while the next batch is read (one
+ * at a time: the next acknowledgement waits for it), so handling does not
+ * wait a round trip per batch; the drain ends once it landed.
  *
  * Entries a dead drain left pending are taken over one at a time, each
  * claimed, handled and acknowledged alone in the process (`deps.solo`: the
@@ -85,7 +88,18 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
   const deadline = Date.now() + limits.ttlMs;
   const deadLetters = observedDeadLetters(deps.deadLetters, deps.dispatcher.pipeline.observer);
   const drainOne = (entry: LogEntry) => deps.dispatcher.drainOne(entry.payload, entry.deliveries);
-  /** Handles and acknowledges entries; `alone` when the caller holds the gate alone already. */
+  // The acknowledgement of the last batch, still in flight while the next is read: one at a time.
+  let acking: Promise<void> | undefined;
+  const acked = async () => {
+    const pending = acking;
+    acking = undefined;
+    await pending;
+  };
+  /**
+   * Handles and acknowledges entries; `alone` when the caller holds the gate
+   * alone already, and then it waits for the acknowledgement; else the next
+   * read goes out while it is in flight.
+   */
   const batch = async (entries: readonly LogEntry[], alone = false): Promise<number> => {
     const done = await drainBatch(entries, {
       drainOne: alone ? drainOne : (entry) => deps.solo.shared(() => drainOne(entry)),
@@ -94,7 +108,12 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
       logger: deps.dispatcher.pipeline.logger,
       retried: (retry) => deps.dispatcher.pipeline.observer.notify('onRetry', retry),
     });
-    await log.ack(done);
+    await acked();
+    const ack = log.ack(done);
+    // Awaited by the next batch or the drain's end, which see its failure.
+    ack.catch(() => {});
+    acking = ack;
+    if (alone) await acked();
     return done.length;
   };
   let handled = 0;
@@ -112,6 +131,7 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
     const now = Date.now();
     if (now >= deadline) break;
     if (now >= nextClaimAt) {
+      await acked();
       const taken = (await log.hasStale(limits.claimStaleAfterMs))
         ? await deps.solo.alone(async () => {
             const stale = await log.claimStale(consumer, limits.claimStaleAfterMs);
@@ -129,6 +149,7 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
     const entries = await log.read(consumer, count, Math.max(1, Math.min(limits.blockMs, deadline - now)));
     if (entries.length > 0) handled += await batch(entries);
   }
+  await acked();
   const backlog = await log.backlog();
   await log.removeConsumer(consumer);
   return { consumer, handled, reason, backlog };

@@ -59,8 +59,11 @@ export class StatementRecorder implements Logger {
   log(): void {}
 }
 
-/** How many of `statements` are an INSERT into `table` (schema-qualified or not, quoted or not). */
+/**
+ * How many of `statements` insert into `table` (schema-qualified or not,
+ * quoted or not): an INSERT, or a statement with an INSERT in a CTE.
+ */
 export function insertsInto(statements: readonly string[], table: string): number {
-  const pattern = new RegExp(`^\\s*INSERT INTO\\s+(?:"?[\\w]+"?\\.)?"?${table}"?[\\s(]`, 'i');
+  const pattern = new RegExp(`(?:^|\\s|\\()INSERT INTO\\s+(?:"?[\\w]+"?\\.)?"?${table}"?[\\s(]`, 'i');
   return statements.filter((sql) => pattern.test(sql)).length;
 }

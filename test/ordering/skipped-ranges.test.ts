@@ -43,6 +43,7 @@ const noWakeups: SqlWakeups = {
   wait: async () => {},
   interrupt: () => {},
   resume: () => {},
+  notification: () => ['commitbus', ''],
   close: async () => {},
 };
 

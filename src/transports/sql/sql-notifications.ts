@@ -40,6 +40,7 @@ export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeu
       if (tx.dialect !== 'postgres') return;
       await tx.query('SELECT pg_notify(?, ?)', [WAKEUP_CHANNEL, `${prefix}${topic}`]);
     },
+    notification: (topic) => [WAKEUP_CHANNEL, `${prefix}${topic}`],
     local: (topic) => wake(topic),
     wait: (topic, ms) => {
       if (closed || interrupted) return Promise.resolve();

@@ -19,6 +19,11 @@ export interface SqlWakeups {
    * process.
    */
   notifyIn(tx: SqlRunner, topic: WakeTopic): Promise<void>;
+  /**
+   * The `pg_notify` channel and payload of a wake-up for `topic`, for a
+   * statement that fires it itself (as {@link SqlWakeups.notifyIn} would).
+   */
+  notification(topic: WakeTopic): readonly [channel: string, payload: string];
   /** Wakes this process's waiters on `topic` now. */
   local(topic: WakeTopic): void;
   /**

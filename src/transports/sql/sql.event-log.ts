@@ -8,6 +8,8 @@ import type {
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
 import type { LaneAppender } from './sql-lane-append.js';
+import { SqlGroupAppend } from './sql-group-append.js';
+import { appendOnPostgres, type PgAppendRow } from './sql-pg-append.js';
 import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 
@@ -26,8 +28,10 @@ export type LaneIntake = (
 const INSERT_CHUNK = 1_000;
 /** Ids per `IN (...)` list of an acknowledgement. */
 const ACK_CHUNK = 1_000;
-/** Expired dedupe ids pruned per append, at most. */
+/** Expired dedupe ids pruned per prune, at most. */
 const PRUNE_BATCH = 500;
+/** How often an event log prunes expired dedupe ids, at most, by default. */
+const PRUNE_INTERVAL_MS = 1_000;
 
 interface ClaimedRow {
   readonly id: number | string;
@@ -55,20 +59,42 @@ export class SqlEventLog implements EventLog {
       readonly dedupeWindowMs: number;
       readonly wakeups: SqlWakeups;
       readonly lanes: LaneIntake;
+      /**
+       * Prunes expired dedupe ids at most this often (an append that finds
+       * the time come prunes a batch); 0 prunes on every append.
+       * @defaultValue 1000
+       */
+      readonly pruneIntervalMs?: number;
     },
   ) {
     this.events = db.table('commitbus_events');
     this.ids = db.table('commitbus_event_ids');
+    this.group =
+      db.dialect === 'sqlite'
+        ? new SqlGroupAppend(db, (tx, events) => this.appendWith(tx, events))
+        : undefined;
   }
+
+  /** On SQLite, appends that come together share a transaction. */
+  private readonly group: SqlGroupAppend | undefined;
 
   /** `commitbus_events`, qualified by the DataSource's schema. */
   private readonly events: string;
   /** `commitbus_event_ids`, qualified by the DataSource's schema. */
   private readonly ids: string;
+  /** When (this process's clock) the next append prunes expired dedupe ids. */
+  private nextPruneAt = 0;
 
-  /** Appends in a transaction of its own, then wakes this process's drains (and lane workers, for ordered events). */
+  /**
+   * Appends in a transaction of its own (on SQLite one shared with the
+   * appends that came meanwhile: `SqlGroupAppend`), then wakes this
+   * process's drains (and lane workers, for ordered events).
+   */
   async append(events: readonly OutgoingEvent[]): Promise<AppendResult> {
-    const result = await this.db.transaction((tx) => this.appendWith(tx, events));
+    const result =
+      this.group !== undefined
+        ? await this.group.append(events)
+        : await this.db.transaction((tx) => this.appendWith(tx, events));
     if (result.appended > 0) {
       this.options.wakeups.local('events');
       if (events.some((event) => event.lane !== undefined)) this.options.wakeups.local('lanes');
@@ -87,6 +113,12 @@ export class SqlEventLog implements EventLog {
     // First: the lanes are locked, and a batch they refuse leaves nothing written.
     const lanes = await this.options.lanes(tx, events);
     await this.pruneExpiredIds(tx);
+    if (
+      this.db.dialect === 'postgres' &&
+      events.length <= INSERT_CHUNK &&
+      events.every((e) => e.lane === undefined)
+    )
+      return this.appendInOne(tx, events);
     const accepted = await this.accept(tx, events);
     const now = Date.now();
     const rows: { event: OutgoingEvent; deliverAt: number | null }[] = [];
@@ -124,6 +156,42 @@ export class SqlEventLog implements EventLog {
   }
 
   /**
+   * {@link SqlEventLog.appendWith} of events of no lane on PostgreSQL: the
+   * dedupe ids, the rows and the wake-up in one statement (`appendOnPostgres`).
+   */
+  private async appendInOne(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
+    const now = Date.now();
+    const seen = new Set<string>();
+    const rows: PgAppendRow[] = events.map((event) => {
+      const first = event.skipDedupe !== true && !seen.has(event.id);
+      if (first) seen.add(event.id);
+      const deliverAt = event.deliverAt !== undefined && event.deliverAt > now ? event.deliverAt : null;
+      return { event, deliverAt, first };
+    });
+    const accepted = await appendOnPostgres(
+      tx,
+      {
+        events: this.events,
+        ids: this.ids,
+        bus: this.bus,
+        now: this.db.now,
+        dedupeWindowMs: this.options.dedupeWindowMs,
+        notify: this.options.wakeups.notification('events'),
+      },
+      rows,
+    );
+    let appended = 0;
+    let delayed = 0;
+    let dropped = 0;
+    for (const { event, deliverAt, first } of rows) {
+      if (event.skipDedupe !== true && !(first && accepted.has(event.id))) dropped++;
+      else if (deliverAt !== null) delayed++;
+      else appended++;
+    }
+    return { appended, delayed, dropped };
+  }
+
+  /**
    * Records the ids of `events` (those that go by the dedupe window) as
    * accepted for the window, in one multi-row INSERT per chunk; resolves to
    * the ids accepted now, leaving out those accepted within the window.
@@ -154,11 +222,14 @@ export class SqlEventLog implements EventLog {
 
   /**
    * Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a
-   * batch per append. It runs in the publishing transaction (a unit of
+   * batch per append at most every `pruneIntervalMs`. It runs in the publishing transaction (a unit of
    * work's, on PostgreSQL one of many at once): ids another transaction is
    * deleting are skipped, not waited for.
    */
   private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextPruneAt) return;
+    this.nextPruneAt = now + (this.options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
     await tx.execute(
       `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
          SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?${this.skipLocked()})`,
@@ -182,23 +253,36 @@ export class SqlEventLog implements EventLog {
     }
   }
 
+  /**
+   * Makes up to `limit` due delayed events deliverable, in one statement
+   * committed on its own; on PostgreSQL the same statement sends the events
+   * wake-up when it released some.
+   */
   async releaseDue(limit: number): Promise<number> {
     if (limit <= 0) return 0;
     const now = this.db.now;
-    const released = await this.db.transaction(async (tx) => {
-      const rows = await tx.query(
-        `UPDATE ${this.events} SET deliver_at = NULL, created_at = ${now}
-         WHERE id IN (SELECT id FROM ${this.events}
-           WHERE bus = ? AND deliver_at IS NOT NULL AND deliver_at <= ${now}
-           ORDER BY deliver_at, id LIMIT ?${this.skipLocked()})
-         RETURNING id`,
-        [this.bus, limit],
-      );
-      if (rows.length > 0) await this.options.wakeups.notifyIn(tx, 'events');
-      return rows.length;
-    });
+    const release = `UPDATE ${this.events} SET deliver_at = NULL, created_at = ${now}
+      WHERE id IN (SELECT id FROM ${this.events}
+        WHERE bus = ? AND deliver_at IS NOT NULL AND deliver_at <= ${now}
+        ORDER BY deliver_at, id LIMIT ?${this.skipLocked()})
+      RETURNING id`;
+    const released =
+      this.db.dialect === 'postgres'
+        ? await this.releaseNotifying(release, limit)
+        : (await this.db.query(release, [this.bus, limit])).length;
     if (released > 0) this.options.wakeups.local('events');
     return released;
+  }
+
+  /** `release` and, when it released rows, the events wake-up, in one PostgreSQL statement. */
+  private async releaseNotifying(release: string, limit: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number | string }>(
+      `WITH released AS (${release}),
+         woke AS (SELECT pg_notify(?, ?) FROM (SELECT 1 FROM released LIMIT 1) r)
+       SELECT (SELECT COUNT(*) FROM released) AS n, (SELECT COUNT(*) FROM woke) AS w`,
+      [this.bus, limit, ...this.options.wakeups.notification('events')],
+    );
+    return Number(row?.n ?? 0);
   }
 
   async delayed(): Promise<number> {

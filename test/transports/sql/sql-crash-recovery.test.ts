@@ -26,6 +26,7 @@ afterEach(() => buses.closeAll());
 
 const quiet: SqlWakeups = {
   notifyIn: async () => {},
+  notification: () => ['commitbus_quiet', 'events'],
   local: () => {},
   wait: async () => {},
   interrupt: () => {},

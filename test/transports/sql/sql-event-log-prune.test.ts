@@ -23,7 +23,12 @@ describe('pruning expired dedupe ids (postgres)', () => {
     const bus = `prune-${Date.now()}`;
     const db = new SqlDb(databases.postgres);
     const wakeups = openSqlWakeups(db, bus, silentLogger);
-    const log = new SqlEventLog(db, bus, { dedupeWindowMs: 1, wakeups, lanes: async () => undefined });
+    const log = new SqlEventLog(db, bus, {
+      dedupeWindowMs: 1,
+      wakeups,
+      lanes: async () => undefined,
+      pruneIntervalMs: 0,
+    });
     try {
       await log.append(['old1', 'old2', 'old3'].map(event));
       const ids = db.table('commitbus_event_ids');

@@ -16,6 +16,7 @@ const databases = sqlTestDatabases();
 function recordingWakeups(seen: string[]): SqlWakeups {
   return {
     notifyIn: async (_tx, topic) => void seen.push(`in:${topic}`),
+    notification: (topic) => ['commitbus_recording', topic],
     local: (topic) => void seen.push(`local:${topic}`),
     wait: async () => {},
     interrupt: () => {},

@@ -198,7 +198,7 @@ describe.each(['postgres', 'sqlite'] as const)('a unit of work on the SQL transp
     expect(await recordExists('f1')).toBe(false);
   });
 
-  it('many events in one unit of work: one INSERT of event rows and one of dedupe ids, all handled', async () => {
+  it('many events in one unit of work: one INSERT of event rows and one of dedupe ids (one statement on PostgreSQL), all handled', async () => {
     const { handled, units } = await started();
     const recids = Array.from({ length: 50 }, (_, i) => `m${i}`);
     const statements = await commit(units, recids);
