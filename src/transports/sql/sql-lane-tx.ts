@@ -222,10 +222,11 @@ export class LaneTx {
     return num(row?.first);
   }
 
-  /** Adds an event to `lane` at `position` (a fan-out to an async lane). */
+  /** Puts an event in `lane` at `position` (a fan-out to an async lane), in place of one there, as `HSET` does on Redis. */
   async insertEvent(lane: string, position: number, event: StoredEvent): Promise<void> {
     await this.tx.execute(
-      `INSERT INTO ${this.ctx.tables.events} (bus, lane, position, payload, seq, prev) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${this.ctx.tables.events} (bus, lane, position, payload, seq, prev) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (bus, lane, position) DO UPDATE SET payload = excluded.payload, seq = excluded.seq, prev = excluded.prev`,
       [this.ctx.bus, lane, position, event.payload, event.seq ?? null, event.prev ?? null],
     );
     this.cache.set(key(lane, position), event);
