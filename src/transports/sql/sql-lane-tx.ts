@@ -55,8 +55,12 @@ export interface WakeSignal {
   wake: boolean;
 }
 
-/** PostgreSQL's deadlock and serialization failures: the transaction is run again. */
-const RERUN_CODES: ReadonlySet<string> = new Set(['40P01', '40001']);
+/**
+ * PostgreSQL's deadlock and serialization failures, and SQLite's busy
+ * database (another process held the write lock past the busy timeout):
+ * the transaction is run again.
+ */
+const RERUN_CODES: ReadonlySet<string> = new Set(['40P01', '40001', 'SQLITE_BUSY']);
 /** Runs of one transaction at most. */
 const MAX_RUNS = 6;
 
@@ -67,9 +71,10 @@ function isRerunnable(error: unknown): boolean {
 
 /**
  * Runs `fn` in one short transaction (`BEGIN IMMEDIATE` on SQLite), again
- * (up to {@link MAX_RUNS} times, after a short random wait) when PostgreSQL
- * aborts it for a deadlock or a serialization failure; wakes this process's
- * waiting workers after the commit if it queued a lane.
+ * (up to {@link MAX_RUNS} times, after a short random wait) when the
+ * database refuses it for a reason another run may not meet (see
+ * {@link RERUN_CODES}); wakes this process's waiting workers after the
+ * commit if it queued a lane.
  */
 export async function laneTransaction<T>(
   ctx: LaneContext,
