@@ -3,7 +3,7 @@
  * SQLite, checked by the randomized model of invariants-model.ts over seeded
  * runs, the time real (a seed replays its operations, the timing may
  * differ). On PostgreSQL every call is a few round trips, so its runs are
- * smaller by default (2 of 60 operations); `ORDERING_RUNS` and
+ * smaller by default (2 of 40 operations); `ORDERING_RUNS` and
  * `ORDERING_OPS` set both databases' sizes for longer explorations. Rerun
  * one seed with
  * `ORDERING_SEED=<seed> ORDERING_RUNS=1 npx vitest run test/ordering/invariants-sql.test.ts`.
@@ -16,7 +16,7 @@ import { runModels } from './invariants-run.js';
 const harness = sqlHarnesses();
 
 const SIZES = {
-  postgres: { runs: sizeOr('RUNS', RUNS, 2), ops: sizeOr('OPS', OPS, 60) },
+  postgres: { runs: sizeOr('RUNS', RUNS, 2), ops: sizeOr('OPS', OPS, 40) },
   sqlite: { runs: RUNS, ops: OPS },
 };
 

@@ -55,8 +55,12 @@ export interface WakeSignal {
   wake: boolean;
 }
 
-/** PostgreSQL's deadlock and serialization failures: the transaction is run again. */
-const RERUN_CODES: ReadonlySet<string> = new Set(['40P01', '40001']);
+/**
+ * PostgreSQL's deadlock and serialization failures, and SQLite's busy
+ * database (another process held the write lock past the busy timeout):
+ * the transaction is run again.
+ */
+const RERUN_CODES: ReadonlySet<string> = new Set(['40P01', '40001', 'SQLITE_BUSY']);
 /** Runs of one transaction at most. */
 const MAX_RUNS = 6;
 
@@ -67,9 +71,10 @@ function isRerunnable(error: unknown): boolean {
 
 /**
  * Runs `fn` in one short transaction (`BEGIN IMMEDIATE` on SQLite), again
- * (up to {@link MAX_RUNS} times, after a short random wait) when PostgreSQL
- * aborts it for a deadlock or a serialization failure; wakes this process's
- * waiting workers after the commit if it queued a lane.
+ * (up to {@link MAX_RUNS} times, after a short random wait) when the
+ * database refuses it for a reason another run may not meet (see
+ * {@link RERUN_CODES}); wakes this process's waiting workers after the
+ * commit if it queued a lane.
  */
 export async function laneTransaction<T>(
   ctx: LaneContext,
@@ -222,10 +227,11 @@ export class LaneTx {
     return num(row?.first);
   }
 
-  /** Adds an event to `lane` at `position` (a fan-out to an async lane). */
+  /** Puts an event in `lane` at `position` (a fan-out to an async lane), in place of one there, as `HSET` does on Redis. */
   async insertEvent(lane: string, position: number, event: StoredEvent): Promise<void> {
     await this.tx.execute(
-      `INSERT INTO ${this.ctx.tables.events} (bus, lane, position, payload, seq, prev) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${this.ctx.tables.events} (bus, lane, position, payload, seq, prev) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (bus, lane, position) DO UPDATE SET payload = excluded.payload, seq = excluded.seq, prev = excluded.prev`,
       [this.ctx.bus, lane, position, event.payload, event.seq ?? null, event.prev ?? null],
     );
     this.cache.set(key(lane, position), event);

@@ -157,6 +157,10 @@ describe.each(['postgres', 'sqlite'] as const)('ordered events on the SQL transp
     expect(halted?.error).toContain('cannot apply step 3');
     expect(seen.steps('strict', 'x')).toEqual([1, 2]);
     expect(await publisher.ordering.pending()).toBe(3);
+    const status = await publisher.status();
+    expect(status.backlog.ordered).toBe(3);
+    expect(status.halted).toMatchObject({ count: 1, first: [{ key: 'flow:x', handler: 'strict' }] });
+    expect(status.rebased).toEqual({ count: 0, recent: [] });
 
     broken = false;
     expect(await publisher.ordering.redrive('flow:y')).toBe(0);
