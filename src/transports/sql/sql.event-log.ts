@@ -1,14 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type {
-  AppendResult,
-  LateOrderedEvent,
-  OutgoingEvent,
-  SkippedRange,
-} from '../../events/outgoing-event.js';
+import type { AppendResult, LateOrderedEvent, OutgoingEvent } from '../../events/outgoing-event.js';
 import type { EventLog, LogEntry } from '../../handlers/event-log.js';
 import type { SqlDb, SqlRunner } from './sql-db.js';
-import type { LaneAppender } from './sql-lane-append.js';
 import { SqlGroupAppend } from './sql-group-append.js';
+import type { LaneAppender } from './sql-lane-append.js';
 import { appendOnPostgres, type PgAppendRow } from './sql-pg-append.js';
 import { placeholders } from './sql-placeholders.js';
 import type { SqlWakeups } from './sql-wakeups.js';
