@@ -97,7 +97,11 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     await waitFor('the next batch', () => sub.delivered().length === 10);
     expect(numbers(sub.delivered())).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(sub.deliveries).toHaveLength(5);
-    // Delivered since: the last error is gone.
+    // Delivered since: the last error is gone (the router records the send once the response is in).
+    await waitFor(
+      'the second batch recorded as sent',
+      async () => (await rig.batches.stats()).shop?.sent === 10,
+    );
     expect((await rig.batches.stats()).shop).toMatchObject({ queued: 0, sent: 10, lastError: null });
     const metrics = await router.metrics.metrics();
     expect(metrics).toContain('commitbus_router_deliveries_failed_total{subscriber="shop"} 3');
