@@ -1,4 +1,20 @@
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+
+type CronParser = typeof import('cron-parser')['CronExpressionParser'];
+let cronParser: CronParser | undefined;
+
+/**
+ * cron-parser (and luxon under it) is loaded by the first cron schedule,
+ * not with the package root: a bus that schedules nothing never loads it
+ * (`test/package/root-imports.test.ts`). Synchronous, so a bad cron text is
+ * still refused by `bus.schedule()` itself.
+ */
+function cronExpressions(): CronParser {
+  cronParser ??= (createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser'))
+    .CronExpressionParser;
+  return cronParser;
+}
+
 import { ScheduleOptionsError } from './errors/schedule-options.error.js';
 
 /** When a schedule's ticks fall: pure functions of the time, the same in every process. */
@@ -63,7 +79,8 @@ function cronTrigger(
   tz: string,
   refuse: (problem: string, cause?: unknown) => never,
 ): ScheduleTrigger {
-  const at = (now: number) => CronExpressionParser.parse(cron, { currentDate: new Date(now), tz });
+  const parser = cronExpressions();
+  const at = (now: number) => parser.parse(cron, { currentDate: new Date(now), tz });
   try {
     at(Date.now()).next();
   } catch (error) {

@@ -15,8 +15,12 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PROBE = 'test/fixtures/loaded-packages.ts';
 
-/** What the package root must not load: the adapters' clients, the HTTP servers and client, the metrics library. */
-const NOT_AT_ROOT = ['bullmq', 'ioredis', 'fastify', 'undici', 'prom-client'] as const;
+/**
+ * What the package root must not load: the adapters' clients, the HTTP
+ * servers and client, the metrics library, the cron parser (loaded by the
+ * first cron schedule).
+ */
+const NOT_AT_ROOT = ['bullmq', 'ioredis', 'fastify', 'undici', 'prom-client', 'cron-parser'] as const;
 
 /** The dashboard (Fastify, bull-board) and the router's HTTP API and sender: none loads with the root either. */
 const NOT_AT_ROOT_OF_OURS = [
