@@ -3,7 +3,7 @@ import type { TransportAdapter } from './transport.js';
 
 /**
  * `value` when it is a transport adapter (an object with `open`, as
- * `redisTransport()`, `sqlTransport()` and `memoryTransport()` return); else a `ConfigError`
+ * `redisTransport()`, `sqlTransport()` and `sqliteTransport()` return); else a `ConfigError`
  * saying what to pass: the old string names (`'bullmq'`, `'memory'`), an
  * adapter factory not called (`redisTransport` for `redisTransport()`), `null`
  * or any other value would otherwise fail later with a bare `TypeError`.
@@ -16,7 +16,7 @@ export function adapterValue<T extends Partial<TransportAdapter>>(
   needs: 'open' | 'routerStores' = 'open',
 ): T {
   const fix =
-    "give an adapter value: redisTransport({ url }) from 'commitbus/redis', sqlTransport({ dataSource }) from 'commitbus/sql', memoryTransport() from 'commitbus/memory', or transportFromEnv() from 'commitbus/transports'";
+    "give an adapter value: redisTransport({ url }) from 'commitbus/redis', sqlTransport({ dataSource }) or sqliteTransport({ file }) from 'commitbus/sql', or transportFromEnv() from 'commitbus/transports'";
   if (typeof value === 'string') {
     throw new ConfigError(`${where} no longer takes a name (got ${JSON.stringify(value)}): ${fix}`);
   }

@@ -56,17 +56,17 @@ export interface RuleStatus {
 
 /**
  * What `bus.status()` reads: a snapshot of the work of one bus, across all
- * its processes on Redis (this process's on `memory`). Plain JSON: dates are
+ * its processes on Redis (this process's on SQLite in memory). Plain JSON: dates are
  * ISO 8601 strings, ages milliseconds, absent values `null`.
  */
 export interface BusStatus {
-  /** Which bus: its `name`, `prefix` and its transport adapter's name (`redis`, `memory`). */
+  /** Which bus: its `name`, `prefix` and its transport adapter's name (`redis`, `sql-postgres`, `sql-sqlite`). */
   readonly bus: { readonly name: string; readonly prefix: string; readonly transport: string };
   /** When this was read (ISO 8601). */
   readonly readAt: string;
   /** Published events not yet drained. */
   readonly backlog: {
-    /** Events in the drain's log (a Redis stream, the memory log), being handled or waiting. */
+    /** Events in the drain's log (a Redis stream, the SQL events table), being handled or waiting. */
     readonly events: number;
     /** Age of the oldest of them in ms, or null when there is none. */
     readonly oldestAgeMs: number | null;

@@ -27,12 +27,13 @@ export interface EventBusOptions extends BusObserver {
   config?: CommitbusOptions;
   /**
    * Where events wait and workers take them from: `redisTransport({ url })`
-   * (`commitbus/redis`), `memoryTransport()` (`commitbus/memory`), or an
-   * adapter of your own; `transportFromEnv()` (`commitbus/transports`)
-   * picks one from `COMMITBUS_TRANSPORT`, `REDIS_URL` and
-   * `REDIS_CLUSTER_NODES`. Its settings win over `config`'s (`redis.url`,
-   * `redis.cluster`, `redis.prefix`).
-   * @defaultValue in-process; a `ConfigError` when `config` names a Redis
+   * (`commitbus/redis`), `sqlTransport({ dataSource })` or
+   * `sqliteTransport({ file })` (`commitbus/sql`), or an adapter of your
+   * own; `transportFromEnv()` (`commitbus/transports`) picks one from
+   * `COMMITBUS_TRANSPORT`, `REDIS_URL` and `REDIS_CLUSTER_NODES`. Its
+   * settings win over `config`'s (`redis.url`, `redis.cluster`, `redis.prefix`).
+   * @defaultValue `sqliteTransport()`: SQLite in this process's memory
+   * (needs `better-sqlite3`); a `ConfigError` when `config` names a Redis
    */
   transport?: TransportAdapter;
   /**

@@ -52,9 +52,9 @@ export interface StartRouterDeps {
   /**
    * Where the router keeps its records when not given `stores`: an adapter
    * that can hold them (`redisTransport()` from `commitbus/redis`, which
-   * takes its Redis from `config` unless given one). The in-process one
-   * (`memoryTransport()`) keeps them in this process only (tests,
-   * development), and the router warns so.
+   * takes its Redis from `config` unless given one). An adapter without
+   * `routerStores` (SQL, SQLite) is refused (`RouterStoresUnsupportedError`);
+   * one whose `inProcess` is true is warned about (its records are lost when it stops).
    */
   readonly transport?: Pick<TransportAdapter, 'name' | 'settings' | 'inProcess' | 'routerStores'>;
 }
@@ -91,8 +91,7 @@ async function openStores(
  * records live where `deps.transport` keeps them (`redisTransport()`, on the
  * Redis `config` names: the bus's `redis` options and `name`, as given or
  * as `bus.config`, `loadConfigFromEnv` or `loadRouterConfigFromEnv` return
- * them); `memoryTransport()` keeps them in this process (tests,
- * development). With neither `deps.transport` nor `deps.stores` (a bus's
+ * them). With neither `deps.transport` nor `deps.stores` (a bus's
  * `bus.router`) it throws `RouterRedisRequiredError`.
  */
 export async function startRouter(

@@ -16,18 +16,18 @@ import type { Closable } from '../support/closable.js';
 import type { Logger } from '../support/logger.js';
 
 /**
- * Which ports an adapter provides (`commitbus/redis`, `commitbus/sql`, `commitbus/memory`);
+ * Which ports an adapter provides (`commitbus/redis`, `commitbus/sql`);
  * the bus wires them. Every member is a port owned by a room below; adapters
  * implement them structurally and never import the bus (see ARCHITECTURE.md).
  */
 export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSource, Closable {
-  /** The adapter's name (`redis`, `memory`), for status, logs and errors; nothing switches on it. */
+  /** The adapter's name (`redis`, `sql-sqlite`), for status, logs and errors; nothing switches on it. */
   readonly name: string;
   /**
-   * `true` when its data lives in this process only (the in-process
-   * adapter): no other process sees what it holds, so the CLI refuses to
-   * show or work it unless asked (`COMMITBUS_TRANSPORT=memory`), and a
-   * router on it warns that its records are lost when it stops.
+   * `true` when its data lives in this process only (SQLite in memory, the
+   * embedded default): no other process sees what it holds, so the CLI
+   * refuses to show or work it unless asked (`COMMITBUS_TRANSPORT=memory`),
+   * and a router on it warns that its records are lost when it stops.
    */
   readonly inProcess?: boolean;
   /** The work source: published events waiting for a drain. */
@@ -48,7 +48,7 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
    * transport): a unit of work on {@link TransactionalPublisher.dataSource}
    * writes no outbox row, and its events exist exactly when it commits. A
    * unit of work on another DataSource, and every unit of work on an adapter
-   * without it (Redis, memory), keeps its events in the outbox until they
+   * without it (Redis, a SQLite database of its own), keeps its events in the outbox until they
    * are published after commit.
    */
   readonly transactional?: TransactionalPublisher;
@@ -93,7 +93,7 @@ export interface TransportContext {
 /**
  * A transport as a value, given to `createEventBus({ transport })`:
  * `redisTransport({ url })` from `commitbus/redis`, `sqlTransport({ dataSource })`
- * from `commitbus/sql`, `memoryTransport()` from `commitbus/memory`, or one of your own. The bus applies its
+ * or `sqliteTransport({ file })` from `commitbus/sql`, or one of your own. The bus applies its
  * `settings` over its options, then calls `open` once and closes what it
  * returns with the bus. Adapters implement this structurally (they never
  * import the bus); a new one is a folder of its own plus a line in the
@@ -101,7 +101,7 @@ export interface TransportContext {
  * environment's pick) names it above the adapters.
  */
 export interface TransportAdapter {
-  /** A name for logs and errors (`redis`, `memory`); nothing switches on it. */
+  /** A name for logs and errors (`redis`, `sql`, `sqlite`); nothing switches on it. */
   readonly name: string;
   /** Where its data lives, applied over the bus's options (its Redis URL wins over `config.redis.url`). */
   readonly settings?: TransportSettings;

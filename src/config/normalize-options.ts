@@ -38,7 +38,7 @@ const GROUPS = new Set(
 
 /** What the option that named the transport by a string says now that adapters are values. */
 const TRANSPORT_OPTION_GONE =
-  "the transport option is gone: give the bus an adapter, createEventBus({ transport: redisTransport({ url }) }) from 'commitbus/redis', sqlTransport({ dataSource }) from 'commitbus/sql' or memoryTransport() from 'commitbus/memory', or transportFromEnv() from 'commitbus/transports' to pick it from REDIS_URL, REDIS_CLUSTER_NODES and COMMITBUS_TRANSPORT";
+  "the transport option is gone: give the bus an adapter, createEventBus({ transport: redisTransport({ url }) }) from 'commitbus/redis', sqlTransport({ dataSource }) or sqliteTransport({ file }) from 'commitbus/sql', or transportFromEnv() from 'commitbus/transports' to pick it from REDIS_URL, REDIS_CLUSTER_NODES and COMMITBUS_TRANSPORT";
 
 /**
  * Sorts `input` into grouped options: grouped ones as they are, deprecated

@@ -3,8 +3,8 @@ import { ConfigError } from './errors/config.error.js';
 /** The variable that names the transport (`transportFromEnv`, `loadConfigFromEnv`). */
 export const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
 
-/** What {@link TRANSPORT_VARIABLE} may say; `bullmq` is the Redis adapter's old name. */
-export const TRANSPORT_NAMES = ['redis', 'bullmq', 'memory', 'sql'] as const;
+/** What {@link TRANSPORT_VARIABLE} may say; `bullmq` is the Redis adapter's old name, `memory` SQLite in memory (`sqlite` without a file). */
+export const TRANSPORT_NAMES = ['redis', 'bullmq', 'sql', 'sqlite', 'memory'] as const;
 
 /** A value {@link TRANSPORT_VARIABLE} may hold. */
 export type TransportName = (typeof TRANSPORT_NAMES)[number];

@@ -7,13 +7,16 @@ import type { Event } from '../events/event.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Handler } from '../handlers/handler.js';
 import { silentLogger } from '../support/logger.js';
-import { MemoryTransport } from '../transports/memory/memory.transport.js';
+import { sqliteTransport } from '../transports/sql/sqlite-transport.js';
 import { TestBusNotStartedError } from './errors/test-bus-not-started.error.js';
 
 // Longer than any test runner's timeout: a test that never settles fails there, naming the test.
 const SETTLE_TIMEOUT_MS = 3_600_000;
 
-/** A test bus's options: a bus's, without `transport` (it is always in-process). */
+/** How often a test bus's worker looks for delayed work come due, in milliseconds. */
+const TEST_POLL_MS = 20;
+
+/** A test bus's options: a bus's, without `transport` (it is always SQLite in this process's memory). */
 export interface TestBusOptions extends Omit<EventBusOptions, 'transport'> {
   /**
    * Start an in-process worker, so published events run their handlers.
@@ -24,8 +27,10 @@ export interface TestBusOptions extends Omit<EventBusOptions, 'transport'> {
 }
 
 /**
- * An in-process bus for unit tests of services and handlers: records what was
- * published, runs handlers in this process, and waits for all of it.
+ * A bus for unit tests of services and handlers, on SQLite in this
+ * process's memory (the SQL transport, through the same statements as
+ * production): records what was published, runs handlers in this process,
+ * and waits for all of it.
  */
 export class TestEventBus extends EventBus {
   /** Every event published, in order, decoded as a worker would see it. */
@@ -39,7 +44,11 @@ export class TestEventBus extends EventBus {
       options.config,
       warnDeprecatedOptions(logger),
     );
-    super({ ...options, config, logger }, new MemoryTransport(resolveOptions(config)));
+    const transport = sqliteTransport({ pollMs: TEST_POLL_MS }).open({
+      config: resolveOptions(config),
+      logger,
+    });
+    super({ ...options, config, logger }, transport);
   }
 
   /** Starts the in-process worker (done by {@link createTestBus} unless `runHandlers` is false). */

@@ -39,7 +39,7 @@ describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
   it('dead-letters undecodable payloads, goes on, and republishes them once their class is deployed', async () => {
     const rec = new Recorder();
     const shared =
-      transport === 'memory' ? new MemoryTransport(resolveOptions(config('undecodable'))) : undefined;
+      transport === 'sqlite' ? new MemoryTransport(resolveOptions(config('undecodable'))) : undefined;
     const oldHandlers: EventHandlersConfig = { RECORD: [[rec.handler('old.record'), true]] };
     const oldWorker = bus(
       { events: TEST_EVENTS, handlers: oldHandlers, config: config('undecodable') },

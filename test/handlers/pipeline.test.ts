@@ -362,7 +362,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       let own: DataSource | undefined;
       if (setup.entry?.idempotent) {
         // Idempotency records live in the database: PostgreSQL for Redis buses, SQLite in memory.
-        own = transport === 'memory' ? await sqlite() : undefined;
+        own = transport === 'sqlite' ? await sqlite() : undefined;
         setup = { ...setup, dataSource: own ?? pgSource };
       }
       try {

@@ -10,7 +10,9 @@ import {
   type UnitOfWorkManager,
   unitOfWork,
 } from '../../src/index.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
+import { silentLogger } from '../../src/support/logger.js';
+import { SqlTransport } from '../../src/transports/sql/sql.transport.js';
+import { ownedSqliteDataSource } from '../../src/transports/sql/sqlite-owned-data-source.js';
 
 /** The table the record services of the tests write. */
 @Entity('records')
@@ -46,15 +48,17 @@ export interface PublishedEvent {
 }
 
 /**
- * The in-process transport, recording each `publish` call as one batch. Its
- * first `failFirst` publishes throw, as a transport whose broker is away would.
+ * The embedded transport (SQLite in memory), recording each `publish` call
+ * as one batch. Its first `failFirst` publishes throw, as a transport whose
+ * broker is away would.
  */
-export class RecordingTransport extends MemoryTransport {
+export class RecordingTransport extends SqlTransport {
   readonly batches: PublishedEvent[][] = [];
   attempts = 0;
 
   constructor(private readonly failFirst = 0) {
-    super(resolveOptions());
+    const { dataSource, owner } = ownedSqliteDataSource(':memory:');
+    super({ dataSource, pollMs: 20 }, resolveOptions(), silentLogger, owner);
   }
 
   override async publish(events: readonly OutgoingEvent[]): Promise<AppendResult> {

@@ -76,7 +76,7 @@ describe.each(TRANSPORT_NAMES)('ordered events on %s', (transport) => {
       transport: testTransport(transport),
     };
     // One worker per memory bus: on memory the new worker shares the first's transport.
-    await bed.buses.start(second, {}, transport === 'memory' ? first.bus.transport : undefined);
+    await bed.buses.start(second, {}, transport === 'sqlite' ? first.bus.transport : undefined);
     await waitFor('the rest handled', () => seen.runs.length === 12);
     expect(seen.ns('item.handover', 'item:4')).toEqual(range(1, 12));
     const runs = seen.of('item.handover', 'item:4');

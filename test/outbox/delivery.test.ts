@@ -38,7 +38,7 @@ import { waitFor } from '../helpers/wait-for.js';
 // dedupeWindowMs, hold delayed events back, refuse events over maxEventBytes.
 const SCHEMA = 'commitbus_test_outbox_delivery';
 const { prefix: PREFIX, redis, buses } = redisTestBed('outbox-delivery');
-const TRANSPORTS: TransportName[] = ['redis', 'memory'];
+const TRANSPORTS: TransportName[] = ['redis', 'sqlite'];
 const config = busConfigs(PREFIX);
 let dataSource: DataSource;
 

@@ -314,7 +314,7 @@ describe('the outbox on SQLite', () => {
       events: OUTBOX_TEST_EVENTS,
       handlers: { RECORD: [[rec.handler('lite.relayed'), true]] },
       dataSource: lite,
-      ...config('memory', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
+      ...config('sqlite', { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     await relay.startWorker({ handleSignals: false });
     await waitFor('the left event to be handled', () => rec.runs.length === 1);

@@ -109,7 +109,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
   });
 
   it('dead-letters a routed event at once when another client owns the topic', async () => {
-    const busConfig = config('memory', { name: 'owned' });
+    const busConfig = config('sqlite', { name: 'owned' });
     let store: BatchStore | undefined;
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [toRecords(() => store as BatchStore)] };
     const { bus } = await buses.start({ events: [RecordCreated], handlers, ...busConfig });
@@ -126,7 +126,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
   });
 
   it('dead-letters a routed event at once when its url passes 2,048 bytes', async () => {
-    const busConfig = config('memory', { name: 'long-url' });
+    const busConfig = config('sqlite', { name: 'long-url' });
     let store: BatchStore | undefined;
     const longUrls = topicRoute<RecordCreated>({
       name: 'records.long-urls',
@@ -197,7 +197,7 @@ describe('re-driving webhook letters one by one', () => {
   it('queues each letter it can and removes it; a letter whose subscriber is gone stays, and a second re-drive duplicates nothing', async () => {
     const bus = buses.create({
       events: [RecordCreated],
-      ...config('memory', { name: 'letters-one-by-one' }),
+      ...config('sqlite', { name: 'letters-one-by-one' }),
     });
     await bus.router.subscribers.saveSubscriber(
       subscriberRecord('here', 'https://127.0.0.1:1/hook', { topics: ['records'] }),

@@ -68,7 +68,7 @@ export function rulesBed(name: string): RulesBed {
     // On memory, "another process" is a second bus on the same transport; on bullmq, a second
     // bus on the same prefix and name, with its own connections.
     const admin =
-      transport === 'memory'
+      transport === 'sqlite'
         ? new EventBus({ ...options, logger: silentLogger }, bus.transport)
         : buses.create(options);
     return { bus, admin };

@@ -24,7 +24,7 @@ describe('scheduling rule targets and config', () => {
   };
 
   it('names the known handlers or keys when a target is unknown or malformed', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, handlers, ...config('memory', 'targets') });
+    const bus = buses.create({ events: TEST_EVENTS, handlers, ...config('sqlite', 'targets') });
     const rejection = (promise: Promise<unknown>) =>
       promise.then(
         () => expect.unreachable(),

@@ -25,7 +25,7 @@ import { waitFor } from '../helpers/wait-for.js';
 const { prefix: PREFIX, buses } = redisTestBed('i12trace2-claims');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
-const TRANSPORTS: TransportName[] = ['memory', 'redis'];
+const TRANSPORTS: TransportName[] = ['sqlite', 'redis'];
 
 /** The ended spans named `name`, once there are `count` of them. */
 async function spans(name: string, count = 1): Promise<ReadableSpan[]> {

@@ -57,7 +57,7 @@ describe('maxEventBytes and the trace', () => {
     const { bus } = await buses.start({
       events: OUTBOX_TEST_EVENTS,
       handlers,
-      ...config('memory', { maxEventBytes: bare + extra }),
+      ...config('sqlite', { maxEventBytes: bare + extra }),
     });
     // A unit of work encodes at register as bus.encode does; bus.publish encodes on its own.
     const encoded = context.with(incoming, () => {
@@ -121,7 +121,7 @@ describe('re-driven event and undecodable dead letters', () => {
     const handlers: EventHandlersConfig = {
       'RECORD.CREATE': [[defineHandler('limits.redriven', () => {}), true]],
     };
-    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config('memory') });
+    const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config('sqlite') });
     const lost = RecordCreated.create({ recid: 'lost' });
     const unknown = RecordCreated.create({ recid: 'unknown' });
     const { span: request, result: payloads } = await tracing.inSpan('PUT /records', async () => [

@@ -33,7 +33,7 @@ import { waitFor } from '../helpers/wait-for.js';
 const { prefix: PREFIX, redis, buses } = redisTestBed('i12tracing');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
-const TRANSPORTS: TransportName[] = ['memory', 'redis'];
+const TRANSPORTS: TransportName[] = ['sqlite', 'redis'];
 const app = trace.getTracer('test-app');
 
 let dataSource: DataSource;

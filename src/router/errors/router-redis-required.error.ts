@@ -6,7 +6,7 @@ export type RouterRedisSource = 'options' | 'environment';
 /** What to set, by where the router looked. */
 const WHAT_TO_SET: Record<RouterRedisSource, string> = {
   options:
-    "pass startRouter(config, options, { transport: redisTransport() }) from 'commitbus/redis' (on the Redis config names: redis.url or redis.cluster, which loadRouterConfigFromEnv reads from REDIS_URL, REDIS_CLUSTER_NODES or Routemaster's ROUTEMASTER_REDIS_URL); { stores: bus.router } to run on a bus's stores; or { transport: memoryTransport() } from 'commitbus/memory' to keep everything in this process (tests, development: lost when it stops)",
+    "pass startRouter(config, options, { transport: redisTransport() }) from 'commitbus/redis' (on the Redis config names: redis.url or redis.cluster, which loadRouterConfigFromEnv reads from REDIS_URL, REDIS_CLUSTER_NODES or Routemaster's ROUTEMASTER_REDIS_URL); or { stores: bus.router } to run on a bus's stores (a bus on Redis)",
   environment:
     "set REDIS_URL (or COMMITBUS_REDIS_URL, REDIS_CLUSTER_NODES, or Routemaster's ROUTEMASTER_REDIS_URL), or run `commitbus router --dev` to use the Redis at redis://127.0.0.1:6379",
 };

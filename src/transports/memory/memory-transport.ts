@@ -1,25 +1,15 @@
-import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
-import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
-import type { RouterStores } from '../../router/router-stores.js';
-import { MemoryTransport } from './memory.transport.js';
-import { memoryRouterStores } from './memory-router-stores.js';
+import { sqliteTransport } from '../sql/sqlite-transport.js';
 
 /**
- * The in-process adapter as a value, for `createEventBus({ transport:
- * memoryTransport() })`, and what a bus given no adapter opens: events and
- * handler jobs in this process's memory, handled by a worker started in this
- * process, lost when it stops (tests, the demo, a single process).
+ * The in-process adapter, now the SQL transport on SQLite in this
+ * process's memory: `sqliteTransport()`, under its old name. Events, jobs
+ * and dead letters go through the same statements as production; nothing
+ * survives the process and no other process sees it. The HTTP router does
+ * not run on it (Redis only).
+ *
+ * @deprecated Use `sqliteTransport()` from `commitbus/sql` (`{ file }` for
+ * a database that survives a restart). Removed in 0.3.
  */
-export function memoryTransport(): {
-  readonly name: 'memory';
-  readonly inProcess: true;
-  open(context: { readonly config: ResolvedCommitbusOptions }): MemoryTransport;
-  routerStores(context: unknown, shared: { readonly deadLetters?: DeadLetterStore }): RouterStores;
-} {
-  return {
-    name: 'memory',
-    inProcess: true,
-    open: ({ config }) => new MemoryTransport(config),
-    routerStores: (_context, shared) => memoryRouterStores(shared),
-  };
+export function memoryTransport(): ReturnType<typeof sqliteTransport> {
+  return sqliteTransport();
 }

@@ -4,10 +4,10 @@ import { loadConfigFromEnv } from '../../config/load-config-from-env.js';
 import { CONFIG_ENV_VARS } from '../../config/option-env.js';
 import { transportNamed } from '../../config/transport-names.js';
 import { silentLogger } from '../../support/logger.js';
-import { memoryTransport } from '../memory/memory-transport.js';
 import { redisTransport } from '../redis/redis-transport.js';
 import type { sqlTransport } from '../sql/sql-transport.js';
-import { sqlFromEnv } from './sql-from-env.js';
+import { sqliteTransport } from '../sql/sqlite-transport.js';
+import { sqlFromEnv, sqliteFromEnv } from './sql-from-env.js';
 
 /** What {@link transportFromEnv} takes. */
 export interface TransportFromEnvOptions {
@@ -27,7 +27,7 @@ export interface TransportFromEnvOptions {
 /** The adapters {@link transportFromEnv} may pick. */
 export type TransportFromEnv =
   | ReturnType<typeof redisTransport>
-  | ReturnType<typeof memoryTransport>
+  | ReturnType<typeof sqliteTransport>
   | ReturnType<typeof sqlTransport>;
 
 const OPTION_NAMES = ['env', 'dataSource'];
@@ -36,13 +36,15 @@ const OPTION_NAMES = ['env', 'dataSource'];
  * The transport adapter the environment names, for services configured by
  * variables (`createEventBus({ config: loadConfigFromEnv(), transport:
  * transportFromEnv({ dataSource }) })`, what the README's worker and the CLI's modules
- * do): `COMMITBUS_TRANSPORT=redis` (or its old name `bullmq`), `memory`, or
- * `sql` (the SQL transport on `options.dataSource`, polling every
- * `COMMITBUS_SQL_POLL_MS`) when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
+ * do): `COMMITBUS_TRANSPORT=redis` (or its old name `bullmq`), `sql` (the
+ * SQL transport on `options.dataSource`, polling every
+ * `COMMITBUS_SQL_POLL_MS`), `sqlite` (SQLite on the file
+ * `COMMITBUS_SQLITE_FILE`, shared by the processes of one machine) or
+ * `memory` (SQLite in this process's memory) when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
  * `COMMITBUS_REDIS_URL`, `REDIS_CLUSTER_NODES`, `COMMITBUS_REDIS_CLUSTER`,
  * read as `loadConfigFromEnv` reads them, used only when the bus's options
- * name no Redis of their own, so the code's overrides win); else the
- * in-process one. The variables are `options.env`, else `process.env`. The key prefix is the bus's `redis.prefix` option
+ * name no Redis of their own, so the code's overrides win); else SQLite
+ * in this process's memory, the embedded default. The variables are `options.env`, else `process.env`. The key prefix is the bus's `redis.prefix` option
  * (`COMMITBUS_REDIS_PREFIX` through `loadConfigFromEnv`). Another value of `COMMITBUS_TRANSPORT`,
  * `sql` without a DataSource, a `COMMITBUS_SQL_POLL_MS` out of range, or a
  * Redis URL ioredis cannot read, throws a `ConfigError` naming the variable
@@ -53,8 +55,9 @@ export function transportFromEnv(options: TransportFromEnvOptions = {}): Transpo
   const env = options.env ?? process.env;
   const asked = transportNamed(env);
   if (asked === 'sql') return sqlFromEnv(env, options.dataSource);
+  if (asked === 'sqlite') return sqliteFromEnv(env);
   const redis = redisOf(env);
-  if (asked === 'memory' || (asked === undefined && redis === undefined)) return memoryTransport();
+  if (asked === 'memory' || (asked === undefined && redis === undefined)) return sqliteTransport();
   const adapter = redisTransport(redis ?? {});
   // A fallback: a Redis the bus's own options name (loadConfigFromEnv's overrides) wins over the variables.
   return { ...adapter, settings: { ...adapter.settings, fallback: true } };

@@ -99,9 +99,15 @@ export class SqlDb implements SqlRunner {
    */
   readonly now: string;
 
+  /**
+   * @param ready - for a DataSource the transport owns (`sqliteTransport()`):
+   * opens it (initialize, migrations) before the first statement; every
+   * statement and transaction awaits it.
+   */
   constructor(
     readonly dataSource: DataSource,
     private readonly logger: Logger = silentLogger,
+    private readonly ready?: () => Promise<void>,
   ) {
     this.dialect = dialectOf(dataSource);
     this.now =
@@ -213,7 +219,8 @@ export class SqlDb implements SqlRunner {
   }
 
   /** On SQLite, `fn` under the gate, unless this context holds it already (then it owns the connection). */
-  private gated<T>(fn: () => Promise<T>): Promise<T> {
+  private async gated<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.ready !== undefined) await this.ready();
     if (this.dialect !== 'sqlite' || holdsTransactionGate(this.dataSource)) return fn();
     return withTransactionGate(this.dataSource, fn);
   }

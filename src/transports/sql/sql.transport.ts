@@ -22,6 +22,7 @@ import { SqlTransactionalPublisher } from './sql-transactional-publisher.js';
 import type { SqlTransportOptions } from './sql-transport-options.js';
 import type { SqlWakeups } from './sql-wakeups.js';
 import { SqlWorkerHost } from './sql-worker-host.js';
+import { isInMemory, type SqlDataSourceOwner } from './sqlite-owned-data-source.js';
 
 /**
  * The SQL transport of one bus: every port on tables in the application's
@@ -57,12 +58,25 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly transactional: SqlTransactionalPublisher;
   /** How often, in milliseconds, its workers look for work no wake-up told them of. */
   readonly pollMs: number;
+  /** `true` on a database only this process sees (SQLite in memory): the CLI refuses to show or work it unless asked. */
+  readonly inProcess: boolean;
   private readonly wakeups: SqlWakeups;
   private readonly workers: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
 
-  constructor(options: SqlTransportOptions, config: ResolvedCommitbusOptions, logger: Logger) {
-    this.db = new SqlDb(options.dataSource, logger);
+  /**
+   * @param owner - for a DataSource the transport made itself
+   * (`sqliteTransport()`): opened before the first statement, destroyed by
+   * {@link SqlTransport.close}. Absent, the DataSource is the application's.
+   */
+  constructor(
+    options: SqlTransportOptions,
+    config: ResolvedCommitbusOptions,
+    logger: Logger,
+    private readonly owner?: SqlDataSourceOwner,
+  ) {
+    this.db = new SqlDb(options.dataSource, logger, owner === undefined ? undefined : () => owner.open());
+    this.inProcess = owner?.inProcess ?? isInMemory(options.dataSource);
     // Now if the DataSource is initialized already, else at the first statement.
     guardPgPool(options.dataSource, logger);
     this.name = this.db.dialect === 'postgres' ? 'sql-postgres' : 'sql-sqlite';
@@ -133,6 +147,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   async close(): Promise<void> {
     await this.workers.close(this.shutdownTimeoutMs);
     await this.wakeups.close();
+    await this.owner?.close();
   }
 }
 
