@@ -9,8 +9,8 @@ import { BenchEvent } from './commitbus-side.js';
 import { type BenchTarget, HandledTally, nowMs } from './load.js';
 
 /**
- * commitbus on an embedded transport (the in-process one, or the SQL one on
- * SQLite), one sync no-op handler, worker in this process, publishes batched
+ * commitbus on an embedded transport (the SQL one on a SQLite file, or in
+ * memory), one sync no-op handler, worker in this process, publishes batched
  * (`unitSize` events a call, 100 by default).
  */
 export class EmbeddedSide implements BenchTarget {

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { COMMITBUS_ENTITIES } from '../../src/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
-import { sqlTransport } from '../../src/transports/sql/index.js';
+import { sqliteTransport, sqlTransport } from '../../src/transports/sql/index.js';
 import { EmbeddedSide } from '../embedded-side.js';
 import { measureThroughput } from '../load.js';
 import { median } from '../stats.js';
@@ -27,12 +26,14 @@ export interface EmbeddedOptions {
 /** Median events/s of each side. */
 export interface EmbeddedFigures {
   readonly sqlitePerS: number;
+  /** On SQLite in memory (`sqliteTransport()`). */
   readonly memoryPerS: number;
 }
 
 /**
  * The embedded default end to end: commitbus on the SQL transport over a
- * SQLite file in WAL mode against the in-process transport it replaces, each
+ * SQLite file in WAL mode against the same on SQLite in memory (the
+ * embedded default, which replaced the in-process transport), each
  * with a sync no-op handler and the worker in this process, publishes
  * batched; the file is removed at the end.
  */
@@ -49,7 +50,7 @@ export async function measureEmbedded(options: EmbeddedOptions): Promise<Embedde
   try {
     await dataSource.initialize();
     const sqlite = new EmbeddedSide('sqlite (file, WAL)', sqlTransport({ dataSource }), options.batch);
-    const memory = new EmbeddedSide('in-process', memoryTransport(), options.batch);
+    const memory = new EmbeddedSide('sqlite (memory)', sqliteTransport(), options.batch);
     sides.push(sqlite, memory);
     await Promise.all(sides.map((s) => s.start()));
     const perS = new Map<EmbeddedSide, number[]>(sides.map((s) => [s, []]));
