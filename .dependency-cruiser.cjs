@@ -17,8 +17,9 @@ const ROOMS = [
   ['ordering'],
   ['outbox'],
   ['router', 'event-store', 'metrics'],
-  ['transports/memory', 'transports/redis', 'transports/sql'],
-  ['transports/select'],
+  ['transports/redis', 'transports/sql'],
+  // transports/memory is only the deprecated alias of sqliteTransport, above the adapters.
+  ['transports/memory', 'transports/select'],
   ['bus'],
   ['dashboard'],
   ['cli', 'testing'],

@@ -16,7 +16,18 @@ export interface SqlTransportOptions {
    * @defaultValue `1_000`
    */
   readonly pollMs?: number;
+  /**
+   * How many drains (readers of the events table running sync handlers)
+   * each worker process runs side by side, claiming different events. More
+   * than one shortens the wait of an event published while a drain is
+   * busy with its batch. From `1` to `64`.
+   * @defaultValue `3` on PostgreSQL, `1` on SQLite (one connection: more would only queue)
+   */
+  readonly drains?: number;
 }
+
+/** The fewest and most drains per worker the SQL transport takes. */
+export const SQL_DRAINS_RANGE = { min: 1, max: 64 } as const;
 
 /** The shortest and longest `pollMs` the SQL transport takes (`COMMITBUS_SQL_POLL_MS` too), in milliseconds. */
 export const SQL_POLL_MS_RANGE = { min: 10, max: 3_600_000 } as const;

@@ -4,7 +4,7 @@ import { ConfigError } from '../../config/errors/config.error.js';
 import type { Logger } from '../../support/logger.js';
 import { SqlTransport } from './sql.transport.js';
 import { dialectOf } from './sql-db.js';
-import { SQL_POLL_MS_RANGE, type SqlTransportOptions } from './sql-transport-options.js';
+import { SQL_DRAINS_RANGE, SQL_POLL_MS_RANGE, type SqlTransportOptions } from './sql-transport-options.js';
 
 /**
  * The SQL adapter as a value, for `createEventBus({ transport:
@@ -31,7 +31,7 @@ export function sqlTransport(options: SqlTransportOptions): {
   };
 }
 
-const OPTION_NAMES = ['dataSource', 'pollMs'];
+const OPTION_NAMES = ['dataSource', 'pollMs', 'drains'];
 
 /** A `ConfigError` for what `sqlTransport` cannot run on. */
 function checkSqlTransportOptions(options: unknown): asserts options is SqlTransportOptions {
@@ -49,7 +49,7 @@ function checkSqlTransportOptions(options: unknown): asserts options is SqlTrans
       `sqlTransport has no option ${unknown.map((n) => `'${n}'`).join(', ')}; its options are ${OPTION_NAMES.join(', ')}`,
     );
   }
-  const { dataSource, pollMs } = options as Partial<SqlTransportOptions>;
+  const { dataSource, pollMs, drains } = options as Partial<SqlTransportOptions>;
   if (!isDataSource(dataSource)) {
     throw new ConfigError(
       'sqlTransport needs the TypeORM DataSource of your database: sqlTransport({ dataSource }) (a DataSource of the typeorm package your application uses)',
@@ -64,6 +64,12 @@ function checkSqlTransportOptions(options: unknown): asserts options is SqlTrans
   if (pollMs !== undefined && (!Number.isInteger(pollMs) || pollMs < min || pollMs > max)) {
     throw new ConfigError(
       `sqlTransport's pollMs must be a whole number of milliseconds from ${min} to ${max}; got ${String(pollMs)}`,
+    );
+  }
+  const range = SQL_DRAINS_RANGE;
+  if (drains !== undefined && (!Number.isInteger(drains) || drains < range.min || drains > range.max)) {
+    throw new ConfigError(
+      `sqlTransport's drains must be a whole number from ${range.min} to ${range.max}; got ${String(drains)}`,
     );
   }
 }

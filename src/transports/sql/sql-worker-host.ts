@@ -28,6 +28,8 @@ export interface SqlWorkerHostDeps {
   readonly wakeups: SqlWakeups;
   /** How often to look for work no wake-up told of. */
   readonly pollMs: number;
+  /** Drains each worker of this process runs side by side. */
+  readonly drains: number;
 }
 
 interface Running {
@@ -38,9 +40,11 @@ interface Running {
 }
 
 /**
- * A worker in this process on the SQL transport: one drain after another
- * over the event log (each lives `drains.ttlMs` or `maxEvents`, then the next
- * starts; a drain waits on wake-ups and the poll while the log is empty),
+ * A worker in this process on the SQL transport: `drains` loops side by
+ * side, each running one drain after another over the event log (each lives
+ * `drains.ttlMs` or `maxEvents`, then the next starts; a drain waits on
+ * wake-ups and the poll while the log is empty; the loops claim different
+ * events, as drains of other processes do),
  * and a runner of handler jobs claiming rows under a lease
  * (`handlers.lockDurationMs`). Other processes run workers of their own on
  * the same tables; the leases keep them apart.
@@ -74,7 +78,8 @@ export class SqlWorkerHost implements WorkerHost {
     this.worker = running;
     this.deps.wakeups.resume();
     runner.start();
-    running.drain = this.drainLoop(running, runtime);
+    const loops = Array.from({ length: this.deps.drains }, () => this.drainLoop(running, runtime));
+    running.drain = Promise.all(loops).then(() => {});
     return { close: (timeoutMs) => this.stop(running, timeoutMs) };
   }
 

@@ -106,6 +106,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
       deadLetters: this.deadLetters,
       wakeups: this.wakeups,
       pollMs: this.pollMs,
+      drains: options.drains ?? (this.db.dialect === 'postgres' ? DEFAULT_PG_DRAINS : 1),
     });
   }
 
@@ -153,3 +154,6 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
 
 /** How often workers look for work no wake-up told them of, by default. */
 export const DEFAULT_POLL_MS = 1_000;
+
+/** Drains per worker on PostgreSQL by default: an event published while one is busy is claimed by another. */
+const DEFAULT_PG_DRAINS = 3;

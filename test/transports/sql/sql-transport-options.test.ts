@@ -29,6 +29,12 @@ describe('sqlTransport options', () => {
     ],
     ['a pollMs of 0', () => sqlTransport({ dataSource: databases.postgres, pollMs: 0 }), /pollMs must be/],
     [
+      '0 drains',
+      () => sqlTransport({ dataSource: databases.postgres, drains: 0 }),
+      /drains must be .* 1 to 64/,
+    ],
+    ['1.5 drains', () => sqlTransport({ dataSource: databases.postgres, drains: 1.5 }), /drains must be/],
+    [
       'a MySQL DataSource',
       () =>
         sqlTransport({ dataSource: { options: { type: 'mysql' }, createQueryRunner: () => ({}) } as never }),
