@@ -16,7 +16,6 @@ const ON_CLUSTER_TOO = [
   'test/conformance/**/*.test.ts',
   'test/transports/redis/redis-cluster.test.ts',
   'test/ordering/invariants-redis.test.ts',
-  'test/ordering/invariants-memory.test.ts',
   'test/scheduling/rules-pause.test.ts',
   'test/scheduling/rules-block.test.ts',
   'test/scheduling/rules-processes.test.ts',

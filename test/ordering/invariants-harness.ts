@@ -1,14 +1,11 @@
 /**
  * The ordering store adapters as the invariants model (invariants-model.ts)
  * drives them: on Redis under a test file's own prefix, on the SQL
- * transport's tables (PostgreSQL and SQLite) of a test file's own databases,
- * and in memory on a fake clock, so a seed replays exactly.
+ * transport's tables (PostgreSQL and SQLite) of a test file's own databases.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, vi } from 'vitest';
+import { afterAll } from 'vitest';
 import { silentLogger } from '../../src/index.js';
-import { MemoryEventLog } from '../../src/transports/memory/memory.event-log.js';
-import { MemoryOrderingStore } from '../../src/transports/memory/memory.ordering-store.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisOrderingStore } from '../../src/transports/redis/redis.ordering-store.js';
 import { RedisStreamEventLog } from '../../src/transports/redis/redis-stream.event-log.js';
@@ -48,28 +45,6 @@ export function redisHarnesses(name: string): () => Harness {
       // A worker crashing inside waitAndClaim, between its two Redis calls: not a port operation.
       popOnly: (worker) => blocking.blmove(`${P}ready`, `${P}w:${worker}`, 'RIGHT', 'LEFT', 0.01),
     };
-  };
-}
-
-/**
- * A fresh `MemoryOrderingStore` harness; on a `fakeClock` time passes by moving
- * the faked `Date` (the caller fakes it), else by sleeping.
- */
-export function memoryHarness(fakeClock: boolean): Harness {
-  const store = new MemoryOrderingStore();
-  return {
-    store,
-    // Ordered events reach the memory lanes the way the memory transport sends them.
-    publish: publishThrough(
-      new MemoryEventLog(60_000, undefined, (lane, payload, position) =>
-        store.append(lane, payload, position),
-      ),
-    ),
-    snapshot: async (lanes, workers) => toSnapshot(await store.inspect(lanes, workers)),
-    pass: async (ms) => {
-      if (fakeClock) vi.setSystemTime(Date.now() + ms);
-      else await sleep(ms);
-    },
   };
 }
 

@@ -1,10 +1,10 @@
 /**
  * The randomized model of ordered lanes that `invariants-redis.test.ts` and
- * `invariants-memory.test.ts` run on the `OrderingStore` port: what the model
+ * `invariants-sql.test.ts` run on the `OrderingStore` port: what the model
  * knows of each lane and simulated worker, and its seeded PRNG.
  *
  * The invariants are those listed in `src/transports/redis/scripts/ordered-steps.lua`, checked on the
- * store port itself, against Redis and in memory, with simulated workers (plain ids) instead of handlers.
+ * store port itself, against Redis and the SQL tables (PostgreSQL, SQLite), with simulated workers (plain ids) instead of handlers.
  * The state is read through the port too (`OrderingStore.inspect`), the same way on both adapters.
  *
  * A run interleaves publishing (explicit positions out of order and republished, or store-assigned
@@ -21,8 +21,8 @@
  *
  * The runs use a seeded PRNG; a failure names its seed and the command that reruns it
  * (`ORDERING_SEED=<seed> ORDERING_RUNS=1 npx vitest run test/ordering/invariants-<adapter>.test.ts`;
- * `ORDERING_RUNS` and `ORDERING_OPS` also make longer explorations). In memory the clock is faked,
- * so a seed replays exactly; on Redis the time is real, so the operations replay but timing may differ.
+ * `ORDERING_RUNS` and `ORDERING_OPS` also make longer explorations). The time is real, so the
+ * operations replay but timing may differ.
  */
 import type { LaneEvent, StepReply } from '../../src/ordering/ordering-store.js';
 import type { Current } from '../conformance/ordering-store/harness.js';

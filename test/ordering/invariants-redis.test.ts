@@ -18,7 +18,6 @@ describe('RedisOrderingStore: randomized model', () => {
       runModels({
         name: 'RedisOrderingStore',
         harness,
-        fakeClock: false,
         file: 'test/ordering/invariants-redis.test.ts',
       }),
     MODEL_TIMEOUT_MS,

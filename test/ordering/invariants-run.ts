@@ -3,7 +3,6 @@
  * planned, random operations, the drain and the final checks; and the runs of
  * one adapter, one seed after another, as a test runs them.
  */
-import { vi } from 'vitest';
 import { asyncLane, syncLane } from '../../src/ordering/lane.js';
 import type { Harness, Publish } from '../conformance/ordering-store/harness.js';
 import { ensure, HANDLERS, OPS, payloadOf, Rng, RUNS, SEED, type Track } from './invariants-model.js';
@@ -141,8 +140,6 @@ export interface ModelRuns {
   readonly name: string;
   /** A fresh adapter for each run. */
   readonly harness: () => Harness;
-  /** Whether `Date` is faked (in memory: a seed then replays exactly). */
-  readonly fakeClock: boolean;
   /** The test file, for the rerun command in the failure. */
   readonly file: string;
   /** Runs (`RUNS` unless given). */
@@ -156,17 +153,9 @@ export interface ModelRuns {
  * `SEED + 1`, ...; a failure names the seed, the command that reruns it and
  * the last operations.
  */
-export async function runModels({
-  name,
-  harness,
-  fakeClock,
-  file,
-  runs = RUNS,
-  ops = OPS,
-}: ModelRuns): Promise<void> {
+export async function runModels({ name, harness, file, runs = RUNS, ops = OPS }: ModelRuns): Promise<void> {
   for (let run = 0; run < runs; run++) {
     const seed = (SEED + run) >>> 0;
-    if (fakeClock) vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
     const model = new ModelRun(harness(), new Rng(seed));
     try {
       await model.run(ops);
@@ -177,8 +166,6 @@ export async function runModels({
           `last operations:\n${model.recent()}`,
         { cause: error },
       );
-    } finally {
-      if (fakeClock) vi.useRealTimers();
     }
   }
 }

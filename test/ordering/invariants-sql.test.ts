@@ -28,7 +28,6 @@ describe.each(['postgres', 'sqlite'] as const)('SqlOrderingStore on %s: randomiz
       runModels({
         name: `SqlOrderingStore (${which})`,
         harness: () => harness(which),
-        fakeClock: false,
         file: 'test/ordering/invariants-sql.test.ts',
         runs,
         ops,

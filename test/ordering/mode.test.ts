@@ -16,6 +16,7 @@ import {
   OrderingDisabledError,
 } from '../../src/index.js';
 import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
+import type { SqlTransport } from '../../src/transports/sql/sql.transport.js';
 import { fastConfig } from '../helpers/buses.js';
 import { scanKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
@@ -35,6 +36,24 @@ class ItemChanged extends Event {
 const bed = redisTestBed('ordering-mode');
 let buses = 0;
 
+/** The tables of the SQL transport's ordered lanes. */
+const LANE_TABLES = [
+  'commitbus_lanes',
+  'commitbus_lane_events',
+  'commitbus_lane_workers',
+  'commitbus_lane_counters',
+];
+
+/** `bus`'s rows in the lane tables, as `<table>` names, one per row. */
+async function laneRows(transport: SqlTransport, bus: string): Promise<string[]> {
+  const rows: string[] = [];
+  for (const table of LANE_TABLES) {
+    const found = await transport.db.query(`SELECT 1 FROM ${table} WHERE bus = ?`, [bus]);
+    rows.push(...found.map(() => table));
+  }
+  return rows;
+}
+
 /** A worker bus on `transport`, recording the notes it handles with their ordering. */
 async function startBus(
   transport: TransportName,
@@ -52,11 +71,11 @@ async function startBus(
     config: busConfig,
     transport: testTransport(transport),
   });
-  /** The bus's ordering keys in Redis (none on memory). */
+  /** The bus's ordering keys in Redis, or its rows in the SQL lane tables. */
   const orderingKeys = () =>
     transport === 'redis'
       ? scanKeys(bed.redis, `${queueNamesOf(bus.config).ordering}*`)
-      : Promise.resolve([]);
+      : laneRows(bus.transport as SqlTransport, busConfig.name ?? '');
   /** Workers holding a lease on the lanes, read through the ordering store (both transports). */
   const leases = async () => (await bus.transport.ordering.inspect([], [])).leases.size;
   return { bus, seen, orderingKeys, leases };
@@ -90,7 +109,7 @@ describe.each(TRANSPORT_NAMES)('on %s', (transport) => {
   it("ordering: 'on' runs the lanes for events ordered only by the orderKey option", async () => {
     const { bus, seen, orderingKeys, leases } = await startBus(transport, [NoteAdded], { ordering: 'on' });
     expect(await leases()).toBe(1);
-    if (transport === 'redis') expect(await orderingKeys()).not.toEqual([]);
+    expect(await orderingKeys()).not.toEqual([]);
     for (const note of ['a', 'b', 'c']) await bus.publish(NoteAdded.create({ note }), { orderKey: 'note:1' });
     await bus.whenIdle();
     expect(seen.map((s) => s.split(' ')[0])).toEqual(['a', 'b', 'c']);
@@ -103,7 +122,7 @@ describe.each(TRANSPORT_NAMES)('on %s', (transport) => {
   it('a registered class with orderBy turns the lanes on by itself', async () => {
     const { bus, seen, orderingKeys, leases } = await startBus(transport, [NoteAdded, ItemChanged]);
     expect(await leases()).toBe(1);
-    if (transport === 'redis') expect(await orderingKeys()).not.toEqual([]);
+    expect(await orderingKeys()).not.toEqual([]);
     await bus.publish(NoteAdded.create({ note: 'n' }), { orderKey: 'note:2' });
     await bus.whenIdle();
     expect(seen).toEqual([expect.stringMatching(/^n seq=\d+ prev=undefined$/)]);

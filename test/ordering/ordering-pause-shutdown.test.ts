@@ -75,7 +75,7 @@ describe.each(TRANSPORT_NAMES)('ordered events on %s', (transport) => {
       config: cfg,
       transport: testTransport(transport),
     };
-    // One worker per memory bus: on memory the new worker shares the first's transport.
+    // SQLite in memory is one database per transport object: the second bus shares the first's to see its lanes.
     await bed.buses.start(second, {}, transport === 'sqlite' ? first.bus.transport : undefined);
     await waitFor('the rest handled', () => seen.runs.length === 12);
     expect(seen.ns('item.handover', 'item:4')).toEqual(range(1, 12));

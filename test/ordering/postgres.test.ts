@@ -17,7 +17,7 @@ import {
 } from '../../src/index.js';
 import { OrderKeyRecordEntity } from '../../src/ordering/order-key-record.entity.js';
 import { OutboxRecordEntity } from '../../src/outbox/outbox-record.entity.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
+import { sqliteTransport } from '../../src/transports/sql/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { DEAD_PUBLISHER, openSqlite } from '../helpers/outbox.js';
 import { closeSchema, connectSchema, openSchema } from '../helpers/postgres.js';
@@ -262,7 +262,7 @@ describe('ordered events on the embedded default (SQLite, in-process transport)'
         handlers,
         dataSource: sqlite,
         config: fastConfig({}),
-        transport: memoryTransport(),
+        transport: sqliteTransport({ pollMs: 20 }),
       });
       const uows = new UnitOfWorkManager({ dataSource: sqlite, bus });
       await Promise.all(

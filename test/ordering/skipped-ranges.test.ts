@@ -1,7 +1,7 @@
 /**
  * The positions a lane's re-bases skipped, as every adapter keeps them
- * (`includes/lane-skipped.lua`, `MemoryLaneGaps`, `sql-lane-skipped.ts` on
- * PostgreSQL and SQLite): an event for one that comes
+ * (`includes/lane-skipped.lua`, `sql-lane-skipped.ts` on PostgreSQL and
+ * SQLite): an event for one that comes
  * later is handed back as late, a copy of a handled one is dropped, and past
  * 32 ranges the two oldest merge, so what lies between them reads as skipped
  * (a dead letter) rather than handled (a silent drop).
@@ -10,8 +10,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AppendResult, OutgoingEvent } from '../../src/events/outgoing-event.js';
 import { syncLane } from '../../src/ordering/lane.js';
 import type { OrderingStore } from '../../src/ordering/ordering-store.js';
-import { MemoryEventLog } from '../../src/transports/memory/memory.event-log.js';
-import { MemoryOrderingStore } from '../../src/transports/memory/memory.ordering-store.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisOrderingStore } from '../../src/transports/redis/redis.ordering-store.js';
 import { RedisStreamEventLog } from '../../src/transports/redis/redis-stream.event-log.js';
@@ -47,7 +45,7 @@ const noWakeups: SqlWakeups = {
   close: async () => {},
 };
 
-function rigOf(kind: 'redis' | 'memory' | 'postgres' | 'sqlite'): Rig {
+function rigOf(kind: 'redis' | 'postgres' | 'sqlite'): Rig {
   if (kind === 'postgres' || kind === 'sqlite') {
     const db = new SqlDb(databases[kind]);
     const store = new SqlOrderingStore(db, 'sr', { gapWaitMs: 0, wakeups: noWakeups, pollMs: 50 });
@@ -58,19 +56,12 @@ function rigOf(kind: 'redis' | 'memory' | 'postgres' | 'sqlite'): Rig {
     });
     return { store, append: (events) => log.append(events) };
   }
-  if (kind === 'redis') {
-    const names = queueNames({ prefix: PREFIX, name: 'sr' });
-    const log = new RedisStreamEventLog(redis, names, 60_000);
-    return { store: new RedisOrderingStore(redis, names.ordering), append: (events) => log.append(events) };
-  }
-  const store = new MemoryOrderingStore();
-  const log = new MemoryEventLog(60_000, undefined, (lane, payload, position) =>
-    store.append(lane, payload, position),
-  );
-  return { store, append: (events) => log.append(events) };
+  const names = queueNames({ prefix: PREFIX, name: 'sr' });
+  const log = new RedisStreamEventLog(redis, names, 60_000);
+  return { store: new RedisOrderingStore(redis, names.ordering), append: (events) => log.append(events) };
 }
 
-describe.each(['redis', 'memory', 'postgres', 'sqlite'] as const)('skipped positions (%s)', (kind) => {
+describe.each(['redis', 'postgres', 'sqlite'] as const)('skipped positions (%s)', (kind) => {
   it('hands back an event of a skipped position as late, drops a copy of a handled one, and merges the oldest ranges past 32', async () => {
     const { store, append } = rigOf(kind);
     const lane = syncLane('k');

@@ -65,8 +65,8 @@ export function rulesBed(name: string): RulesBed {
   const startPair: RulesBed['startPair'] = async (transport, busName, handlers, overrides = {}) => {
     const options = { events: TEST_EVENTS, handlers, ...config(transport, busName, overrides) };
     const { bus } = await buses.start(options);
-    // On memory, "another process" is a second bus on the same transport; on bullmq, a second
-    // bus on the same prefix and name, with its own connections.
+    // On SQLite in memory (a database per transport object), "another process" is a second bus on
+    // the same transport; on bullmq, a second bus on the same prefix and name, with its own connections.
     const admin =
       transport === 'sqlite'
         ? new EventBus({ ...options, logger: silentLogger }, bus.transport)

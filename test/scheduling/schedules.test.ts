@@ -23,8 +23,7 @@ import {
   type ScheduleWhen,
   type TransportAdapter,
 } from '../../src/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
-import { sqlTransport } from '../../src/transports/sql/index.js';
+import { sqliteTransport, sqlTransport } from '../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../helpers/buses.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { deleteKeys, ON_CLUSTER, openRedis, testPrefix } from '../helpers/redis.js';
@@ -39,7 +38,11 @@ class ClockTick extends Event {
   at!: number;
 }
 
-/** A transport the tests run on; `shared` when two buses of one name share its data (two processes). */
+/**
+ * A transport the tests run on; `shared` when two buses of one name share its
+ * data (two processes). The embedded one (SQLite in this process's memory) is
+ * a database per bus, so never shared.
+ */
 interface Setup {
   readonly name: string;
   readonly shared: boolean;
@@ -49,7 +52,7 @@ interface Setup {
 const PREFIX = testPrefix('schedules');
 const databases = ON_CLUSTER ? undefined : sqlTestDatabases();
 const SETUPS: readonly Setup[] = [
-  { name: 'memory', shared: false, adapter: memoryTransport },
+  { name: 'sqlite in memory', shared: false, adapter: () => sqliteTransport({ pollMs: 20 }) },
   { name: ON_CLUSTER ? 'redis cluster' : 'redis', shared: true, adapter: () => testRedis() },
   ...(databases === undefined
     ? []
@@ -219,11 +222,11 @@ describe.each(SETUPS)('scheduled events on $name', (setup) => {
 });
 
 describe('scheduling refusals and failures', () => {
-  const memory = SETUPS[0] as Setup;
+  const embedded = SETUPS[0] as Setup;
 
   it('refuses a bad schedule with a coded error before anything runs, and a duplicate name leaves the first running', async () => {
     const seen = new Seen();
-    const { bus } = await buses.start(options(memory, seen, `sched${++n}`));
+    const { bus } = await buses.start(options(embedded, seen, `sched${++n}`));
     bus.schedule('clock', { every: 50 }, seen.factory);
     const bad: [unknown, string][] = [
       [{ every: 50, jitter: 10 }, "no option 'jitter'"],
@@ -264,7 +267,7 @@ describe('scheduling refusals and failures', () => {
   it('logs a tick whose factory throws or makes no event, and publishes the next ones', async () => {
     const seen = new Seen();
     const logger = recordingLogger();
-    const { bus } = await buses.start(options(memory, seen, `sched${++n}`, { logger }));
+    const { bus } = await buses.start(options(embedded, seen, `sched${++n}`, { logger }));
     let calls = 0;
     bus.schedule('moody', { every: 50 }, (tick) => {
       calls++;
@@ -287,7 +290,7 @@ describe('scheduling refusals and failures', () => {
     const flaky: TransportAdapter = {
       name: 'flaky ticks',
       open: (context) => {
-        const inner = memoryTransport().open(context);
+        const inner = embedded.adapter().open(context);
         const claim = inner.ticks.claim.bind(inner.ticks);
         return Object.assign(inner, {
           ticks: {
@@ -301,7 +304,7 @@ describe('scheduling refusals and failures', () => {
       },
     };
     const { bus } = await buses.start({
-      ...options(memory, seen, `sched${++n}`, { logger }),
+      ...options(embedded, seen, `sched${++n}`, { logger }),
       transport: flaky,
     });
     bus.schedule('steady', { every: 50 }, seen.factory);

@@ -129,7 +129,7 @@ describe('envelopes and the trace field', () => {
 describe('a bus with no OpenTelemetry SDK registered', () => {
   const buses = new Buses();
   afterEach(() => buses.closeAll());
-  // The memory transport: nothing of this file is kept in Redis.
+  // The embedded transport (no transport given: SQLite in memory): nothing of this file is kept in Redis.
   const start = async (handlers: EventHandlersConfig) => {
     const config = fastConfig({ prefix: 'i12tracing-envelope', name: 'plain' });
     return (await buses.start({ events: [RecordCreated], handlers, config })).bus;

@@ -17,7 +17,7 @@ import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { parentIdOf, traceBed } from '../helpers/tracing.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-// Memory transport only: the envelope is the same on both, and nothing is kept in Redis.
+// The embedded transport (SQLite in memory) only: the envelope is the same on both, and nothing is kept in Redis.
 const { prefix: PREFIX, buses } = redisTestBed('i12trace2-limits');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
