@@ -12,7 +12,7 @@
  * gone. It asserts outcomes only, not which path (outbox or log) carried an
  * event.
  *
- * `npm test` runs SQL_CHAOS_EVENTS=200 per database; `npm run test:chaos`
+ * `npm test` runs SQL_CHAOS_EVENTS=80 per database; `npm run test:chaos`
  * runs 1,000. Env knobs: SQL_CHAOS_EVENTS, SQL_CHAOS_KILL_MIN_MS /
  * SQL_CHAOS_KILL_MAX_MS (time between kills), SQL_CHAOS_PUBLISH_TIMEOUT_MS /
  * SQL_CHAOS_SETTLE_TIMEOUT_MS (bounds of the two phases).
@@ -36,7 +36,7 @@ import {
 } from '../helpers/sql-chaos-bed.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const EVENTS = Number(process.env.SQL_CHAOS_EVENTS ?? 200);
+const EVENTS = Number(process.env.SQL_CHAOS_EVENTS ?? 80);
 const LARGE = EVENTS > 500;
 const KILL_MIN_MS = Number(process.env.SQL_CHAOS_KILL_MIN_MS ?? 500);
 const KILL_MAX_MS = Number(process.env.SQL_CHAOS_KILL_MAX_MS ?? 1_500);
