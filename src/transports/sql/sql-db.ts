@@ -112,7 +112,7 @@ export class SqlDb implements SqlRunner {
     this.dialect = dialectOf(dataSource);
     this.now =
       this.dialect === 'postgres'
-        ? '(floor(extract(epoch from clock_timestamp()) * 1000)::bigint)'
+        ? '(floor(extract(epoch from statement_timestamp()) * 1000)::bigint)'
         : "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))";
   }
 

@@ -6,6 +6,7 @@ import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-work
 import type { DeadLetterSink } from '../../handlers/observed-dead-letters.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
 import { describeError } from '../../support/logger.js';
+import { PeriodicTask } from '../../support/periodic-task.js';
 import { SqlLeaseLostError } from './errors/sql-lease-lost.error.js';
 import { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 import type { SqlDeadLetterStore } from './sql.dead-letter-store.js';
@@ -30,11 +31,14 @@ export interface SqlWorkerHostDeps {
   readonly pollMs: number;
   /** Drains each worker of this process runs side by side. */
   readonly drains: number;
+  /** How often the worker deletes expired dedupe ids, in milliseconds. */
+  readonly pruneEveryMs: number;
 }
 
 interface Running {
   readonly id: string;
   readonly runner: SqlJobRunner;
+  readonly prune: PeriodicTask;
   stopping: boolean;
   drain: Promise<void>;
 }
@@ -45,8 +49,9 @@ interface Running {
  * `drains.ttlMs` or `maxEvents`, then the next starts; a drain waits on
  * wake-ups and the poll while the log is empty; the loops claim different
  * events, as drains of other processes do),
- * and a runner of handler jobs claiming rows under a lease
- * (`handlers.lockDurationMs`). Other processes run workers of their own on
+ * a runner of handler jobs claiming rows under a lease
+ * (`handlers.lockDurationMs`), and an upkeep deleting expired dedupe ids
+ * every `pruneEveryMs` (outside any publishing transaction). Other processes run workers of their own on
  * the same tables; the leases keep them apart.
  */
 export class SqlWorkerHost implements WorkerHost {
@@ -74,10 +79,17 @@ export class SqlWorkerHost implements WorkerHost {
         deadLetters: (claimed) => this.leasedDeadLetters(claimed),
       },
     );
-    const running: Running = { id, runner, stopping: false, drain: Promise.resolve() };
+    const prune = new PeriodicTask(
+      'pruning expired dedupe ids',
+      this.deps.pruneEveryMs,
+      () => this.deps.log.pruneExpiredIds(),
+      logger,
+    );
+    const running: Running = { id, runner, prune, stopping: false, drain: Promise.resolve() };
     this.worker = running;
     this.deps.wakeups.resume();
     runner.start();
+    prune.start({ now: false });
     const loops = Array.from({ length: this.deps.drains }, () => this.drainLoop(running, runtime));
     running.drain = Promise.all(loops).then(() => {});
     return { close: (timeoutMs) => this.stop(running, timeoutMs) };
@@ -127,7 +139,7 @@ export class SqlWorkerHost implements WorkerHost {
     if (running.stopping) return;
     running.stopping = true;
     this.deps.wakeups.interrupt();
-    await Promise.all([running.drain, running.runner.close(timeoutMs)]);
+    await Promise.all([running.drain, running.runner.close(timeoutMs), running.prune.stop()]);
     if (this.worker === running) this.worker = undefined;
   }
 }

@@ -23,10 +23,10 @@ export type LaneIntake = (
 const INSERT_CHUNK = 1_000;
 /** Ids per `IN (...)` list of an acknowledgement. */
 const ACK_CHUNK = 1_000;
-/** Expired dedupe ids pruned per prune, at most. */
+/** Expired dedupe ids deleted per statement of a prune. */
 const PRUNE_BATCH = 500;
-/** How often an event log prunes expired dedupe ids, at most, by default. */
-const PRUNE_INTERVAL_MS = 1_000;
+/** Statements one prune runs at most (a backlog of expired ids is worked off over several prunes). */
+const PRUNE_ROUNDS = 20;
 
 interface ClaimedRow {
   readonly id: number | string;
@@ -54,12 +54,6 @@ export class SqlEventLog implements EventLog {
       readonly dedupeWindowMs: number;
       readonly wakeups: SqlWakeups;
       readonly lanes: LaneIntake;
-      /**
-       * Prunes expired dedupe ids at most this often (an append that finds
-       * the time come prunes a batch); 0 prunes on every append.
-       * @defaultValue 1000
-       */
-      readonly pruneIntervalMs?: number;
     },
   ) {
     this.events = db.table('commitbus_events');
@@ -77,9 +71,6 @@ export class SqlEventLog implements EventLog {
   private readonly events: string;
   /** `commitbus_event_ids`, qualified by the DataSource's schema. */
   private readonly ids: string;
-  /** When (this process's clock) the next append prunes expired dedupe ids. */
-  private nextPruneAt = 0;
-
   /**
    * Appends in a transaction of its own (on SQLite one shared with the
    * appends that came meanwhile: `SqlGroupAppend`), then wakes this
@@ -107,7 +98,6 @@ export class SqlEventLog implements EventLog {
   async appendWith(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<AppendResult> {
     // First: the lanes are locked, and a batch they refuse leaves nothing written.
     const lanes = await this.options.lanes(tx, events);
-    await this.pruneExpiredIds(tx);
     if (
       this.db.dialect === 'postgres' &&
       events.length <= INSERT_CHUNK &&
@@ -216,20 +206,28 @@ export class SqlEventLog implements EventLog {
   }
 
   /**
-   * Deletes up to {@link PRUNE_BATCH} expired dedupe ids: opportunistic, a
-   * batch per append at most every `pruneIntervalMs`. It runs in the publishing transaction (a unit of
-   * work's, on PostgreSQL one of many at once): ids another transaction is
-   * deleting are skipped, not waited for.
+   * Deletes the bus's expired dedupe ids, oldest first, in statements of
+   * {@link PRUNE_BATCH} that each commit on their own ({@link PRUNE_ROUNDS}
+   * at most), never inside a publishing transaction: a worker's upkeep
+   * (`SqlWorkerHost`) calls it. On PostgreSQL ids another prune is deleting
+   * are skipped, not waited for, and rows are found by their address
+   * (`ctid`), so the plan never depends on the table's statistics.
+   * Resolves to how many it deleted.
    */
-  private async pruneExpiredIds(tx: SqlRunner): Promise<void> {
-    const now = Date.now();
-    if (now < this.nextPruneAt) return;
-    this.nextPruneAt = now + (this.options.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
-    await tx.execute(
-      `DELETE FROM ${this.ids} WHERE bus = ? AND event_id IN (
-         SELECT event_id FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now} LIMIT ?${this.skipLocked()})`,
-      [this.bus, this.bus, PRUNE_BATCH],
-    );
+  async pruneExpiredIds(): Promise<number> {
+    const picked =
+      this.db.dialect === 'postgres'
+        ? `ctid = ANY(ARRAY(SELECT ctid FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now}
+             ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))`
+        : `rowid IN (SELECT rowid FROM ${this.ids} WHERE bus = ? AND expires_at <= ${this.db.now}
+             ORDER BY expires_at LIMIT ?)`;
+    let deleted = 0;
+    for (let round = 0; round < PRUNE_ROUNDS; round++) {
+      const n = await this.db.execute(`DELETE FROM ${this.ids} WHERE ${picked}`, [this.bus, PRUNE_BATCH]);
+      deleted += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    return deleted;
   }
 
   /** Multi-row INSERTs, in order, chunked under both databases' parameter limits. */
@@ -321,9 +319,9 @@ export class SqlEventLog implements EventLog {
     const lease = randomBytes(12).toString('hex');
     const rows = await this.db.query<ClaimedRow>(
       `UPDATE ${this.events} SET locked_by = ?, locked_at = ${this.db.now}, deliveries = deliveries + 1, lease = ?
-       WHERE id IN (SELECT id FROM ${this.events}
+       WHERE ${this.db.dialect === 'postgres' ? 'ctid = ANY(ARRAY(SELECT ctid' : 'id IN (SELECT id'} FROM ${this.events}
          WHERE bus = ? AND deliver_at IS NULL AND ${where}
-         ORDER BY id LIMIT ?${this.skipLocked()})
+         ORDER BY id LIMIT ?${this.skipLocked()})${this.db.dialect === 'postgres' ? ')' : ''}
        RETURNING id, payload, deliveries`,
       [consumer, lease, this.bus, ...params, count],
     );
@@ -353,8 +351,8 @@ export class SqlEventLog implements EventLog {
       for (let start = 0; start < ids.length; start += ACK_CHUNK) {
         const chunk = ids.slice(start, start + ACK_CHUNK);
         await this.db.execute(
-          `DELETE FROM ${this.events} WHERE bus = ? AND lease = ? AND id IN (${placeholders(chunk.length)})`,
-          [this.bus, lease, ...chunk],
+          `DELETE FROM ${this.events} WHERE id IN (${placeholders(chunk.length)}) AND lease = ?`,
+          [...chunk, lease],
         );
       }
     }

@@ -107,6 +107,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
       wakeups: this.wakeups,
       pollMs: this.pollMs,
       drains: options.drains ?? (this.db.dialect === 'postgres' ? DEFAULT_PG_DRAINS : 1),
+      // Five polls, within 0.25 to 5 s: expired dedupe ids are a little storage, not work.
+      pruneEveryMs: Math.min(Math.max(this.pollMs * 5, 250), 5_000),
     });
   }
 
