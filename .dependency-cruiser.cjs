@@ -17,7 +17,9 @@ const ROOMS = [
   ['ordering'],
   ['outbox'],
   ['router', 'event-store', 'metrics'],
-  ['transports/memory', 'transports/redis', 'transports/sql'],
+  ['transports/redis', 'transports/sql'],
+  // The deprecated alias of sqliteTransport(), so above transports/sql.
+  ['transports/memory'],
   ['transports/select'],
   ['bus'],
   ['dashboard'],
