@@ -14,7 +14,7 @@ import {
 } from '../../src/index.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
-import { wrappedMemoryTransport } from '../conformance/adapters.js';
+import { wrappedTransport } from '../conformance/adapters.js';
 import { Buses } from '../helpers/buses.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { REDIS_URL } from '../helpers/redis.js';
@@ -122,7 +122,7 @@ describe('memoryTransport()', () => {
 
 describe('an adapter of its own, without router stores', () => {
   it('runs the bus, and bus.router throws RouterStoresUnsupportedError', async () => {
-    const { bus, seen } = await recordingBus({ transport: wrappedMemoryTransport() });
+    const { bus, seen } = await recordingBus({ transport: wrappedTransport() });
     try {
       await bus.publish(recordCreated('w'));
       await bus.whenIdle(5_000);
@@ -139,7 +139,7 @@ describe('an adapter of its own, without router stores', () => {
 
 describe('an adapter of its own that says it is in-process', () => {
   it('is in-process even when the transport it opens does not say so', async () => {
-    const adapter = { ...wrappedMemoryTransport(), inProcess: true };
+    const adapter = { ...wrappedTransport(), inProcess: true };
     const bus = buses.create({ events: TEST_EVENTS, transport: adapter });
     try {
       expect(bus.runsOn).toEqual({ transport: 'wrapped', inProcess: true });

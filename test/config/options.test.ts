@@ -11,7 +11,7 @@ import { envNameOf, envVarsOf, optionLeaves } from '../../src/config/option-env.
 import { resolveOptions } from '../../src/config/resolve-options.js';
 import { ConfigError, createEventBus, DEFAULT_CONFIG, loadConfigFromEnv } from '../../src/index.js';
 import { createTestBus } from '../../src/testing/index.js';
-import type { MemoryTransport } from '../../src/transports/memory/memory.transport.js';
+import type { SqlTransport } from '../../src/transports/sql/index.js';
 import { TEST_EVENTS } from '../helpers/events.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
@@ -69,7 +69,7 @@ describe('the ordering lease', () => {
     const bus = createEventBus({ events: TEST_EVENTS, logger: recordingLogger(), config });
     const before = Date.now();
     const worker = await bus.startWorker({ handleSignals: false });
-    const store = (bus.transport as MemoryTransport).ordering;
+    const store = (bus.transport as SqlTransport).ordering;
     const { leases } = await store.inspect([], []);
     await worker.close();
     await bus.close();
@@ -155,7 +155,7 @@ describe('the deprecated flat names', () => {
       ordering: { leaseMs: 7_000, upkeepMs: 300 },
       publishing: { delayedPollMs: 100 },
     });
-    expect(bus.transport.name).toBe('memory');
+    expect(bus.transport.name).toBe('sql-sqlite');
     const warned = logger.at('warn').map((w) => (w.fields as { option: string }).option);
     expect(warned).toEqual(['maxEvents']);
   });
@@ -186,7 +186,7 @@ describe('the deprecated flat names', () => {
       config: { drains: { maxEvents: 3 }, blockMs: 20 },
     });
     expect(bus.config.drains).toMatchObject({ maxEvents: 3, blockMs: 20, scheduleEveryMs: 0 });
-    expect(bus.transport.name).toBe('memory');
+    expect(bus.transport.name).toBe('sql-sqlite');
     await bus.close();
     expect(logger.at('warn').map((w) => (w.fields as { option: string }).option)).toEqual([
       'maxEvents',

@@ -71,7 +71,11 @@ describe('REDIS_CLUSTER_NODES', () => {
     expect('settings' in picked && picked.settings.redis).toEqual({
       cluster: ['10.0.0.1:7000', '10.0.0.2:7000'],
     });
-    expect(transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'memory' } }).name).toBe('memory');
+    // `memory` asks for the embedded transport: SQLite in this process's memory.
+    expect(transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'memory' } })).toMatchObject({
+      name: 'sqlite',
+      inProcess: true,
+    });
   });
 
   it('validates the nodes it read', () => {

@@ -1,5 +1,5 @@
 /**
- * The dashboard's server over real HTTP on a memory bus: what it shows without
+ * The dashboard's server over real HTTP on a bus on the embedded transport (SQLite in memory): what it shows without
  * BullMQ, the JSON API's actions (rules, halted keys, the event store's halt,
  * router subscribers), and what it refuses (other origins, no credentials).
  */
@@ -20,21 +20,25 @@ import {
   isCommitbusError,
   type StoreEvent,
 } from '../../src/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
+import { sqliteTransport } from '../../src/transports/sql/index.js';
 import { ItemEntity, items } from '../fixtures/es-items.js';
 import { Buses } from '../helpers/buses.js';
 import { StoreBed } from '../helpers/event-store-bed.js';
 import { FlowStep, flowStep, TEST_EVENTS } from '../helpers/events.js';
+import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const buses = new Buses();
+// Keys under its prefix (the router's records) are deleted after the file.
+const redisBed = redisTestBed('i12dashboard-api');
 const dashboards: RunningDashboard[] = [];
 afterEach(async () => {
   await Promise.all(dashboards.splice(0).map((d) => d.close()));
   await buses.closeAll();
 });
 
-const MEMORY = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dashboard-api' } as const;
+const EMBEDDED = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dashboard-api' } as const;
 const ACTION = { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' };
 
 async function open(options: DashboardOptions): Promise<RunningDashboard> {
@@ -58,23 +62,35 @@ function post(dashboard: RunningDashboard, path: string, body: object, headers: 
   });
 }
 
-describe('the dashboard on a memory bus', () => {
+describe('the dashboard on an embedded bus', () => {
   it('says there are no BullMQ queues, serves no bull-board, and listens on 127.0.0.1', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
     const dashboard = await open({ bus });
     expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const page = await fetch(`${dashboard.url}/`);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'nonce-");
     const text = await page.text();
     expect(text).toContain(
-      "The memory transport has no BullMQ queues: only commitbus's own views are shown.",
+      "The sql-sqlite transport has no BullMQ queues: only commitbus's own views are shown.",
     );
     expect((await fetch(`${dashboard.url}/queues/`)).status).toBe(404);
-    expect(await overview(dashboard)).toMatchObject({ transport: 'memory', queues: [], deadLetterCount: 0 });
+    expect(await overview(dashboard)).toMatchObject({
+      transport: 'sql-sqlite',
+      queues: [],
+      deadLetterCount: 0,
+    });
   });
 
   it('refuses actions without the header, from another origin or site, and malformed ones', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
     const dashboard = await open({ bus });
     const json = { 'content-type': 'application/json' };
     expect((await post(dashboard, '/dead-letters/purge', { all: true }, json)).status).toBe(403);
@@ -93,7 +109,12 @@ describe('the dashboard on a memory bus', () => {
   it('pauses and resumes a handler through the API; an unknown handler is a 400 saying so', async () => {
     const handler = defineHandler('dashboard.api.notes', () => {});
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [handler] };
-    const bus = buses.create({ events: TEST_EVENTS, handlers, config: MEMORY, transport: memoryTransport() });
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      handlers,
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
     const dashboard = await open({ bus });
     const paused = await post(dashboard, '/rules', { action: 'pause', handler: 'dashboard.api.notes' });
     expect(await paused.json()).toMatchObject({ changed: true });
@@ -119,8 +140,8 @@ describe('the dashboard on a memory bus', () => {
     const { bus } = await buses.start({
       events: [...TEST_EVENTS, FlowStep],
       handlers,
-      config: MEMORY,
-      transport: memoryTransport(),
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
     });
     const dashboard = await open({ bus });
     await bus.publish([flowStep('f1', 'a'), flowStep('f1', 'b')]);
@@ -139,7 +160,12 @@ describe('the dashboard on a memory bus', () => {
   });
 
   it("lists the router's subscribers and their queues, never their signing secrets", async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
+    // The router keeps its records on Redis only.
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      config: { ...EMBEDDED, prefix: redisBed.prefix },
+      transport: testRedis(),
+    });
     const router = bus.router;
     await router.subscribers.saveSubscriber({
       name: 'billing',
@@ -161,7 +187,11 @@ describe('the dashboard on a memory bus', () => {
   });
 
   it('asks for Basic credentials when given some, and honours an auth hook', async () => {
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
     const dashboard = await open({
       bus,
       basicAuth: { username: 'ops', password: 'pa:ss' },
@@ -208,7 +238,11 @@ describe('the dashboard with an event store (SQLite)', () => {
       },
     });
     const store = await bed.start({ models: [items, broken], retryDelayMs: 60_000, maxRetryDelayMs: 60_000 });
-    const bus = buses.create({ events: TEST_EVENTS, config: MEMORY, transport: memoryTransport() });
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      config: EMBEDDED,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
     const dashboard = await open({ bus, eventStore: store });
     await store.dispatch('ITEM.RESULT', { ins: [{ id: 'a', name: 'a', qty: 1 }] });
     await store.dispatch('ITEM.BAD', { x: 1 }, { wait: false });

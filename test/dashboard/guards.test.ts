@@ -9,7 +9,6 @@ import { request } from 'node:http';
 import type { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors/config.error.js';
-import { resolveOptions } from '../../src/config/resolve-options.js';
 import { BULL_BOARD_MODULES } from '../../src/dashboard/bull-board.js';
 import { bullmqQueuesOf } from '../../src/dashboard/bullmq-queues.js';
 import { DEAD_LETTERS_SHOWN } from '../../src/dashboard/dashboard-snapshot.js';
@@ -22,13 +21,12 @@ import {
 import { startDashboardWith } from '../../src/dashboard/start-dashboard.js';
 import type { DeadLetter } from '../../src/dead-letters/dead-letter.js';
 import { defineHandler, type EventHandlersConfig, type Logger } from '../../src/index.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { StoreBed } from '../helpers/event-store-bed.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { freePort } from '../helpers/free-port.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
-import { testRedis } from '../helpers/transports.js';
+import { testRedis, testTransport } from '../helpers/transports.js';
 
 const bed = redisTestBed('i12dash2-guards');
 const dashboards: RunningDashboard[] = [];
@@ -36,7 +34,7 @@ afterEach(async () => {
   await Promise.all(dashboards.splice(0).map((d) => d.close()));
 });
 
-const MEMORY = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dash2-guards' } as const;
+const EMBEDDED = { scheduleEveryMs: 0, blockMs: 20, name: 'i12dash2-guards' } as const;
 const ACTION = { 'content-type': 'application/json', 'x-commitbus-dashboard': '1' };
 
 async function open(options: DashboardOptions): Promise<RunningDashboard> {
@@ -92,14 +90,15 @@ function letter(eventId: string, handler: string, deadAt: number): DeadLetter {
   };
 }
 
-/** A memory bus whose dead-letter store the test fills by hand. */
-function memoryBus(logger?: Logger) {
-  const transport = new MemoryTransport(resolveOptions(MEMORY));
-  const bus = bed.buses.create(
-    { events: TEST_EVENTS, config: MEMORY, ...(logger === undefined ? {} : { logger }) },
-    transport,
-  );
-  return { bus, store: transport.deadLetters };
+/** A bus on the embedded transport (SQLite in memory) whose dead-letter store the test fills by hand. */
+function embeddedBus(logger?: Logger) {
+  const bus = bed.buses.create({
+    events: TEST_EVENTS,
+    config: EMBEDDED,
+    transport: testTransport('sqlite'),
+    ...(logger === undefined ? {} : { logger }),
+  });
+  return { bus, store: bus.transport.deadLetters };
 }
 
 function port(dashboard: RunningDashboard): number {
@@ -108,7 +107,7 @@ function port(dashboard: RunningDashboard): number {
 
 describe('the Host a request names', () => {
   it('refuses a foreign Host even with a matching Origin (DNS rebinding), and answers its own and allowedHosts', async () => {
-    const { bus, store } = memoryBus();
+    const { bus, store } = embeddedBus();
     await store.add([letter('e1', 'mail.send', 1)]);
     const dashboard = await open({ bus, allowedHosts: ['ops.example.com'] });
     const rebound = `attacker.test:${port(dashboard)}`;
@@ -133,7 +132,7 @@ describe('the Host a request names', () => {
 
 describe('actions from other sites', () => {
   it('refuses a proxied origin unless allowedOrigins lists it or the browser says same-origin', async () => {
-    const { bus } = memoryBus();
+    const { bus } = embeddedBus();
     const strict = await open({ bus });
     const proxied = { ...ACTION, origin: 'https://ops.example.com' };
     expect((await post(strict, '/dead-letters/purge', { all: true }, proxied)).status).toBe(403);
@@ -163,7 +162,7 @@ describe('actions from other sites', () => {
 
 describe('dead letters through the API', () => {
   it('refuses { id: "all" } and keeps every letter; a real id purges that one', async () => {
-    const { bus, store } = memoryBus();
+    const { bus, store } = embeddedBus();
     await store.add([letter('e1', 'mail.send', 1), letter('e2', 'mail.send', 2)]);
     const dashboard = await open({ bus });
     for (const path of ['/dead-letters/purge', '/dead-letters/redrive']) {
@@ -181,7 +180,7 @@ describe('dead letters through the API', () => {
   });
 
   it('shows the oldest letters of more than fit, counts them all, and pages the API with limit and filters', async () => {
-    const { bus, store } = memoryBus();
+    const { bus, store } = embeddedBus();
     const total = DEAD_LETTERS_SHOWN + 5;
     await store.add(
       Array.from({ length: total }, (_, i) =>
@@ -218,12 +217,16 @@ describe('dead letters through the API', () => {
       if (failing) throw new Error('down');
     });
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [{ handler: flaky, attempts: 1 }] };
-    const transport = new MemoryTransport(resolveOptions(MEMORY));
-    const { bus } = await bed.buses.start({ events: TEST_EVENTS, handlers, config: MEMORY }, {}, transport);
+    const { bus } = await bed.buses.start({
+      events: TEST_EVENTS,
+      handlers,
+      config: EMBEDDED,
+      transport: testTransport('sqlite'),
+    });
     const event = recordCreated('r1');
     await bus.publish(event);
     await bus.whenIdle(10_000);
-    await transport.deadLetters.add([letter('e9', 'gone.handler', 1)]);
+    await bus.transport.deadLetters.add([letter('e9', 'gone.handler', 1)]);
     const dashboard = await open({ bus });
     failing = false;
     const answer = await post(dashboard, '/dead-letters/redrive', { all: true });
@@ -246,7 +249,7 @@ describe('when a part fails', () => {
     const logger: Logger = { info: () => {}, warn: record, error: record };
     await store.open();
     const eventStore = await store.start({ models: [] });
-    const { bus } = memoryBus(logger);
+    const { bus } = embeddedBus(logger);
     const dashboard = await open({ bus, eventStore });
     await store.dataSource.destroy();
 
@@ -275,7 +278,7 @@ describe('when a part fails', () => {
 
 describe('options and bull-board', () => {
   it('refuses a port, basePath or readTimeoutMs out of range', async () => {
-    const { bus } = memoryBus();
+    const { bus } = embeddedBus();
     for (const options of [
       { port: 70_000 },
       { port: -1 },

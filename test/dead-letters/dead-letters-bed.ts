@@ -6,8 +6,8 @@
 import { afterAll, afterEach, expect } from 'vitest';
 import type { Transport } from '../../src/bus/transport.js';
 import { type CommitbusOptions, EventBus, type EventBusOptions, silentLogger } from '../../src/index.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { queueNamesOf } from '../../src/transports/redis/index.js';
+import { SqlTransport } from '../../src/transports/sql/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import {
   deadLetterKeys,
@@ -50,7 +50,7 @@ export function deadLetterBed(name: string): DeadLetterBed {
 export interface OnTransport {
   /** A fast test config; the bus name is `<transport>-<name>`. */
   config(name: string, overrides?: CommitbusOptions): CommitbusOptions;
-  /** A bus on `shared` (memory: buses of one "deployment history" share one transport) or its own. */
+  /** A bus on `shared` (SQLite in memory: buses of one "deployment history" share one transport) or its own. */
   bus(options: EventBusOptions, shared?: Transport): EventBus;
   /** A bus with its worker started. */
   started(options: EventBusOptions): Promise<EventBus>;
@@ -82,7 +82,7 @@ export function onTransport(bed: DeadLetterBed, transport: TransportName): OnTra
   }
 
   async function pushRaw(target: EventBus, payloads: string[]): Promise<void> {
-    if (target.transport instanceof MemoryTransport) {
+    if (target.transport instanceof SqlTransport) {
       await target.transport.publish(
         payloads.map((payload, i) => ({ id: `raw-${Date.now()}-${i}`, payload })),
       );

@@ -5,7 +5,6 @@
  * dead-lettered and not re-driven there.
  */
 import { describe, expect, it } from 'vitest';
-import { resolveOptions } from '../../src/config/resolve-options.js';
 import {
   type DeadLetter,
   DeadLetterRedriveError,
@@ -15,8 +14,8 @@ import {
   EventType,
   silentLogger,
 } from '../../src/index.js';
-import { MemoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
 import { failedHandlerJobs } from '../helpers/redis.js';
@@ -38,8 +37,8 @@ describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
 
   it('dead-letters undecodable payloads, goes on, and republishes them once their class is deployed', async () => {
     const rec = new Recorder();
-    const shared =
-      transport === 'sqlite' ? new MemoryTransport(resolveOptions(config('undecodable'))) : undefined;
+    // SQLite in memory is one database a bus: the buses of this deployment history share one.
+    const shared = transport === 'sqlite' ? embeddedTransport(config('undecodable')) : undefined;
     const oldHandlers: EventHandlersConfig = { RECORD: [[rec.handler('old.record'), true]] };
     const oldWorker = bus(
       { events: TEST_EVENTS, handlers: oldHandlers, config: config('undecodable') },

@@ -8,7 +8,7 @@ import type { DeadLetter, DeadLetterKind } from '../../src/dead-letters/dead-let
 import { webhookDeadLetter } from '../../src/dead-letters/dead-letter.js';
 import { DeadLetters } from '../../src/dead-letters/dead-letters.js';
 import { DeadLetterRedriveError, UnknownDeadLetterKindError } from '../../src/index.js';
-import { MemoryDeadLetterStore } from '../../src/transports/memory/index.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
 /** A letter of a kind commitbus does not know, as another room would store it. */
@@ -20,7 +20,7 @@ function auditLetter(id: string, payload: string): DeadLetter {
 }
 
 async function bed(letters: readonly DeadLetter[]) {
-  const store = new MemoryDeadLetterStore();
+  const store = embeddedTransport().deadLetters;
   await store.add(letters);
   return { store, deadLetters: new DeadLetters({ store, logger: recordingLogger() }) };
 }

@@ -11,10 +11,11 @@ import {
   silentLogger,
   TransportUnavailableError,
 } from '../../src/index.js';
-import { MemoryDeadLetterStore, memoryTransport } from '../../src/transports/memory/index.js';
 import { fastConfig } from '../helpers/buses.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { Recorder } from '../helpers/recorder.js';
+import { testTransport } from '../helpers/transports.js';
 
 const bus = createEventBus({ events: TEST_EVENTS, logger: silentLogger });
 afterAll(() => bus.close());
@@ -68,7 +69,7 @@ describe('drainBatch: one event cannot fail the rest of its batch', () => {
     const handlers = ['job.ok', 'job.refused', 'job.ok2'];
     const { entries, ids } = batch(handlers);
     const accepted: HandlerJob[] = [];
-    const deadLetters = new MemoryDeadLetterStore();
+    const deadLetters = embeddedTransport().deadLetters;
     const acked = await drainBatch(entries, {
       drainOne: drainOneFor(entries, handlers),
       enqueue: enqueueInto(accepted),
@@ -93,7 +94,7 @@ describe('drainBatch: one event cannot fail the rest of its batch', () => {
     const handlers = ['job.ok', 'drain.throws', 'job.ok2'];
     const { entries, ids } = batch(handlers);
     const accepted: HandlerJob[] = [];
-    const deadLetters = new MemoryDeadLetterStore();
+    const deadLetters = embeddedTransport().deadLetters;
     const acked = await drainBatch(entries, {
       drainOne: drainOneFor(entries, handlers),
       enqueue: enqueueInto(accepted),
@@ -119,7 +120,7 @@ describe('drainBatch: one event cannot fail the rest of its batch', () => {
     const handlers = ['job.ok', 'drain.outage', 'job.outage'];
     const { entries } = batch(handlers);
     const accepted: HandlerJob[] = [];
-    const deadLetters = new MemoryDeadLetterStore();
+    const deadLetters = embeddedTransport().deadLetters;
     const acked = await drainBatch(entries, {
       drainOne: drainOneFor(entries, handlers),
       enqueue: enqueueInto(accepted),
@@ -144,7 +145,7 @@ describe('dead letters of kind event', () => {
       events: TEST_EVENTS,
       handlers,
       config: fastConfig({}),
-      transport: memoryTransport(),
+      transport: testTransport('sqlite'),
       logger: silentLogger,
     });
     try {

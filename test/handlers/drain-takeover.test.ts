@@ -10,10 +10,10 @@ import { type DrainDeps, runDrain } from '../../src/handlers/drain.js';
 import type { EventLog } from '../../src/handlers/event-log.js';
 import { defineHandler } from '../../src/index.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
-import { MemoryDeadLetterStore } from '../../src/transports/memory/index.js';
 import { queueNamesOf, RedisStreamEventLog } from '../../src/transports/redis/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import { type RecordEvent, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { openRedis } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
@@ -21,6 +21,8 @@ import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const { prefix: PREFIX, redis, buses } = redisTestBed('drain-takeover');
+// Where the drains' dead letters would go (none are expected).
+const deadLetters = embeddedTransport().deadLetters;
 
 /** `[recid or id, consumer, deliveries]` of each entry pending in the group, oldest first. */
 async function pendingEntries(stream: string, group: string, recids: Map<string, string>) {
@@ -92,7 +94,7 @@ describe('drains of one process taking over a dead drain’s entries', () => {
       log: eventLog,
       dispatcher: new Dispatcher(pipeline),
       enqueue: async () => {},
-      deadLetters: new MemoryDeadLetterStore(),
+      deadLetters,
       limits: { maxEvents: 100, ttlMs: 20_000, batchSize: 10, blockMs: 10, claimStaleAfterMs },
       consumer,
       stopping: () => stopping,

@@ -11,12 +11,13 @@ import type { HandlerJob } from '../../src/handlers/handler-job.js';
 import { ObserverSet } from '../../src/handlers/observer-set.js';
 import { type HandledRun, silentLogger } from '../../src/index.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
-import { MemoryDeadLetterStore, MemoryEventLog, memoryTransport } from '../../src/transports/memory/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import { PIPE_EVENTS, PipeItem } from '../helpers/handler-paths.js';
 import { Recorder } from '../helpers/recorder.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testTransport } from '../helpers/transports.js';
 
 const bed = redisTestBed('fixhandlers-hook-timing');
 let buses = 0;
@@ -41,17 +42,17 @@ describe('onRetry of a sync handler', () => {
           },
         ],
       },
-      transport: memoryTransport(),
+      transport: testTransport('sqlite'),
     });
     const pipeline = busPipeline(bus, observer);
     const drainOf = async (event: PipeItem, enqueue: (jobs: HandlerJob[]) => Promise<void>) => {
-      const log = new MemoryEventLog(0, () => {});
+      const { log, deadLetters } = embeddedTransport({ name: `timing${++buses}` });
       await log.append([{ id: event.id, payload: bus.encode(event).payload }]);
       await runDrain({
         log,
         dispatcher: new Dispatcher(pipeline),
         enqueue,
-        deadLetters: new MemoryDeadLetterStore(),
+        deadLetters,
         limits: { maxEvents: 1, ttlMs: 5_000, batchSize: 10, blockMs: 10, claimStaleAfterMs: 60_000 },
         consumer: 'c',
         stopping: () => false,
@@ -76,7 +77,7 @@ describe('a bus with no observer', () => {
       events: PIPE_EVENTS,
       handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
       config: fastConfig({ name: `quiet${++buses}` }),
-      transport: memoryTransport(),
+      transport: testTransport('sqlite'),
       // Hooks left undefined are no hooks: this observer is not added.
       onHandled: undefined,
     });

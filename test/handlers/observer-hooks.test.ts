@@ -26,15 +26,11 @@ import {
 } from '../../src/index.js';
 import { SchedulingGate } from '../../src/scheduling/scheduling-gate.js';
 import { SoloGate } from '../../src/support/solo-gate.js';
-import {
-  MemoryDeadLetterStore,
-  MemoryEventLog,
-  MemoryTransport,
-  memoryTransport,
-} from '../../src/transports/memory/index.js';
 import { queueNamesOf } from '../../src/transports/redis/index.js';
+import { SqlTransport } from '../../src/transports/sql/index.js';
 import { busPipeline } from '../helpers/bus-pipeline.js';
 import { fastConfig } from '../helpers/buses.js';
+import { embeddedTransport } from '../helpers/embedded.js';
 import {
   HANDLER_PATHS,
   type HandlerPath,
@@ -231,7 +227,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     // Appended the way a foreign publisher would, beside a good event (its publish starts a drain).
     const good = PipeItem.create({ n: 1 });
     await bus.publish(good);
-    if (bus.transport instanceof MemoryTransport) {
+    if (bus.transport instanceof SqlTransport) {
       await bus.transport.publish([{ id: 'raw-1', payload }]);
     } else {
       await bed.redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', payload);
@@ -340,7 +336,7 @@ describe('a drain', () => {
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
       handlers: { 'PIPE.ITEM': [[rec.handler('sync'), true], rec.handler('async')] },
-      transport: memoryTransport(),
+      transport: testTransport('sqlite'),
     });
     const pipeline = busPipeline(bus, observer);
     const [refused, broken] = [PipeItem.create({ n: 1 }), PipeItem.create({ n: 2 })];
@@ -351,9 +347,8 @@ describe('a drain', () => {
         return super.drainOne(payload, deliveries);
       }
     }
-    const log = new MemoryEventLog(0, () => {});
+    const { log, deadLetters } = embeddedTransport();
     await log.append([refused, broken].map((e) => ({ id: e.id, payload: bus.encode(e).payload })));
-    const deadLetters = new MemoryDeadLetterStore();
     const result = await runDrain({
       log,
       dispatcher: new BreakingDispatcher(pipeline),

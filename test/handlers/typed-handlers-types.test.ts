@@ -21,7 +21,7 @@ import {
   silentLogger,
   type UnitOfWork,
 } from '../../src/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
+import { sqliteTransport } from '../../src/transports/sql/index.js';
 import {
   OrderEvent,
   OrderPaid,
@@ -58,7 +58,7 @@ async function tableOf(
     events,
     handlers: config,
     logger: silentLogger,
-    transport: memoryTransport(),
+    transport: sqliteTransport(),
   });
   await bus.close();
 }
@@ -207,7 +207,7 @@ describe('typed handlers: what the builder refuses at run time', () => {
       events: SHOP_EVENTS,
       handlers: { 'SHOP.ORDER.PAID': [ledger], SHOP: [[onAny, true]] },
       logger: silentLogger,
-      transport: memoryTransport(),
+      transport: sqliteTransport(),
     });
     expect(bus.handlers.plan('SHOP.ORDER.PAID').all.map((h) => [h.name, h.idempotent])).toEqual([
       ['events.any', false],

@@ -11,14 +11,12 @@ import * as eventStore from '../../src/event-store/index.js';
 import * as root from '../../src/index.js';
 import { CommitbusError, isCommitbusError } from '../../src/index.js';
 import * as testing from '../../src/testing/index.js';
-import * as memory from '../../src/transports/memory/index.js';
 import * as redis from '../../src/transports/redis/index.js';
 import * as sql from '../../src/transports/sql/index.js';
 
 const ENTRIES = {
   commitbus: root,
   'commitbus/redis': redis,
-  'commitbus/memory': memory,
   'commitbus/sql': sql,
   'commitbus/router': routerEntry,
   'commitbus/event-store': eventStore,

@@ -1,8 +1,11 @@
 /**
  * The errors users hit most, through the public API: each is a
  * CommitbusError of its own class, with its stable code, and its message
- * says what to do. Memory transport and SQLite: no server is involved.
+ * says what to do. The embedded transport and SQLite: no server is involved.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
@@ -28,7 +31,7 @@ import {
   unitOfWork,
 } from '../../src/index.js';
 import { createTestBus, TestBusNotStartedError } from '../../src/testing/index.js';
-import { MemoryWorkerStartedError, memoryTransport } from '../../src/transports/memory/index.js';
+import { SqlWorkerStartedError, sqliteTransport } from '../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../helpers/buses.js';
 import { RecordCreated, RecordRow, RecordUpdated } from '../helpers/records.js';
 
@@ -46,11 +49,11 @@ async function sqlite(): Promise<DataSource> {
   return dataSource;
 }
 
-function memoryBus(options: { dataSource?: DataSource } = {}) {
+function embeddedBus(options: { dataSource?: DataSource } = {}) {
   return buses.create({
     events: [RecordCreated],
     config: fastConfig({}),
-    transport: memoryTransport(),
+    transport: sqliteTransport({ pollMs: 20 }),
     ...options,
   });
 }
@@ -85,7 +88,7 @@ afterAll(() => Promise.all(dataSources.splice(0).map((d) => d.destroy())));
 
 describe('setting up', () => {
   it('a UnitOfWorkManager without a DataSource (nor one on its bus): NoDataSourceError', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     const error = await caught(() => new UnitOfWorkManager({ bus }));
     expectCommitbusError(
       error,
@@ -96,7 +99,7 @@ describe('setting up', () => {
   });
 
   it('a second DataSource on one bus: DataSourceMismatchError', async () => {
-    const bus = memoryBus({ dataSource: await sqlite() });
+    const bus = embeddedBus({ dataSource: await sqlite() });
     const other = await sqlite();
     const error = await caught(() => new UnitOfWorkManager({ dataSource: other, bus }));
     expectCommitbusError(
@@ -162,7 +165,7 @@ describe('setting up', () => {
 
 describe('publishing', () => {
   it('an event whose class the bus does not know: UnknownEventTypeError naming the known ones', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     const error = await caught(() => bus.publish(RecordUpdated.create({ recid: 'r-1' })));
     expectCommitbusError(
       error,
@@ -173,7 +176,7 @@ describe('publishing', () => {
   });
 
   it('both delay and delayUntil: InvalidDeliveryOptionsError, nothing published', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     const event = RecordCreated.create({ recid: 'r-2' });
     const error = await caught(() => bus.publish(event, { delay: 10, delayUntil: new Date() }));
     expectCommitbusError(
@@ -186,7 +189,7 @@ describe('publishing', () => {
   });
 
   it('on a unit of work kept past its commit: UnitOfWorkClosedError, and the event is not published', async () => {
-    const bus = memoryBus({ dataSource: await sqlite() });
+    const bus = embeddedBus({ dataSource: await sqlite() });
     const uowManager = new UnitOfWorkManager({ bus });
     const kept = await uowManager.run(async (uow) => uow);
     const error = await caught(() => kept.register(new SendEventOp(RecordCreated.create({ recid: 'r-3' }))));
@@ -200,7 +203,7 @@ describe('publishing', () => {
   });
 
   it('events registered from a commit hook, after the commit: UnitOfWorkClosedError', async () => {
-    const bus = memoryBus({ dataSource: await sqlite() });
+    const bus = embeddedBus({ dataSource: await sqlite() });
     const uowManager = new UnitOfWorkManager({ bus });
     let late: unknown;
     await uowManager.run(async (uow: UnitOfWork) => {
@@ -215,23 +218,28 @@ describe('publishing', () => {
 });
 
 describe('running and operating', () => {
-  it('a second worker on a memory bus: MemoryWorkerStartedError', async () => {
+  it('a second worker on an embedded bus: SqlWorkerStartedError', async () => {
     const { bus } = await buses.start({
       events: [RecordCreated],
       config: fastConfig({}),
-      transport: memoryTransport(),
+      transport: sqliteTransport({ pollMs: 20 }),
     });
     const error = await caught(() => bus.startWorker({ handleSignals: false }));
     expectCommitbusError(
       error,
-      MemoryWorkerStartedError,
-      'COMMITBUS_MEMORY_WORKER_STARTED',
+      SqlWorkerStartedError,
+      'COMMITBUS_SQL_WORKER_STARTED',
       /call startWorker\(\) once per bus/,
     );
   });
 
   it('a bus used after close(): BusClosedError for publish and startWorker, nothing published', async () => {
-    const bus = memoryBus();
+    // On a file, so a bus opened after it can see what the closed one left.
+    const file = join(await mkdtemp(join(tmpdir(), 'cb-errors-')), 'events.sqlite');
+    const onFile = () =>
+      buses.create({ events: [RecordCreated], config: fastConfig({}), transport: sqliteTransport({ file }) });
+    const bus = onFile();
+    await bus.publish(RecordCreated.create({ recid: 'r-before' }));
     await bus.close();
     const publish = await caught(() => bus.publish(RecordCreated.create({ recid: 'r-6' })));
     expectCommitbusError(
@@ -247,11 +255,14 @@ describe('running and operating', () => {
       'COMMITBUS_BUS_CLOSED',
       /cannot start a worker: .*createEventBus/,
     );
-    expect(await bus.backlog()).toBe(0);
+    const after = onFile();
+    expect(await after.backlog()).toBe(1);
+    await after.close();
+    await rm(dirname(file), { recursive: true, force: true });
   });
 
   it('waiting for idle with no worker to handle the backlog: IdleTimeoutError', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     await bus.publish(RecordCreated.create({ recid: 'r-5' }));
     const error = await caught(() => bus.whenIdle(100));
     expectCommitbusError(
@@ -263,7 +274,7 @@ describe('running and operating', () => {
   });
 
   it('an empty dead-letter filter: DeadLetterFilterError, nothing purged', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     const error = await caught(() => bus.deadLetters.purge({}));
     expectCommitbusError(
       error,
@@ -274,7 +285,7 @@ describe('running and operating', () => {
   });
 
   it('a filter with no field set, or a field no filter has: DeadLetterFilterError, nothing purged or re-driven', async () => {
-    const bus = memoryBus();
+    const bus = embeddedBus();
     await bus.transport.deadLetters.add([
       {
         id: 'e1.h',

@@ -251,7 +251,7 @@ describe('the package root', () => {
 });
 
 describe('the subpath exports', () => {
-  it('commitbus/redis and commitbus/memory carry the adapters and their stores', () => {
+  it('commitbus/redis carries the adapter and its stores, commitbus/memory its deprecated alias', () => {
     expect(Object.keys(redis).sort()).toEqual([
       'BullmqTransport',
       'HandlerJobQueues',
@@ -269,19 +269,8 @@ describe('the subpath exports', () => {
       'redisTransport',
       'routerKeys',
     ]);
-    expect(Object.keys(memory).sort()).toEqual([
-      'MemoryBatchStore',
-      'MemoryDeadLetterStore',
-      'MemoryEventLog',
-      'MemoryOrderingStore',
-      'MemoryRouterCatalog',
-      'MemorySchedulingRuleStore',
-      'MemoryTokenStore',
-      'MemoryTransport',
-      'MemoryWorkerStartedError',
-      'memoryRouterStores',
-      'memoryTransport',
-    ]);
+    // The deprecated alias of sqliteTransport() alone.
+    expect(Object.keys(memory).sort()).toEqual(['memoryTransport']);
     expect(Object.keys(transports)).toEqual(['transportFromEnv']);
   });
 
@@ -297,12 +286,16 @@ describe('the subpath exports', () => {
       'SqlSchedulingRuleStore',
       'SqlTransport',
       'SqlWorkerStartedError',
+      'SqliteDriverMissingError',
+      'SqliteOpenFailedError',
       'sqlTransport',
+      'sqliteTransport',
     ]);
     expect(exportedNames('src/transports/sql/index.ts').types).toEqual([
       'SqlDialect',
       'SqlRunner',
       'SqlTransportOptions',
+      'SqliteTransportOptions',
     ]);
   });
 

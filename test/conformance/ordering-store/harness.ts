@@ -83,7 +83,7 @@ export interface Harness {
   publish(events: readonly Publish[]): Promise<number>;
   /** The state of these lanes and workers, read atomically through the port. */
   snapshot(lanes: Iterable<string>, workers: Iterable<string>): Promise<Snapshot>;
-  /** Lets time pass (the fake clock in memory runs, real time otherwise). */
+  /** Lets time pass (real time, on every store). */
   pass(ms: number): Promise<void>;
   /** Redis only: the first half of `waitAndClaim` (the blocking pop into `w:<W>`), without the claim. */
   popOnly?(worker: string): Promise<string | null>;

@@ -1,0 +1,197 @@
+/**
+ * `sqliteTransport()`, the embedded transport: the options it refuses (a
+ * `ConfigError` that says what to pass), a bus on a database file that keeps
+ * its events across a restart and shares the file with a second bus of the
+ * process (two DataSources on one WAL file), a file it cannot open
+ * (`SqliteOpenFailedError` at the first publish, not a hang), and
+ * `memoryTransport()`, its deprecated alias.
+ */
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, type EventHandlersConfig } from '../../../src/index.js';
+import { memoryTransport } from '../../../src/transports/memory/index.js';
+import {
+  SqliteOpenFailedError,
+  type SqliteTransportOptions,
+  SqlTransport,
+  sqliteTransport,
+} from '../../../src/transports/sql/index.js';
+import { Buses, fastConfig } from '../../helpers/buses.js';
+import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
+import { Recorder } from '../../helpers/recorder.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+const buses = new Buses();
+afterEach(() => buses.closeAll());
+
+const folders: string[] = [];
+afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
+
+/** A database file in a fresh temporary folder (removed after the file's tests). */
+async function databaseFile(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'cb-sqlite-transport-'));
+  folders.push(folder);
+  return join(folder, 'events.sqlite');
+}
+
+/** An async handler of `RECORD.CREATE` that records its runs. */
+function recording(rec: Recorder): EventHandlersConfig {
+  return { 'RECORD.CREATE': [rec.handler('sqlite.record')] };
+}
+
+describe('sqliteTransport options', () => {
+  it('takes no options, a file, ":memory:" and a pollMs in range', () => {
+    expect(sqliteTransport().name).toBe('sqlite');
+    expect(sqliteTransport({ file: ':memory:', pollMs: 10 }).name).toBe('sqlite');
+    expect(sqliteTransport({ file: './events.sqlite', pollMs: 3_600_000 }).name).toBe('sqlite');
+  });
+
+  it.each([
+    ['not an object', () => sqliteTransport('./events.sqlite' as never), /takes an object of options/],
+    ['an array', () => sqliteTransport([] as never), /takes an object of options/],
+    [
+      'a misspelt option',
+      () => sqliteTransport({ fiel: './events.sqlite' } as never),
+      /no option 'fiel'; its options are file, pollMs$/,
+    ],
+    [
+      'a DataSource',
+      () => sqliteTransport({ dataSource: {} } as never),
+      /no option 'dataSource'.*use sqlTransport\(\{ dataSource \}\)/,
+    ],
+    ['an empty file', () => sqliteTransport({ file: '  ' }), /file must be a path or ':memory:'; got " {2}"/],
+    ['a file not a string', () => sqliteTransport({ file: 7 } as never), /file must be a path.*got 7/],
+    [
+      'a pollMs under 10',
+      () => sqliteTransport({ pollMs: 9 }),
+      /pollMs must be .* from 10 to 3600000; got 9/,
+    ],
+    ['a pollMs over an hour', () => sqliteTransport({ pollMs: 3_600_001 }), /from 10 to 3600000/],
+    ['a pollMs not whole', () => sqliteTransport({ pollMs: 20.5 }), /pollMs must be a whole number/],
+  ] as const)('refuses %s with a ConfigError', (_what, make: () => unknown, message: RegExp) => {
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow(message);
+  });
+
+  it('is in-process in memory only, and says so on the bus', async () => {
+    const file = await databaseFile();
+    expect(sqliteTransport().inProcess).toBe(true);
+    expect(sqliteTransport({ file: ':memory:' }).inProcess).toBe(true);
+    expect(sqliteTransport({ file }).inProcess).toBe(false);
+    const inMemory = buses.create({ events: TEST_EVENTS, transport: sqliteTransport() });
+    const onFile = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    expect(inMemory.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
+    expect(onFile.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false });
+  });
+});
+
+describe('a bus on sqliteTransport({ file })', () => {
+  const options = (file: string): SqliteTransportOptions => ({ file, pollMs: 20 });
+
+  it('publishes and handles', async () => {
+    const rec = new Recorder();
+    const { bus } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: recording(rec),
+      config: fastConfig({ name: 'sqlite-file' }),
+      transport: sqliteTransport(options(await databaseFile())),
+    });
+    expect(bus.transport).toBeInstanceOf(SqlTransport);
+    const event = recordCreated('r1');
+    await bus.publish(event);
+    await bus.whenIdle(10_000);
+    expect(rec.order(event.id)).toEqual(['sqlite.record']);
+    expect(await bus.deadLetters.list()).toEqual([]);
+  });
+
+  it('keeps events published and not handled across a restart: a new bus on the file handles them', async () => {
+    const file = await databaseFile();
+    const config = fastConfig({ name: 'sqlite-durable' });
+    const events = ['d1', 'd2', 'd3'].map(recordCreated);
+    const before = buses.create({ events: TEST_EVENTS, config, transport: sqliteTransport(options(file)) });
+    await before.publish(events);
+    expect(await before.backlog()).toBe(3);
+    await before.close();
+
+    const rec = new Recorder();
+    const { bus: after } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: recording(rec),
+      config,
+      transport: sqliteTransport(options(file)),
+    });
+    await after.whenIdle(10_000);
+    expect(events.map((e) => rec.count('sqlite.record', e.id))).toEqual([1, 1, 1]);
+    expect(await after.backlog()).toBe(0);
+  });
+
+  it('shares the file with a second bus of the process: one publishes, the other works', async () => {
+    const file = await databaseFile();
+    const config = fastConfig({ name: 'sqlite-shared' });
+    const rec = new Recorder();
+    const { bus: worker } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: recording(rec),
+      config,
+      transport: sqliteTransport(options(file)),
+    });
+    const publisher = buses.create({
+      events: TEST_EVENTS,
+      config,
+      transport: sqliteTransport(options(file)),
+    });
+    const events = Array.from({ length: 20 }, (_, i) => recordCreated(`s${i}`));
+    for (const event of events) await publisher.publish(event);
+
+    await waitFor('the worker bus to handle what the other published', async () => {
+      return rec.runs.length >= events.length && (await publisher.backlog()) === 0;
+    });
+    await worker.whenIdle(10_000);
+    expect(events.map((e) => rec.count('sqlite.record', e.id))).toEqual(events.map(() => 1));
+    expect(await publisher.deadLetters.list()).toEqual([]);
+  });
+
+  it('in a folder that does not exist yet: creates the folder and the file', async () => {
+    const file = join(dirname(await databaseFile()), 'new', 'events.sqlite');
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport(options(file)) });
+    await bus.publish(recordCreated('kept'));
+    expect(await bus.backlog()).toBe(1);
+    expect((await stat(file)).isFile()).toBe(true);
+  });
+
+  it('where no folder can be made: SqliteOpenFailedError at the first publish, not a hang', async () => {
+    // The folder would have to be a file that is there already.
+    const inTheWay = join(dirname(await databaseFile()), 'a-file');
+    await writeFile(inTheWay, 'not a folder');
+    const file = join(inTheWay, 'events.sqlite');
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport(options(file)) });
+    const error = await bus.publish(recordCreated('lost')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SqliteOpenFailedError);
+    expect(error).toMatchObject({ code: 'COMMITBUS_SQLITE_OPEN_FAILED' });
+    expect((error as Error).message).toContain(`could not open ${file}`);
+    expect((error as Error).message).toContain('Check that its folder exists and is writable');
+    // Tried again at the next call, and refused the same way.
+    await expect(bus.publish(recordCreated('lost again'))).rejects.toThrow(SqliteOpenFailedError);
+  });
+});
+
+describe('memoryTransport(), the deprecated alias', () => {
+  it('is sqliteTransport() in memory: a bus on it publishes and handles', async () => {
+    const adapter = memoryTransport();
+    expect(adapter).toMatchObject({ name: 'sqlite', inProcess: true });
+    const rec = new Recorder();
+    const { bus } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: recording(rec),
+      config: fastConfig({ name: 'sqlite-alias' }),
+      transport: adapter,
+    });
+    expect(bus.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
+    const event = recordCreated('m1');
+    await bus.publish(event);
+    await bus.whenIdle(10_000);
+    expect(rec.order(event.id)).toEqual(['sqlite.record']);
+  });
+});
