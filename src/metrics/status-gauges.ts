@@ -98,7 +98,7 @@ export function registerStatusGauges(
       h.parked,
     ]),
   );
-  // The bus keeps this count (in Redis, or in the process on the memory transport), only ever adding to it.
+  // The bus keeps this count (in Redis, or in a table of the SQL transport, SQLite too), only ever adding to it.
   const dropped: Counter = new Counter({
     name: `${prefix}dropped_runs_total`,
     help: 'Handler runs dropped by block rules, on the whole bus, since its count began',

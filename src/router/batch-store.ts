@@ -72,7 +72,7 @@ export interface BatchStore {
   recoverExpired(now: number, retryAt: number): Promise<number>;
   /** Drops up to `limit` of the oldest batches not being delivered. */
   dropOldest(limit: number): Promise<DroppedBatches>;
-  /** Bytes used by the store (Redis `used_memory`; an estimate in memory). */
+  /** Bytes used by the store (Redis `used_memory`: the whole server's). */
   memoryUsed(): Promise<number>;
   /** Queue figures per subscriber. */
   stats(): Promise<Record<string, SubscriberQueueStats>>;

@@ -1,6 +1,6 @@
 import type { StoredToken } from './client-token.js';
 
-/** The port of the API tokens: a Redis hash, or a map in memory. */
+/** The port of the API tokens (a Redis hash in `redisTransport()`'s router stores). */
 export interface TokenStore {
   /** Stores a token; returns `false`, storing nothing, when a token with that hash exists. */
   addToken(token: StoredToken): Promise<boolean>;

@@ -91,7 +91,8 @@ describe.each(TRANSPORT_NAMES)('bus.status() on %s', (transport) => {
     const status = await bus.status();
 
     expect(JSON.parse(JSON.stringify(status))).toEqual(status);
-    expect(status.bus).toEqual({ name, prefix, transport });
+    // The transport's own name: the embedded adapter is the SQL transport on SQLite.
+    expect(status.bus).toEqual({ name, prefix, transport: transport === 'sqlite' ? 'sql-sqlite' : 'redis' });
     expect(status.backlog).toMatchObject({ events: 3, ordered: 1, delayed: 1 });
     expect(status.backlog.oldestAgeMs).toBeGreaterThanOrEqual(0);
     expect(status.backlog.oldestAgeMs).toBeLessThan(10_000);

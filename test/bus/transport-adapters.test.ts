@@ -1,6 +1,7 @@
 /**
  * Transports as values: `createEventBus({ transport: redisTransport({ url }) })`,
- * `memoryTransport()`, or an adapter of one's own, made here outside `src`
+ * `memoryTransport()` (the deprecated name of `sqliteTransport()`, SQLite in
+ * this process's memory), or an adapter of one's own, made here outside `src`
  * by wrapping the in-process one. The adapter's settings win over the bus's
  * options; what an adapter leaves out (router stores) the bus says clearly.
  */
@@ -100,8 +101,8 @@ describe('redisTransport()', () => {
   });
 });
 
-describe('memoryTransport()', () => {
-  it('runs the bus in this process, whatever config.redis names', async () => {
+describe('memoryTransport(), the deprecated name of sqliteTransport()', () => {
+  it('runs the bus in this process on SQLite, whatever config.redis names; it holds no router', async () => {
     const { bus, seen } = await recordingBus({
       transport: memoryTransport(),
       config: { redis: { url: REDIS_URL } },
@@ -110,9 +111,10 @@ describe('memoryTransport()', () => {
       await bus.publish(recordCreated('m'));
       await bus.whenIdle(5_000);
       expect(seen).toEqual(['m']);
-      expect(bus.runsOn).toEqual({ transport: 'memory', inProcess: true });
-      expect(bus.router).toBe(bus.router);
-      expect(bus.router.deadLetters).toBe(bus.transport.deadLetters);
+      expect(bus.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
+      const error = thrown(() => bus.router);
+      expect(error).toBeInstanceOf(RouterStoresUnsupportedError);
+      expect(error).toMatchObject({ code: 'COMMITBUS_ROUTER_STORES_UNSUPPORTED', transport: 'sql-sqlite' });
       expect(bus.transport.bullmqQueues).toBeUndefined();
     } finally {
       await buses.closeAll();

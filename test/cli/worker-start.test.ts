@@ -1,7 +1,7 @@
 /**
  * How `commitbus worker` (and `status`) start: on a bus module whose event
- * store cannot start, and on a module that fell back to the in-process
- * memory transport because no Redis is configured.
+ * store cannot start, and on a module that fell back to the embedded
+ * default (SQLite in this process's memory) because no Redis is configured.
  */
 import { describe, expect, it } from 'vitest';
 import { type CliProcess, type CliResult, runCli, startCli } from '../helpers/cli-runner.js';
@@ -49,7 +49,7 @@ describe('commitbus worker, when the event store cannot start', () => {
 });
 
 describe('commitbus worker, status and the other commands on the shared bus, with no Redis configured', () => {
-  it('refuse the in-process memory transport it fell back to, saying what to set', {
+  it('refuse the in-process SQLite it fell back to, saying what to set', {
     timeout: CLI_TIMEOUT,
   }, async () => {
     const shown = (args: string[]) => runCli(['--module', ENV_MODULE, ...args], NO_REDIS);
@@ -71,7 +71,7 @@ describe('commitbus worker, status and the other commands on the shared bus, wit
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(
         new RegExp(
-          `^commitbus: commitbus ${command} refused: the bus runs on the in-process memory transport, .*transport: transportFromEnv\\(\\) .*set REDIS_URL .*or set COMMITBUS_TRANSPORT=memory if an in-process bus is what you mean\\n$`,
+          `^commitbus: commitbus ${command} refused: the bus runs on SQLite in this process's memory \\(the embedded default\\), .*transport: transportFromEnv\\(\\) .*set REDIS_URL .*COMMITBUS_TRANSPORT=sqlite with COMMITBUS_SQLITE_FILE .*or set COMMITBUS_TRANSPORT=memory if an in-process bus is what you mean\\n$`,
         ),
       );
     }
@@ -83,10 +83,13 @@ describe('commitbus worker, status and the other commands on the shared bus, wit
       exitedOrStopped(startCli(['worker', ENV_MODULE], asked)),
       runCli(['--module', ENV_MODULE, 'status', '--json'], asked),
     ]);
-    expect(worker.stdout).toContain(`${STARTED} events (prefix commitbus, transport memory)`);
+    expect(worker.stdout).toContain(`${STARTED} events (prefix commitbus, transport sql-sqlite)`);
     expect(worker.stdout).toContain('commitbus worker: stopped');
     expect(worker.code).toBe(0);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ bus: { transport: 'memory' }, backlog: { events: 0 } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      bus: { transport: 'sql-sqlite' },
+      backlog: { events: 0 },
+    });
   });
 });

@@ -5,9 +5,6 @@ import { RouterMetrics } from '../../src/router/router-metrics.js';
 import { RouterUpkeep } from '../../src/router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../../src/router/upkeep/upkeep-settings.js';
 import type { Logger } from '../../src/support/logger.js';
-import { MemoryBatchStore } from '../../src/transports/memory/memory.batch-store.js';
-import { MemoryDeadLetterStore } from '../../src/transports/memory/memory.dead-letter-store.js';
-import { MemoryRouterCatalog } from '../../src/transports/memory/memory.router-catalog.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisBatchStore } from '../../src/transports/redis/redis.batch-store.js';
 import { RedisDeadLetterStore } from '../../src/transports/redis/redis.dead-letter-store.js';
@@ -17,24 +14,13 @@ import type { RouterRig } from './router-rig.js';
 import { testCertificate } from './tls.js';
 
 // Delivery workers and upkeep over router stores, with short timeouts and backoff, for the delivery tests.
+// The router's stores exist on Redis only (as Routemaster's), so every rig is Redis: the one Redis, or the
+// cluster on the cluster project (`openRedis`).
 
 /** Connect timeout of the test routers' sender, ms. */
 export const CONNECT_MS = 200;
 /** Request timeout of the test routers' sender, ms. */
 export const REQUEST_MS = 300;
-
-/** Router stores in memory. */
-export function memoryRig(): RouterRig {
-  const catalog = new MemoryRouterCatalog();
-  return {
-    kind: 'memory',
-    batches: new MemoryBatchStore(catalog),
-    subscribers: catalog,
-    topics: catalog,
-    deadLetters: new MemoryDeadLetterStore(),
-    close: async () => {},
-  };
-}
 
 /** Router stores on Redis under `prefix`; `close()` deletes every key under it. */
 export async function redisRig(prefix: string): Promise<RouterRig> {
@@ -55,12 +41,9 @@ export async function redisRig(prefix: string): Promise<RouterRig> {
   };
 }
 
-/** Both kinds of stores, for `describe.each`. */
+/** The kinds of stores the delivery tests run on, for `describe.each`: Redis (a cluster on the cluster project). */
 export function rigs(prefix: string): [string, () => Promise<RouterRig>][] {
-  return [
-    ['memory', async () => memoryRig()],
-    ['redis', () => redisRig(prefix)],
-  ];
+  return [['redis', () => redisRig(prefix)]];
 }
 
 /** A worker, upkeep and metrics over `rig`, with short timeouts and backoff. */

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/index.js';
 import { createBusMetrics } from '../../src/metrics/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
+import { sqliteTransport } from '../../src/transports/sql/index.js';
 import { fastConfig } from '../helpers/buses.js';
 import { PIPE_EVENTS } from '../helpers/handler-paths.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
@@ -24,7 +24,7 @@ async function scrape(url: string): Promise<{ status: number; type: string; text
 
 describe('metrics options a worker cannot serve', () => {
   it('a registry without metrics() or contentType, or a port that is not one, is refused at start with a ConfigError', async () => {
-    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: memoryTransport(), logger: silentLogger });
+    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: sqliteTransport(), logger: silentLogger });
     const refused = async (metrics: unknown) =>
       bus.startWorker({ handleSignals: false, metrics: metrics as { port: number } }).then(
         () => undefined,
@@ -41,7 +41,7 @@ describe('metrics options a worker cannot serve', () => {
   });
 
   it('a registry that throws or gives no text fails the scrape with a 500, and the process goes on', async () => {
-    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: memoryTransport(), logger: silentLogger });
+    const bus = bed.buses.create({ events: PIPE_EVENTS, transport: sqliteTransport(), logger: silentLogger });
     for (const metrics of [
       () => {
         throw new Error('sync');
@@ -63,7 +63,7 @@ describe('a worker whose close fails', () => {
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
       config: fastConfig({}),
-      transport: memoryTransport(),
+      transport: sqliteTransport(),
     });
     const { transport } = bus;
     const start = transport.startWorker.bind(transport);

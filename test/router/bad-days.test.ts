@@ -1,14 +1,14 @@
 import { Agent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import type { TransportAdapter } from '../../src/index.js';
 import { ConfigError } from '../../src/index.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
 import { OwnRedis } from '../helpers/own-redis.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
-import { testPrefix } from '../helpers/redis.js';
+import { deleteKeys, openRedis, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
+import { testRedis } from '../helpers/transports.js';
 
 // What the router does on an operator's bad day: Redis away or refusing its
 // credentials, and requests built to break it.
@@ -24,6 +24,20 @@ afterEach(async () => {
   router = undefined;
   logger.clear();
 });
+/** The prefixes {@link apiStores} handed out, their keys deleted after the file. */
+const apiPrefixes: string[] = [];
+afterAll(async () => {
+  const redis = openRedis();
+  for (const prefix of apiPrefixes) await deleteKeys(redis, prefix);
+  await redis.quit();
+});
+
+/** The router's stores on the tests' Redis under a prefix of their own, so each test starts with no tokens. */
+function apiStores(): TransportAdapter {
+  const prefix = testPrefix('router-bad-days-api');
+  apiPrefixes.push(prefix);
+  return testRedis(prefix);
+}
 
 async function start(transport: TransportAdapter): Promise<RoutemasterClient> {
   router = await startRouter(
@@ -93,7 +107,7 @@ describe('the router with Redis away', () => {
 
 describe('requests built to break the API', () => {
   it('refuses data nested past what can be stored with a 400, not a 500', async () => {
-    const root = await start(memoryTransport());
+    const root = await start(apiStores());
     const token = ((await root.addToken('shop')).json as { token: string }).token;
     const deep = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
     const answer = await root
@@ -105,7 +119,7 @@ describe('requests built to break the API', () => {
   });
 
   it('refuses a "__proto__" key written with escapes', async () => {
-    const root = await start(memoryTransport());
+    const root = await start(apiStores());
     const token = ((await root.addToken('shop')).json as { token: string }).token;
     const answer = await root
       .as(token)
@@ -119,7 +133,7 @@ describe('requests built to break the API', () => {
   });
 
   it('answers a URL it cannot decode in its own shape, without echoing the path', async () => {
-    const root = await start(memoryTransport());
+    const root = await start(apiStores());
     const answer = await root.send('DELETE', '/api_tokens/shop--secret%zz');
     expect(answer.status).toBe(400);
     expect(answer.json).toEqual({

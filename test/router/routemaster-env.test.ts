@@ -13,7 +13,6 @@ import { deliverySettings } from '../../src/router/delivery/delivery-settings.js
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { loadRouterConfigFromEnv } from '../../src/router/load-router-config-from-env.js';
 import { loadRouterOptionsFromEnv } from '../../src/router/load-router-options-from-env.js';
-import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { deleteKeys, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
@@ -248,7 +247,7 @@ describe('a router started from a Routemaster environment', () => {
     const started = startRouter(
       {},
       { roles: ['delivery'], sender: { requestTimeoutMs: 3_000_000_000 } },
-      { logger, transport: memoryTransport() },
+      { logger, transport: redisTransport() },
     );
     await expect(started).rejects.toThrow(ConfigError);
     await expect(started).rejects.toThrow('sender.requestTimeoutMs (ROUTER_REQUEST_TIMEOUT_MS)');
@@ -258,7 +257,7 @@ describe('a router started from a Routemaster environment', () => {
     const started = startRouter(
       {},
       { roles: ['api'], port: 0, api: { rootKey: SHOP }, clients: [SHOP] },
-      { logger, transport: memoryTransport() },
+      { logger, transport: redisTransport() },
     );
     await expect(started).rejects.toThrow(ConfigError);
     await expect(started).rejects.toThrow('is the root key');

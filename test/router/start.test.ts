@@ -4,27 +4,34 @@ import { type RunningRouter, startRouter } from '../../src/bus/start-router.js';
 import type { CommitbusOptions } from '../../src/config/commitbus-options.js';
 import { loadConfigFromEnv } from '../../src/config/load-config-from-env.js';
 import { resolveOptions } from '../../src/config/resolve-options.js';
-import { ConfigError, type TransportAdapter } from '../../src/index.js';
+import { ConfigError, RouterStoresUnsupportedError, type TransportAdapter } from '../../src/index.js';
 import { RouterRedisRequiredError } from '../../src/router/errors/router-redis-required.error.js';
 import { memoryTransport } from '../../src/transports/memory/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
+import { sqliteTransport } from '../../src/transports/sql/index.js';
+import { Buses } from '../helpers/buses.js';
+import { TEST_EVENTS } from '../helpers/events.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 import { CLUSTER_NODES, deleteKeys, ON_CLUSTER, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { RoutemasterClient } from '../helpers/routemaster-client.js';
+import { thrownBy } from '../helpers/thrown-by.js';
 
 // Where startRouter keeps its data: where its transport adapter keeps it
-// (redisTransport() on the Redis its config names), in memory only when given
-// memoryTransport(), and nowhere at all without one: then it refuses to start.
+// (redisTransport() on the Redis its config names, the only adapter with
+// router stores), and nowhere at all without one or on an adapter without
+// them (the embedded SQLite): then it refuses to start.
 const PREFIX = testPrefix('router-start');
 const ROOT_KEY = 'router-start-root-key';
 const agent = new Agent();
 const redis = openRedis();
 const logger = recordingLogger();
+const buses = new Buses();
 /** What the router warned and logged as errors, in order. */
 const warnings = () => logger.messages('warn', 'error');
 let running: RunningRouter[] = [];
 
 afterEach(async () => {
+  await buses.closeAll();
   await Promise.all(running.map((router) => router.close()));
   running = [];
   logger.clear();
@@ -101,17 +108,33 @@ describe('startRouter with no transport', () => {
     const error = (await started.catch((e: unknown) => e)) as RouterRedisRequiredError;
     expect(error.code).toBe('COMMITBUS_ROUTER_REDIS_REQUIRED');
     expect(error.message).toContain('transport: redisTransport()');
-    expect(error.message).toContain('memoryTransport()');
+    // No in-process fallback to point at: the router's stores exist on Redis only.
+    expect(error.message).not.toMatch(/memoryTransport|sqliteTransport/);
+  });
+});
+
+describe('the router on the embedded default (SQLite in this process)', () => {
+  it('is refused on the stores of a bus given no transport, with the coded error saying the router needs Redis', () => {
+    const bus = buses.create({ events: TEST_EVENTS, logger });
+    expect(bus.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
+    const error = thrownBy(() => bus.router);
+    expect(error).toBeInstanceOf(RouterStoresUnsupportedError);
+    expect(error).toMatchObject({ code: 'COMMITBUS_ROUTER_STORES_UNSUPPORTED', transport: 'sql-sqlite' });
+    expect((error as Error).message).toMatch(
+      /on Redis \(as Routemaster does\), and the transport "sql-sqlite"/,
+    );
+    expect((error as Error).message).toContain('run the router on redisTransport()');
   });
 
-  it('runs in memory when given memoryTransport(), and warns that nothing outlives it', async () => {
-    const first = await start({ redis: { prefix: PREFIX } }, memoryTransport());
-    expect((await first.addToken('shop')).status).toBe(201);
-    expect(warnings().some((w) => w.includes("transport 'memory'") && w.includes('lost when it stops'))).toBe(
-      true,
-    );
-    // A second router on the same options shares nothing with the first.
-    const second = await start({ redis: { prefix: PREFIX } }, memoryTransport());
-    expect(await tokenNames(second)).toEqual([]);
+  it.each([
+    ['sqliteTransport()', () => sqliteTransport()],
+    ['memoryTransport(), its deprecated alias', () => memoryTransport()],
+  ])('is refused by startRouter given %s, before it serves anything', async (_, transport) => {
+    const refused = await start({ redis: { prefix: PREFIX } }, transport()).catch((error: unknown) => error);
+    expect(running).toEqual([]);
+    expect(refused).toBeInstanceOf(RouterStoresUnsupportedError);
+    expect(refused).toMatchObject({ code: 'COMMITBUS_ROUTER_STORES_UNSUPPORTED', transport: 'sqlite' });
+    expect((refused as Error).message).toMatch(/on Redis \(as Routemaster does\)/);
+    expect(warnings()).toEqual([]);
   });
 });

@@ -11,8 +11,7 @@ import type { BatchStore } from '../../src/router/batch-store.js';
 import { batchDeadLetter } from '../../src/router/delivery/webhook-dead-letter.js';
 import { IngestCoalescer } from '../../src/router/ingest-coalescer.js';
 import { topicRoute } from '../../src/router/topic-route.js';
-import { MemoryBatchStore } from '../../src/transports/memory/memory.batch-store.js';
-import { MemoryRouterCatalog } from '../../src/transports/memory/memory.router-catalog.js';
+import { redisRig } from '../helpers/delivery-rig.js';
 import { busConfigs } from '../helpers/outbox.js';
 import { closeSchema, openSchema } from '../helpers/postgres.js';
 import { committedRecids, createRecord, RecordCreated, RecordRow } from '../helpers/records.js';
@@ -109,7 +108,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
   });
 
   it('dead-letters a routed event at once when another client owns the topic', async () => {
-    const busConfig = config('sqlite', { name: 'owned' });
+    const busConfig = config('redis', { name: 'owned' });
     let store: BatchStore | undefined;
     const handlers: EventHandlersConfig = { 'RECORD.CREATE': [toRecords(() => store as BatchStore)] };
     const { bus } = await buses.start({ events: [RecordCreated], handlers, ...busConfig });
@@ -126,7 +125,7 @@ describe('topicRoute: bus events to a router topic, after commit', () => {
   });
 
   it('dead-letters a routed event at once when its url passes 2,048 bytes', async () => {
-    const busConfig = config('sqlite', { name: 'long-url' });
+    const busConfig = config('redis', { name: 'long-url' });
     let store: BatchStore | undefined;
     const longUrls = topicRoute<RecordCreated>({
       name: 'records.long-urls',
@@ -197,7 +196,7 @@ describe('re-driving webhook letters one by one', () => {
   it('queues each letter it can and removes it; a letter whose subscriber is gone stays, and a second re-drive duplicates nothing', async () => {
     const bus = buses.create({
       events: [RecordCreated],
-      ...config('sqlite', { name: 'letters-one-by-one' }),
+      ...config('redis', { name: 'letters-one-by-one' }),
     });
     await bus.router.subscribers.saveSubscriber(
       subscriberRecord('here', 'https://127.0.0.1:1/hook', { topics: ['records'] }),
@@ -228,42 +227,46 @@ describe('re-driving webhook letters one by one', () => {
 
 describe('IngestCoalescer', () => {
   it('merges the publishes of one turn into one ingest per topic, in arrival order, and gives each its outcome', async () => {
-    const catalog = new MemoryRouterCatalog();
-    const store = new MemoryBatchStore(catalog);
-    const calls: { topic: string; events: number }[] = [];
-    const counting: Pick<BatchStore, 'ingest'> = {
-      ingest: (publisher, topic, events, now) => {
-        calls.push({ topic, events: events.length });
-        return store.ingest(publisher, topic, events, now);
-      },
-    };
-    await catalog.saveSubscriber(
-      subscriberRecord('s', 'https://127.0.0.1:1/hook', {
-        topics: ['a', 'b'],
-        maxEvents: 100,
-        timeoutMs: 60_000,
-      }),
-    );
-    await store.ingest('owner', 'b', [], Date.now());
-    const coalescer = new IngestCoalescer(counting, Date.now, 3);
-    const results = await Promise.all([
-      ...[1, 2, 3, 4].map((i) => coalescer.ingest('me', 'a', `{"i":${i}}`)),
-      coalescer.ingest('me', 'b', '{"i":5}'),
-    ]);
-    expect(calls).toEqual([
-      { topic: 'a', events: 3 },
-      { topic: 'a', events: 1 },
-      { topic: 'b', events: 1 },
-    ]);
-    expect(results.map((r) => r.ok)).toEqual([true, true, true, true, false]);
-    await store.promoteDue(Date.now() + 120_000);
-    const [batch] = await store.take({
-      worker: 'w',
-      limit: 5,
-      now: Date.now() + 120_000,
-      leaseMs: 1_000,
-      maxInFlightPerSubscriber: 5,
-    });
-    expect(batch?.events).toEqual(['{"i":1}', '{"i":2}', '{"i":3}', '{"i":4}']);
+    const rig = await redisRig(`${PREFIX}-coalescer`);
+    const store = rig.batches;
+    try {
+      const calls: { topic: string; events: number }[] = [];
+      const counting: Pick<BatchStore, 'ingest'> = {
+        ingest: (publisher, topic, events, now) => {
+          calls.push({ topic, events: events.length });
+          return store.ingest(publisher, topic, events, now);
+        },
+      };
+      await rig.subscribers.saveSubscriber(
+        subscriberRecord('s', 'https://127.0.0.1:1/hook', {
+          topics: ['a', 'b'],
+          maxEvents: 100,
+          timeoutMs: 60_000,
+        }),
+      );
+      await store.ingest('owner', 'b', [], Date.now());
+      const coalescer = new IngestCoalescer(counting, Date.now, 3);
+      const results = await Promise.all([
+        ...[1, 2, 3, 4].map((i) => coalescer.ingest('me', 'a', `{"i":${i}}`)),
+        coalescer.ingest('me', 'b', '{"i":5}'),
+      ]);
+      expect(calls).toEqual([
+        { topic: 'a', events: 3 },
+        { topic: 'a', events: 1 },
+        { topic: 'b', events: 1 },
+      ]);
+      expect(results.map((r) => r.ok)).toEqual([true, true, true, true, false]);
+      await store.promoteDue(Date.now() + 120_000);
+      const [batch] = await store.take({
+        worker: 'w',
+        limit: 5,
+        now: Date.now() + 120_000,
+        leaseMs: 1_000,
+        maxInFlightPerSubscriber: 5,
+      });
+      expect(batch?.events).toEqual(['{"i":1}', '{"i":2}', '{"i":3}', '{"i":4}']);
+    } finally {
+      await rig.close();
+    }
   });
 });

@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { HandlerJob } from '../../../src/handlers/handler-job.js';
 import type { EventBus, EventBusOptions, EventHandlersConfig } from '../../../src/index.js';
-import { MemoryTransport } from '../../../src/transports/memory/index.js';
 import { bullmqJobId } from '../../../src/transports/redis/bullmq-job-id.js';
 import { queueNamesOf } from '../../../src/transports/redis/index.js';
 import { isRedisOutage } from '../../../src/transports/redis/redis-outage.js';
+import { SqlTransport } from '../../../src/transports/sql/index.js';
 import { fastConfig } from '../../helpers/buses.js';
 import { recordCreated, TEST_EVENTS } from '../../helpers/events.js';
 import { Recorder } from '../../helpers/recorder.js';
@@ -31,16 +31,16 @@ function foreignPayload(change: (envelope: { key: string; event: Record<string, 
   return JSON.stringify(envelope);
 }
 
-/** Appends payloads to the bus's log the way a foreign publisher would: XADD on Redis. */
+/** Appends payloads to the bus's log the way a foreign publisher would: XADD on Redis, the SQL transport's publish on SQLite. */
 async function appendRaw(bus: EventBus, payloads: readonly string[]): Promise<void> {
-  if (bus.transport instanceof MemoryTransport) {
+  if (bus.transport instanceof SqlTransport) {
     await bus.transport.publish(payloads.map((payload, i) => ({ id: `raw-${i}`, payload })));
     return;
   }
   for (const payload of payloads) await redis.xadd(queueNamesOf(bus.config).stream, '*', 'p', payload);
 }
 
-describe.each(['redis', 'memory'] as const)('poison input in a batch (%s)', (transport) => {
+describe.each(['redis', 'sqlite'] as const)('poison input in a batch (%s)', (transport) => {
   it('dead-letters entries serialize would refuse (an id with ":", a null createdAt, a bad key, a constructor or __proto__ key) as malformed; the rest of their batch is handled once', async () => {
     const rec = new Recorder();
     const handlers: EventHandlersConfig = {

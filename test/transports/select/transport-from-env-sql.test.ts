@@ -1,11 +1,16 @@
 /**
  * transportFromEnv and the SQL transport: `COMMITBUS_TRANSPORT=sql` runs the
  * bus on the DataSource given (`transportFromEnv({ dataSource })`), polling
- * every `COMMITBUS_SQL_POLL_MS`; without a DataSource, or with a poll out of
- * range, a `ConfigError` says what to pass or set. Called with no argument,
- * or without `env`, it reads `process.env`.
+ * every `COMMITBUS_SQL_POLL_MS`; `COMMITBUS_TRANSPORT=sqlite` on the file
+ * `COMMITBUS_SQLITE_FILE` names; without a DataSource or a file, or with a
+ * poll out of range, a `ConfigError` says what to pass or set. Called with no
+ * argument, or without `env`, it reads `process.env`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../../src/bus/transport.js';
 import { ConfigError, defineHandler, loadConfigFromEnv, silentLogger } from '../../../src/index.js';
 import { transportFromEnv } from '../../../src/transports/select/index.js';
@@ -58,7 +63,8 @@ describe.each(['postgres', 'sqlite'] as const)('COMMITBUS_TRANSPORT=sql (%s)', (
       config,
       transport: adapter,
     });
-    expect(bus.runsOn).toEqual({ transport: `sql-${which}`, inProcess: false });
+    // The tests' SQLite DataSource is in memory: a bus on it runs in this process only.
+    expect(bus.runsOn).toEqual({ transport: `sql-${which}`, inProcess: which === 'sqlite' });
     expect(sqlOf(bus.transport).pollMs).toBe(50);
     await bus.publish([recordCreated('e1'), recordCreated('e2')]);
     await waitFor('both events handled', () => seen.length === 2);
@@ -76,6 +82,50 @@ describe.each(['postgres', 'sqlite'] as const)('COMMITBUS_TRANSPORT=sql (%s)', (
       });
       expect(sqlOf(bus.transport).pollMs).toBe(1_000);
     }
+  });
+});
+
+describe('COMMITBUS_TRANSPORT=sqlite', () => {
+  const file = join(tmpdir(), `commitbus-from-env-${randomUUID()}.sqlite`);
+  afterAll(() => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  });
+
+  it('runs the bus on the file COMMITBUS_SQLITE_FILE names: a second bus from the same variables handles what the first published there', async () => {
+    const env = {
+      COMMITBUS_TRANSPORT: 'sqlite',
+      COMMITBUS_SQLITE_FILE: ` ${file} `,
+      COMMITBUS_SQL_POLL_MS: '20',
+      REDIS_URL: 'redis://cache',
+    };
+    const config = fastConfig({ name: `fromenv${++n}`, outbox: { enabled: false } });
+    const publisher = buses.create({ events: TEST_EVENTS, config, transport: transportFromEnv({ env }) });
+    expect(publisher.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false });
+    expect(sqlOf(publisher.transport).pollMs).toBe(20);
+    await publisher.publish([recordCreated('f1'), recordCreated('f2')]);
+    expect(existsSync(file)).toBe(true);
+    const seen: string[] = [];
+    const handler = defineHandler<RecordCreated>('env.file-seen', (e) => void seen.push(e.recid));
+    const { bus: worker } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: { 'RECORD.CREATE': [[handler, true]] },
+      config,
+      transport: transportFromEnv({ env }),
+    });
+    expect(worker.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false });
+    await waitFor('both events handled by the second bus', () => seen.length === 2);
+    expect(seen.sort()).toEqual(['f1', 'f2']);
+  });
+
+  it.each([
+    ['unset', {}],
+    ['blank', { COMMITBUS_SQLITE_FILE: '  ' }],
+  ])('refuses COMMITBUS_SQLITE_FILE %s with a ConfigError naming the variable', (_, vars) => {
+    const error = thrownBy(() => transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'sqlite', ...vars } }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(
+      /^COMMITBUS_TRANSPORT=sqlite runs the bus on a SQLite file .*: set COMMITBUS_SQLITE_FILE to its path/,
+    );
   });
 });
 
@@ -134,7 +184,7 @@ describe('transportFromEnv without env', () => {
       expect(transportFromEnv().name).toBe('redis');
     });
     withProcessEnv({ ...NO_REDIS, COMMITBUS_TRANSPORT: undefined }, () => {
-      expect(transportFromEnv().name).toBe('memory');
+      expect(transportFromEnv()).toMatchObject({ name: 'sqlite', inProcess: true });
     });
   });
 

@@ -61,22 +61,22 @@ describe('transportFromEnv', () => {
     expect(redisOf(redis)).toEqual({ cluster: ['10.0.0.1:7000', '10.0.0.2:7000'] });
   });
 
-  it('takes COMMITBUS_TRANSPORT first: memory over a Redis URL, bullmq as the old name of redis', () => {
+  it('takes COMMITBUS_TRANSPORT first: memory (SQLite in this process) over a Redis URL, bullmq as the old name of redis', () => {
     expect(
-      transportFromEnv({ env: { REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' } }).name,
-    ).toBe('memory');
+      transportFromEnv({ env: { REDIS_URL: 'redis://cache', COMMITBUS_TRANSPORT: 'memory' } }),
+    ).toMatchObject({ name: 'sqlite', inProcess: true });
     expect(transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'bullmq' } }).name).toBe('redis');
     expect(transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'redis' } }).name).toBe('redis');
   });
 
   it('is the in-process adapter with nothing set, empty variables counting as unset', () => {
-    const memory = transportFromEnv({ env: { REDIS_URL: '  ', COMMITBUS_TRANSPORT: '' } });
-    expect(memory).toMatchObject({ name: 'memory', inProcess: true });
+    const embedded = transportFromEnv({ env: { REDIS_URL: '  ', COMMITBUS_TRANSPORT: '' } });
+    expect(embedded).toMatchObject({ name: 'sqlite', inProcess: true });
   });
 
   it('refuses another transport name, and a Redis URL it cannot read, with a ConfigError showing no password', () => {
     expect(() => transportFromEnv({ env: { COMMITBUS_TRANSPORT: 'kafka' } })).toThrow(
-      new ConfigError('COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, sql, got "kafka"'),
+      new ConfigError('COMMITBUS_TRANSPORT must be one of redis, bullmq, sql, sqlite, memory, got "kafka"'),
     );
     const thrown = (() => {
       try {
@@ -120,8 +120,10 @@ describe('a bus given no adapter', () => {
       createEventBus({ events: TEST_EVENTS, logger: silentLogger, config }),
     );
     try {
-      expect(first.transport).toMatchObject({ name: 'memory', inProcess: true });
-      expect(others.map((bus) => bus.transport.name)).toEqual(['memory', 'memory', 'memory', 'memory']);
+      expect(first.transport).toMatchObject({ name: 'sql-sqlite', inProcess: true });
+      expect(others.map((bus) => bus.runsOn)).toEqual(
+        Array.from({ length: 4 }, () => ({ transport: 'sql-sqlite', inProcess: true })),
+      );
     } finally {
       await Promise.all([first, ...others].map((bus) => bus.close()));
     }
@@ -139,7 +141,9 @@ describe('a bus given no adapter', () => {
   it('refuses the string transport option with a ConfigError naming the adapters', () => {
     expect(() =>
       createEventBus({ events: TEST_EVENTS, logger: silentLogger, config: { transport: 'bullmq' } as never }),
-    ).toThrow(/the transport option is gone: .*redisTransport.*memoryTransport.*transportFromEnv/);
+    ).toThrow(
+      /the transport option is gone: .*redisTransport.*sqlTransport.*sqliteTransport.*transportFromEnv/,
+    );
   });
 });
 
@@ -148,11 +152,11 @@ describe('loadConfigFromEnv and COMMITBUS_TRANSPORT', () => {
     for (const value of ['kafka', 'Redis', 'reddis']) {
       expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: value }, {}, silentLogger)).toThrow(
         new ConfigError(
-          `COMMITBUS_TRANSPORT must be one of redis, bullmq, memory, sql, got ${JSON.stringify(value)}`,
+          `COMMITBUS_TRANSPORT must be one of redis, bullmq, sql, sqlite, memory, got ${JSON.stringify(value)}`,
         ),
       );
     }
-    for (const value of ['', ' ', 'memory', ' redis ', 'bullmq']) {
+    for (const value of ['', ' ', 'memory', 'sqlite', ' redis ', 'bullmq']) {
       expect(() => loadConfigFromEnv({ COMMITBUS_TRANSPORT: value }, {}, silentLogger)).not.toThrow();
     }
   });
