@@ -55,5 +55,7 @@ export async function unhandledWork({ bus, views }: App): Promise<UnhandledWork>
 export function resumeLine(progress: DemoProgress, work: UnhandledWork): string {
   const done = DEMO_STEPS.filter((step) => progress.done.has(step.name)).map((step) => step.name);
   const steps = `${done.length} of ${DEMO_STEPS.length} steps were done${done.length > 0 ? ` (${done.join(', ')})` : ''}`;
-  return `resuming: ${steps}; ${work.bus} bus deliveries and ${work.store} event-store events committed before the kill are handled now\n`;
+  const bus = `${work.bus} bus ${work.bus === 1 ? 'delivery' : 'deliveries'}`;
+  const store = `${work.store} event-store ${work.store === 1 ? 'event' : 'events'}`;
+  return `resuming: ${steps}; ${bus} and ${store} committed before the kill are handled now\n`;
 }
