@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import {
   createEventBus,
@@ -12,6 +13,7 @@ import {
   UnitOfWorkManager,
 } from '../../src/index.js';
 import { transportFromEnv } from '../../src/transports/select/index.js';
+import { sqlTransport } from '../../src/transports/sql/index.js';
 import { ENTITIES } from './entities.js';
 import { EVENTS } from './events.js';
 import { eventHandlers } from './handlers.js';
@@ -27,12 +29,36 @@ export function demoSchema(env: NodeJS.ProcessEnv = process.env): string {
   return schema;
 }
 
-/** The example's bus configuration: from the environment, its keys under `commitbus-demo` by default. */
+/**
+ * The SQLite file of the embedded default, absolute: `DEMO_SQLITE_FILE`, else
+ * `.commitbus-demo.sqlite` in the current directory; `undefined` when
+ * `DATABASE_URL` names a PostgreSQL instead.
+ */
+export function demoSqliteFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.DATABASE_URL) return undefined;
+  return resolve(env.DEMO_SQLITE_FILE ?? '.commitbus-demo.sqlite');
+}
+
+/**
+ * The example's bus configuration: from the environment, its keys under
+ * `commitbus-demo` by default. On the SQLite file the leases are short: a
+ * rerun after a `kill -9` waits for the dead run's leases on its lanes and
+ * jobs to run out before it handles what that run left (one demo runs on the
+ * file at a time, and its handlers take milliseconds).
+ */
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): ResolvedCommitbusOptions {
+  const prefix = env.COMMITBUS_REDIS_PREFIX ?? env.COMMITBUS_PREFIX ?? 'commitbus-demo';
+  if (demoSqliteFile(env) === undefined) return loadConfigFromEnv(env, { redis: { prefix } });
   return loadConfigFromEnv(env, {
-    redis: { prefix: env.COMMITBUS_REDIS_PREFIX ?? env.COMMITBUS_PREFIX ?? 'commitbus-demo' },
+    redis: { prefix },
+    handlers: { lockDurationMs: DEAD_RUN_LEASE_MS },
+    ordering: { leaseMs: DEAD_RUN_LEASE_MS },
+    drains: { claimStaleAfterMs: DEAD_RUN_LEASE_MS },
   });
 }
+
+/** How long a killed run's leases hold on the SQLite file. */
+const DEAD_RUN_LEASE_MS = 2_000;
 
 /** The example's wiring: database, bus, service. */
 export interface App {
@@ -41,35 +67,41 @@ export interface App {
   readonly service: RecordService;
   /** The event-sourced view counts (views.ts); its writer runs once `views.start()` is called. */
   readonly views: EventStore;
+  /** The SQLite file the app runs on, or `undefined` on PostgreSQL. */
+  readonly sqliteFile: string | undefined;
   close(): Promise<void>;
 }
 
 /**
  * Builds the app from the environment: PostgreSQL when `DATABASE_URL` is set
- * (its tables in the schema {@link demoSchema}, created if missing; else SQLite
- * in memory), Redis + BullMQ when `REDIS_URL` is set (else the in-process
- * transport).
+ * (its tables in the schema {@link demoSchema}, created if missing), else the
+ * SQLite file {@link demoSqliteFile} (WAL, created if missing, kept as it is
+ * if there); Redis + BullMQ when `REDIS_URL` is set, else the SQL transport
+ * on that same database, so each unit of work writes its events in its own
+ * transaction.
  */
 export async function createApp(
   env: NodeJS.ProcessEnv = process.env,
   onPublished?: (events: readonly Event[]) => void,
 ): Promise<App> {
   const schema = demoSchema(env);
+  const sqliteFile = demoSqliteFile(env);
   const dataSource = new DataSource(
-    env.DATABASE_URL
+    sqliteFile === undefined
       ? { type: 'postgres', url: env.DATABASE_URL, schema, entities: ENTITIES }
-      : { type: 'better-sqlite3', database: ':memory:', entities: ENTITIES },
+      : { type: 'better-sqlite3', database: sqliteFile, enableWAL: true, entities: ENTITIES },
   );
   await dataSource.initialize();
-  if (env.DATABASE_URL) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  if (sqliteFile === undefined) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   await dataSource.synchronize();
+  // Redis when REDIS_URL (or REDIS_CLUSTER_NODES) is set, else the SQL transport: the bus's tables beside the app's.
+  const named = transportFromEnv({ env, dataSource });
   const bus = createEventBus({
     events: EVENTS,
-    handlers: eventHandlers(dataSource),
+    handlers: eventHandlers(),
     dataSource,
     config: demoConfig(env),
-    // Redis when REDIS_URL (or REDIS_CLUSTER_NODES) is set, else in this process.
-    transport: transportFromEnv({ env }),
+    transport: named.name === 'redis' || named.name === 'sql' ? named : sqlTransport({ dataSource }),
     logger: silentLogger,
     ...(onPublished ? { onPublished } : {}),
   });
@@ -80,6 +112,7 @@ export async function createApp(
     bus,
     service,
     views,
+    sqliteFile,
     close: async () => {
       await views.close();
       await bus.close();

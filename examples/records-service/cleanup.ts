@@ -1,6 +1,7 @@
-// What the demo creates on Redis + PostgreSQL, removed: its schema (tables and
-// all) and its bus's Redis keys. On the embedded default there is nothing to
-// remove: SQLite in memory and the in-process bus end with the process.
+// What the demo creates, removed: on PostgreSQL its schema (tables and all),
+// on Redis its bus's keys, on the embedded default its SQLite file and the
+// files SQLite and the event store's writer keep beside it.
+import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { transportFromEnv } from '../../src/transports/select/index.js';
@@ -46,4 +47,19 @@ export async function removeDemoData(env: NodeJS.ProcessEnv = process.env): Prom
     }
   }
   return { schema, keys, prefix: config.redis.prefix };
+}
+
+/**
+ * The files beside a SQLite database: its WAL and shared memory, and the
+ * event store writer's lock file (with its journal).
+ */
+const COMPANIONS = ['-wal', '-shm', '-commitbus-writer', '-commitbus-writer-journal'];
+
+/**
+ * Removes the SQLite file and its companions, the file itself last: a run
+ * stopped half-way through leaves the file, which says whether its run had
+ * finished. Call it only once the DataSource is closed.
+ */
+export function removeDemoFile(file: string): void {
+  for (const suffix of [...COMPANIONS, '']) rmSync(`${file}${suffix}`, { force: true });
 }

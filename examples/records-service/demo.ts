@@ -1,26 +1,57 @@
 // `npm run demo`: the records service end to end. Without environment it runs
-// on SQLite in memory and the in-process bus; with REDIS_URL and DATABASE_URL
-// it runs on Redis + PostgreSQL, with the worker as a separate process, and
-// removes what it created there (its schema and Redis keys) before and after.
+// on the embedded default: a SQLite file (`.commitbus-demo.sqlite` in the
+// current directory, or DEMO_SQLITE_FILE) holding the app's tables, the
+// event store's and the bus's, whose SQL transport writes each unit of work's
+// events in its transaction. Stopped at any moment (`kill -9` too), a rerun
+// resumes: it skips the steps done (demo-steps.ts), its worker handles what
+// was committed and not handled, and it ends with the same summary; the file
+// goes once a run finished. With REDIS_URL and DATABASE_URL it runs on
+// Redis + PostgreSQL, with the worker as a separate process, and does not
+// resume: it removes what it created there (its schema and Redis keys)
+// before and after.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp } from './app.js';
-import { removeDemoData } from './cleanup.js';
-import { EventMetric, Notification, Record, SearchIndexEntry } from './entities.js';
-import { POPULAR_AT, PopularRecord, RecordViews } from './views.js';
+import type { Event } from '../../src/index.js';
+import { createApp, demoSqliteFile } from './app.js';
+import { removeDemoData, removeDemoFile } from './cleanup.js';
+import { markFinished, readProgress, resumeLine, unhandledWork } from './demo-progress.js';
+import { runDemoSteps } from './demo-steps.js';
+import { printSummary } from './demo-summary.js';
 
 const log = (line: string) => console.log(line);
-// A run that was stopped half-way left its schema and keys: start from none.
-await removeDemoData();
-const app = await createApp(process.env, (events) => {
+const onPublished = (events: readonly Event[]) => {
   for (const e of events) log(`  published  ${e.handlingKey.padEnd(15)} ${e.id}`);
-});
-const { bus, dataSource, service, views } = app;
+};
+const file = demoSqliteFile();
+const found = file !== undefined && existsSync(file);
+// Redis + PostgreSQL: a run that was stopped half-way left its schema and keys: start from none.
+// A SQLite file gone: whatever SQLite kept beside it belongs to no database now.
+if (file === undefined) await removeDemoData();
+else if (!found) removeDemoFile(file);
+let app = await createApp(process.env, onPublished);
+let progress = await readProgress(app.dataSource);
+let resuming = found;
+if (file !== undefined && progress.finished) {
+  // Its run finished and was stopped while removing the file: nothing to resume.
+  log('found the file of a finished run: starting fresh');
+  await app.close();
+  removeDemoFile(file);
+  app = await createApp(process.env, onPublished);
+  progress = await readProgress(app.dataSource);
+  resuming = false;
+}
+const { bus, views } = app;
 const onRedis = bus.runsOn.transport === 'redis';
+// The file as the cwd names it, or its whole path when it is elsewhere.
+const inCwd = file === undefined ? undefined : relative(process.cwd(), file);
+const shown = inCwd === undefined || inCwd.startsWith('..') ? file : inCwd;
 log(
-  `commitbus demo on ${onRedis ? 'Redis + PostgreSQL' : 'the embedded default (in-process bus, SQLite)'}\n`,
+  `commitbus demo on ${onRedis ? 'Redis + PostgreSQL' : shown === undefined ? 'PostgreSQL (SQL transport)' : `the embedded default (SQLite file ${shown}, SQL transport)`}\n`,
 );
+if (resuming) log(resumeLine(progress, await unhandledWork(app)));
 
 let child: ChildProcess | undefined;
 if (onRedis) {
@@ -34,90 +65,29 @@ if (onRedis) {
 // The event store's writer: this process becomes the one writer for the view counts.
 await views.start();
 
-// TypeORM gives SQLite a single connection, so in-process handlers would write
-// inside whatever transaction the service has open: on the embedded default
-// the demo lets the handlers finish after each step. PostgreSQL needs no wait.
-const step = async (title: string, action: () => Promise<unknown>) => {
-  log(title);
-  await action();
-  if (!onRedis) await bus.whenIdle();
-};
-for (const [recid, title] of [
-  ['r1', 'Coral reefs'],
-  ['r2', 'Glaciers'],
-  ['r3', 'Dunes'],
-] as const) {
-  await step(`create ${recid} (a unit of work; its event goes out after commit)`, () =>
-    service.create(recid, title),
-  );
-}
-await step('publish r1, r2', async () => {
-  await service.publish('r1');
-  await service.publish('r2');
-});
-await step('delete r3', () => service.delete('r3'));
-await step('create r1 again: the insert fails, the transaction rolls back, nothing is published', () =>
-  service.create('r1', 'Duplicate').then(
-    () => log('  unexpected: it committed'),
-    (error: Error) => log(`  rolled back: ${error.message.split('\n')[0]}`),
-  ),
-);
-
-await step(
-  `view r1 ${POPULAR_AT} times and r2 once (each view is a unit of work dispatching RECORD.VIEWED to the event store)`,
-  async () => {
-    for (const recid of [...Array(POPULAR_AT).fill('r1'), 'r2']) {
-      const op = await service.view(recid);
-      const handled = await op.handled();
-      const sub = handled.events.map((e) => `, sub-event ${e.type}`).join('');
-      log(
-        `  v${handled.v} RECORD.VIEWED ${recid}: views=${String(handled.result?.recordViews?.sav?.[0]?.views)}${sub}`,
-      );
-    }
-  },
-);
-await step('view r3: it was deleted, so the unit of work fails and nothing is dispatched', () =>
-  service.view('r3').then(
-    () => log('  unexpected: it committed'),
-    (error: Error) => log(`  rolled back: ${error.message}`),
-  ),
-);
+await runDemoSteps(app, progress.done, log);
 
 // Handlers run on the worker (a separate process on Redis); wait until all is handled.
 const started = Date.now();
 await views.waitForQueue();
 await bus.whenIdle(15_000);
 log(`\nall handled ${Date.now() - started} ms after the last commit:`);
-const records = await dataSource.getRepository(Record).find({ order: { recid: 'ASC' } });
-log(
-  `  records (committed):   ${records.map((r) => `${r.recid}${r.published ? ' published' : ''}`).join(', ')}`,
-);
-const metrics = await dataSource.getRepository(EventMetric).find({ order: { key: 'ASC' } });
-log(`  metrics.count (sync):  ${metrics.map((m) => `${m.key}=${m.count}`).join(', ')}`);
-const index = await dataSource.getRepository(SearchIndexEntry).find({ order: { recid: 'ASC' } });
-log(`  search.index (async):  ${index.map((r) => `${r.recid} "${r.title}"`).join(', ')}`);
-const notes = await dataSource.getRepository(Notification).find({ order: { id: 'ASC' } });
-log(`  notifications (async, idempotent): ${notes.map((n) => n.message).join('; ')}`);
-const viewRows = await dataSource.getRepository(RecordViews).find({ order: { recid: 'ASC' } });
-log(`  record_views (event-sourced): ${viewRows.map((r) => `${r.recid}=${r.views}`).join(', ')}`);
-const popular = await dataSource.getRepository(PopularRecord).find();
-log(`  popular_record (sub-event): ${popular.map((r) => `${r.recid} since v${r.since}`).join(', ')}`);
-log(
-  `  event store version:   v${await views.getVersion()}, halted: ${(await views.halted()) ? 'yes' : 'no'}`,
-);
-await bus.outbox?.flush();
-log(`  outbox rows left:      ${await bus.outbox?.pending()}`);
-const deadLetters = await bus.deadLetters.list();
-log(`  dead letters:          ${deadLetters.length}`);
+await printSummary(app, log);
 
 if (child !== undefined) {
   child.kill('SIGTERM');
   await once(child, 'exit');
 }
+if (file !== undefined) await markFinished(app);
 await app.close();
-const removed = await removeDemoData();
-log(
-  removed.schema === undefined && removed.keys === 0
-    ? '\nleft behind: nothing (SQLite in memory, in-process bus)'
-    : `\nremoved what the demo created: ${removed.schema === undefined ? '' : `schema ${removed.schema}, `}${removed.keys} Redis keys under ${removed.prefix}`,
-);
+if (file !== undefined) {
+  removeDemoFile(file);
+  log(`\nremoved ${shown} (and the files beside it): the run finished, so the next one starts fresh`);
+} else {
+  const removed = await removeDemoData();
+  const what = [
+    ...(removed.schema === undefined ? [] : [`schema ${removed.schema}`]),
+    ...(onRedis ? [`${removed.keys} Redis keys under ${removed.prefix}`] : []),
+  ];
+  log(`\nremoved what the demo created: ${what.join(', ')}`);
+}

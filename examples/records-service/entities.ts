@@ -54,12 +54,24 @@ export class EventMetric {
   count!: number;
 }
 
+/**
+ * A step of the demo that is done (demo-steps.ts): a step that commits writes
+ * its row in its own unit of work, so a rerun after a kill skips exactly the
+ * steps whose rows committed.
+ */
+@Entity('demo_steps')
+export class DemoStepDone {
+  @PrimaryColumn({ type: 'varchar', length: 60 })
+  name!: string;
+}
+
 /** Every entity of the example, and commitbus's own tables (outbox, completion records, event store). */
 export const ENTITIES = [
   Record,
   Notification,
   SearchIndexEntry,
   EventMetric,
+  DemoStepDone,
   ...VIEW_ENTITIES,
   ...COMMITBUS_ENTITIES,
 ];
