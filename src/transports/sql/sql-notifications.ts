@@ -14,11 +14,17 @@ const TOPICS: ReadonlySet<string> = new Set<WakeTopic>(['events', 'jobs', 'lanes
  */
 export function openSqlWakeups(db: SqlDb, bus: string, logger: Logger): SqlWakeups {
   const waiters = new Map<WakeTopic, Set<() => void>>();
-  const wake = (topic: WakeTopic) => {
+  const wakeEvery = (topic: WakeTopic) => {
     for (const w of [...(waiters.get(topic) ?? [])]) w();
   };
+  // One drain per wake-up: the others would claim nothing. A drain whose claim came back full wakes the next.
+  const wake = (topic: WakeTopic) => {
+    if (topic !== 'events') return wakeEvery(topic);
+    const [first] = waiters.get(topic) ?? [];
+    first?.();
+  };
   const wakeAll = () => {
-    for (const topic of waiters.keys()) wake(topic);
+    for (const topic of waiters.keys()) wakeEvery(topic);
   };
   const prefix = `${bus}|`;
   const listener =

@@ -24,7 +24,11 @@ export interface SqlWakeups {
    * statement that fires it itself (as {@link SqlWakeups.notifyIn} would).
    */
   notification(topic: WakeTopic): readonly [channel: string, payload: string];
-  /** Wakes this process's waiters on `topic` now. */
+  /**
+   * Wakes this process's waiters on `topic` now: on `events`, the one that
+   * waited longest only (the drains of a worker hand a wake-up on: a drain
+   * whose claim came back full wakes the next), on the other topics all.
+   */
   local(topic: WakeTopic): void;
   /**
    * Resolves on the next wake-up for `topic` from any process, or after

@@ -283,10 +283,17 @@ export class SqlEventLog implements EventLog {
   }
 
   async read(consumer: string, count: number, blockMs: number): Promise<LogEntry[]> {
-    const first = await this.claim(consumer, count, 'locked_at IS NULL', []);
+    const first = await this.readNow(consumer, count);
     if (first.length > 0 || blockMs <= 0) return first;
     await this.options.wakeups.wait('events', blockMs);
-    return this.claim(consumer, count, 'locked_at IS NULL', []);
+    return this.readNow(consumer, count);
+  }
+
+  /** One claim of events not locked; a full batch wakes another drain of this process, as more may wait. */
+  private async readNow(consumer: string, count: number): Promise<LogEntry[]> {
+    const entries = await this.claim(consumer, count, 'locked_at IS NULL', []);
+    if (entries.length === count) this.options.wakeups.local('events');
+    return entries;
   }
 
   async claimStale(consumer: string, minIdleMs: number): Promise<LogEntry | undefined> {
