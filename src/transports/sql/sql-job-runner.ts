@@ -26,10 +26,10 @@ export interface SqlJobSource {
   claim(worker: string, max: number, leaseMs: number): Promise<ClaimedJob[]>;
   /** Removes a finished job; resolves to false when the claim no longer held it. */
   complete(jobId: string, lease: string): Promise<boolean>;
-  /** Lets go of a job to run again at `runAt` (epoch ms), with `attemptsMade` runs and `job` as it now is. */
-  retryAt(
+  /** Lets go of a job to run again `delayMs` from now (the database's clock), with `attemptsMade` runs and `job` as it now is. */
+  retryAfter(
     jobId: string,
-    runAt: number,
+    delayMs: number,
     attemptsMade: number,
     job: HandlerJob,
     lease: string,
@@ -183,12 +183,15 @@ export class SqlJobRunner {
     } else if (made < job.attempts || error instanceof TransportUnavailableError) {
       const counted = made < job.attempts ? made : claimed.attemptsMade;
       const wait = decided ?? jobRetryDelay(job, made);
-      await this.source.retryAt(job.jobId, Date.now() + wait, counted, job, lease).catch((e: unknown) => {
+      const kept = await this.source.retryAfter(job.jobId, wait, counted, job, lease).catch((e: unknown) => {
         logger.warn(
           { jobId: job.jobId, error: describeError(e).message },
           'could not schedule a handler job again; its lease will hand it out',
         );
+        return false;
       });
+      // This process looks again when the retry comes due, not at its next poll (others poll).
+      if (kept && wait > 0) this.wakeWhenDue(wait);
     } else {
       logger.error(
         { jobId: job.jobId, handler: job.handler, error: describeError(error).message },
@@ -196,6 +199,12 @@ export class SqlJobRunner {
       );
       await this.source.complete(job.jobId, lease).catch(() => {});
     }
+  }
+
+  /** Wakes the claim loop once `ms` have passed (a timer that keeps no process alive). */
+  private wakeWhenDue(ms: number): void {
+    if (ms >= this.options.pollMs) return;
+    setTimeout(() => this.options.wakeups.local('jobs'), ms + 1).unref();
   }
 
   /** The run's lease was claimed by another worker (this one stalled past it): the job is theirs now. */

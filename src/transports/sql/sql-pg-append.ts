@@ -28,7 +28,8 @@ export interface PgAppendRow {
 
 /**
  * Appends `rows` (events of no lane) on PostgreSQL in ONE statement of the
- * publishing transaction `tx`: the dedupe ids are upserted (an id accepted
+ * publishing transaction `tx`: the dedupe ids are upserted in id order (two
+ * transactions with the same ids wait, never deadlock; an id accepted
  * within the window is left alone), the events whose id was accepted now
  * (or that skip dedupe) are inserted in publishing order, and the events
  * wake-up `pg_notify` fires, still inside `tx` (PostgreSQL delivers it on
@@ -57,7 +58,7 @@ export async function appendOnPostgres(
   const sql = `WITH input (ord, event_id, payload, deliver_at, dedupe, first) AS (VALUES ${values}),
     accepted AS (
       INSERT INTO ${ids} (bus, event_id, expires_at)
-      SELECT ?, event_id, ${now} + ? FROM input WHERE dedupe AND first
+      SELECT ?, event_id, ${now} + ? FROM input WHERE dedupe AND first ORDER BY event_id
       ON CONFLICT (bus, event_id) DO UPDATE SET expires_at = excluded.expires_at
       WHERE ${ids}.expires_at <= ${now}
       RETURNING event_id),

@@ -182,8 +182,9 @@ export class SqlEventLog implements EventLog {
    * the ids accepted now, leaving out those accepted within the window.
    */
   private async accept(tx: SqlRunner, events: readonly OutgoingEvent[]): Promise<Set<string>> {
-    // Unique: PostgreSQL refuses an upsert that would change one row twice.
-    const ids = [...new Set(events.filter((e) => !e.skipDedupe).map((e) => e.id))];
+    // Unique: PostgreSQL refuses an upsert that would change one row twice. Sorted: two transactions
+    // upserting the same ids lock them in one order, so they wait for each other instead of deadlocking.
+    const ids = [...new Set(events.filter((e) => !e.skipDedupe).map((e) => e.id))].sort();
     const accepted = new Set<string>();
     const now = this.db.now;
     for (let start = 0; start < ids.length; start += INSERT_CHUNK) {

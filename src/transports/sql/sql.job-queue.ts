@@ -9,9 +9,9 @@ import type { SqlWakeups } from './sql-wakeups.js';
 
 /** A job a worker claimed: the job, the runs it made before this claim, and the claim's lease. */
 export interface ClaimedSqlJob {
-  /** The job as it was enqueued (or as {@link SqlHandlerJobQueue.retryAt} last stored it). */
+  /** The job as it was enqueued (or as {@link SqlHandlerJobQueue.retryAfter} last stored it). */
   readonly job: HandlerJob;
-  /** Runs made before this one (what {@link SqlHandlerJobQueue.retryAt} last recorded). */
+  /** Runs made before this one (what {@link SqlHandlerJobQueue.retryAfter} last recorded). */
   readonly attemptsMade: number;
   /** Hand-outs of this run, this one included: one more each time an expired lease was claimed. */
   readonly deliveries: number;
@@ -103,7 +103,7 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
    * On PostgreSQL concurrent claims skip each other's rows
    * (`FOR UPDATE SKIP LOCKED`); on SQLite the claim runs in a
    * `BEGIN IMMEDIATE` transaction. Does not count a run: the worker records
-   * runs with {@link SqlHandlerJobQueue.retryAt}. Each claim has a new lease
+   * runs with {@link SqlHandlerJobQueue.retryAfter}. Each claim has a new lease
    * token; claiming an expired lease counts a delivery (its worker died or
    * stalled), so a job that kills its worker reaches `maxDeliveries`.
    */
@@ -175,21 +175,21 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
   }
 
   /**
-   * For workers: a run failed and the job runs again at `runAt` (epoch ms):
-   * releases its lease and stores `attemptsMade` and `job` (its failures
-   * appended), only while the claim `lease` holds it when given. Resolves
-   * to whether the job was changed.
+   * For workers: a run failed and the job runs again `delayMs` from now on
+   * the database's clock (as claims compare it): releases its lease and
+   * stores `attemptsMade` and `job` (its failures appended), only while the
+   * claim `lease` holds it when given. Resolves to whether the job was changed.
    */
-  async retryAt(
+  async retryAfter(
     jobId: string,
-    runAt: number,
+    delayMs: number,
     attemptsMade: number,
     job: HandlerJob,
     lease?: string,
   ): Promise<boolean> {
-    const params = [runAt, attemptsMade, JSON.stringify(job), this.bus, jobId];
+    const params = [Math.max(0, Math.round(delayMs)), attemptsMade, JSON.stringify(job), this.bus, jobId];
     const changed = await this.db.execute(
-      `UPDATE ${this.table} SET run_at = ?, attempts_made = ?, data = ?, locked_by = NULL, locked_until = NULL,
+      `UPDATE ${this.table} SET run_at = ${this.db.now} + ?, attempts_made = ?, data = ?, locked_by = NULL, locked_until = NULL,
          lease = NULL, deliveries = 0
        WHERE bus = ? AND job_id = ?${heldBy(lease)}`,
       lease === undefined ? params : [...params, lease],

@@ -1,5 +1,5 @@
 /**
- * The SQL job queue's worker methods (claim, complete, retryAt, extend) on
+ * The SQL job queue's worker methods (claim, complete, retryAfter, extend) on
  * PostgreSQL and SQLite: leases, due times and the once-per-id rule.
  */
 import { randomBytes } from 'node:crypto';
@@ -64,7 +64,7 @@ describe.each([
     expect((await queue.counts()).waiting).toBe(1);
   });
 
-  it('retryAt releases a job for later with its runs; a lapsed lease is claimable again; extend keeps one', async () => {
+  it('retryAfter releases a job for later with its runs; a lapsed lease is claimable again; extend keeps one', async () => {
     const queue = open();
     await queue.enqueue([job('a'), job('b')]);
     const [a] = await queue.claim('w1', 1, 30_000);
@@ -75,14 +75,14 @@ describe.each([
     expect(await queue.claim('w2', 10, 30_000)).toEqual([]);
 
     const failed = job('a', { failures: [] });
-    expect(await queue.retryAt('a', 0, 1, failed)).toBe(true);
+    expect(await queue.retryAfter('a', 0, 1, failed)).toBe(true);
     const again = await queue.claim('w2', 10, 30_000);
     expect(again.map((c) => [c.job.jobId, c.attemptsMade])).toEqual([['a', 1]]);
     expect((await queue.counts()).running).toBe(2);
-    expect(await queue.retryAt('a', Date.now() + 60_000, 2, failed)).toBe(true);
+    expect(await queue.retryAfter('a', 60_000, 2, failed)).toBe(true);
     expect(await queue.claim('w3', 10, 30_000)).toEqual([]);
     expect((await queue.counts()).retrying).toBe(1);
-    expect(await queue.retryAt('missing', 0, 1, failed)).toBe(false);
+    expect(await queue.retryAfter('missing', 0, 1, failed)).toBe(false);
   });
 
   it('claiming an expired lease counts a delivery; a run let go starts counting again', async () => {
@@ -92,7 +92,7 @@ describe.each([
     const second = await queue.claim('w2', 1, -1);
     const third = await queue.claim('w3', 1, 30_000);
     expect([first, second, third].map((c) => c[0]?.deliveries)).toEqual([1, 2, 3]);
-    expect(await queue.retryAt('a', 0, 1, job('a'), third[0]?.lease)).toBe(true);
+    expect(await queue.retryAfter('a', 0, 1, job('a'), third[0]?.lease)).toBe(true);
     expect((await queue.claim('w1', 1, 30_000))[0]?.deliveries).toBe(1);
   });
 
@@ -103,7 +103,7 @@ describe.each([
     const [current] = await queue.claim('w2', 1, 30_000);
     const old = stalled?.lease ?? '';
     expect(await queue.complete('a', old)).toBe(false);
-    expect(await queue.retryAt('a', 0, 1, job('a'), old)).toBe(false);
+    expect(await queue.retryAfter('a', 0, 1, job('a'), old)).toBe(false);
     expect(await queue.extend([{ jobId: 'a', lease: old }], 30_000)).toBe(0);
     const wrote: string[] = [];
     expect(await queue.whileHeld('a', old, async () => void wrote.push('old'))).toBe(false);
