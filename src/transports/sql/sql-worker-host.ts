@@ -5,8 +5,9 @@ import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
 import type { DeadLetterSink } from '../../handlers/observed-dead-letters.js';
 import type { WorkerHost } from '../../handlers/worker-host.js';
-import { describeError } from '../../support/logger.js';
+import { describeError, type Logger } from '../../support/logger.js';
 import { PeriodicTask } from '../../support/periodic-task.js';
+import { NO_ANSWER, readWithin } from '../../support/read-within.js';
 import { SqlLeaseLostError } from './errors/sql-lease-lost.error.js';
 import { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 import type { SqlDeadLetterStore } from './sql.dead-letter-store.js';
@@ -35,10 +36,14 @@ export interface SqlWorkerHostDeps {
   readonly pruneEveryMs: number;
 }
 
+/** How long past the handlers' shutdown time a stop waits for a statement still out, in milliseconds. */
+const STOP_GRACE_MS = 2_000;
+
 interface Running {
   readonly id: string;
   readonly runner: SqlJobRunner;
   readonly prune: PeriodicTask;
+  readonly logger: Logger;
   stopping: boolean;
   drain: Promise<void>;
 }
@@ -85,7 +90,7 @@ export class SqlWorkerHost implements WorkerHost {
       () => this.deps.log.pruneExpiredIds(),
       logger,
     );
-    const running: Running = { id, runner, prune, stopping: false, drain: Promise.resolve() };
+    const running: Running = { id, runner, prune, logger, stopping: false, drain: Promise.resolve() };
     this.worker = running;
     this.deps.wakeups.resume();
     runner.start();
@@ -139,7 +144,18 @@ export class SqlWorkerHost implements WorkerHost {
     if (running.stopping) return;
     running.stopping = true;
     this.deps.wakeups.interrupt();
-    await Promise.all([running.drain, running.runner.close(timeoutMs), running.prune.stop()]);
+    // A claim stuck on a database that stopped answering must not hold the shutdown: after the
+    // handlers' time and a grace, what still runs is left (its rows go back when their leases lapse).
+    const stopped = await readWithin(
+      () => Promise.all([running.drain, running.runner.close(timeoutMs), running.prune.stop()]),
+      timeoutMs + STOP_GRACE_MS,
+    );
+    if (stopped === NO_ANSWER) {
+      running.logger.warn(
+        { timeoutMs },
+        'SQL worker stopped with a statement still waiting on the database; its claims go back when their leases lapse',
+      );
+    }
     if (this.worker === running) this.worker = undefined;
   }
 }

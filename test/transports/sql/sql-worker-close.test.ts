@@ -88,4 +88,41 @@ describe('closing a SQL worker while it claims (postgres)', () => {
       await Promise.all([admin.end(), waker.end()]);
     }
   });
+
+  it('returns after the shutdown time and a grace while a claim still waits on a database that does not answer', async () => {
+    const config = fastConfig({
+      name: `sqlhang${process.pid}`,
+      outbox: { enabled: false },
+      shutdownTimeoutMs: 300,
+      drains: { blockMs: 3_600_000, ttlMs: 3_600_000 },
+    });
+    const db = new SqlDb(dataSource);
+    const { worker } = await buses.start({
+      events: [...TEST_EVENTS],
+      handlers: { 'RECORD.CREATE': [[defineHandler<RecordCreated>('noop', () => {}), false]] },
+      config,
+      transport: sqlTransport({ dataSource, pollMs: 3_600_000, drains: 1 }),
+    });
+    const admin = new pg.Client(PG);
+    const waker = new pg.Client(PG);
+    await Promise.all([admin.connect(), waker.connect()]);
+    try {
+      await waitFor('the worker to LISTEN', async () => (await connections(admin, 'listen')) >= 1);
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE ${db.table('commitbus_events')} IN ACCESS EXCLUSIVE MODE`);
+      await waker.query('SELECT pg_notify($1, $2)', ['commitbus', `${config.name}|events`]);
+      await waitFor('the claim to wait on the lock', async () => (await connections(admin, 'lock')) >= 1);
+      let closed = false;
+      const closing = worker.close().then(() => {
+        closed = true;
+      });
+      // The lock is held all along: only the bound ends the close.
+      await waitFor('the worker to close with the claim still waiting', () => closed, { timeoutMs: 10_000 });
+      expect(await connections(admin, 'lock')).toBeGreaterThanOrEqual(1);
+      await closing;
+    } finally {
+      await admin.query('ROLLBACK').catch(() => {});
+      await Promise.all([admin.end(), waker.end()]);
+    }
+  });
 });
