@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from '../../support/logger.js';
 import { holdsTransactionGate, withTransactionGate } from '../../uow/transaction-gate.js';
 import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
+import { SqliteTransportClosedError } from './errors/sqlite-transport-closed.error.js';
 import { asUnavailable } from './sql-connection-failure.js';
 import { guardPgPool } from './sql-pg-pool-guard.js';
 import { toPostgresPlaceholders } from './sql-placeholders.js';
@@ -102,7 +103,9 @@ export class SqlDb implements SqlRunner {
   /**
    * @param ready - for a DataSource the transport owns (`sqliteTransport()`):
    * opens it (initialize, migrations) before the first statement; every
-   * statement and transaction awaits it.
+   * statement and transaction awaits it. Such a DataSource found destroyed
+   * was closed with its bus: {@link SqliteTransportClosedError}, not a
+   * request to initialize a DataSource the application never had.
    */
   constructor(
     readonly dataSource: DataSource,
@@ -226,7 +229,11 @@ export class SqlDb implements SqlRunner {
   }
 
   private open(action: string): QueryRunner {
-    if (!this.dataSource.isInitialized) throw new SqlDataSourceNotInitializedError(action);
+    if (!this.dataSource.isInitialized) {
+      throw this.ready !== undefined
+        ? new SqliteTransportClosedError(action, this.where())
+        : new SqlDataSourceNotInitializedError(action);
+    }
     if (this.dialect === 'postgres') guardPgPool(this.dataSource, this.logger);
     return this.dataSource.createQueryRunner();
   }
