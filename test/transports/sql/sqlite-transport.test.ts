@@ -3,9 +3,10 @@
  * `ConfigError` that says what to pass), a bus on a database file that keeps
  * its events across a restart and shares the file with a second bus of the
  * process (two DataSources on one WAL file), a file it cannot open
- * (`SqliteOpenFailedError` at the first publish, not a hang), a bus used
- * after close (`SqliteTransportClosedError`, not a request to initialize a
- * DataSource the user never had), and `memoryTransport()`, its deprecated alias.
+ * (`SqliteOpenFailedError` at the first publish, not a hang), close
+ * waiting for the publishes under way, a bus used after close
+ * (`SqliteTransportClosedError`, not a request to initialize a DataSource
+ * the user never had), and `memoryTransport()`, its deprecated alias.
  */
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -209,6 +210,23 @@ describe('a bus on sqliteTransport() used after close', () => {
       await expect(transport.publish([])).rejects.toThrow(/could not run a transaction: this bus was closed/);
     },
   );
+
+  it('close waits for the publishes under way: each resolves, and a bus on the file finds them all', async () => {
+    const file = await databaseFile();
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    await bus.publish(recordCreated('first'));
+    // Called before close, settled after it began: waiting for the group transaction of the appends.
+    const pending = Array.from({ length: 50 }, (_, i) =>
+      bus.publish(recordCreated(`under-way-${i}`)).then(
+        () => 'published',
+        (error: unknown) => String(error),
+      ),
+    );
+    await bus.close();
+    expect(new Set(await Promise.all(pending))).toEqual(new Set(['published']));
+    const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    expect(await after.backlog()).toBe(51);
+  });
 
   it('closed before its first statement: the same error, and the database is never opened', async () => {
     const file = await databaseFile();
