@@ -3,7 +3,8 @@
  * `ConfigError` that says what to pass), a bus on a database file that keeps
  * its events across a restart and shares the file with a second bus of the
  * process (two DataSources on one WAL file), a file it cannot open
- * (`SqliteOpenFailedError` at the first publish, not a hang), close
+ * (`SqliteOpenFailedError` at the first publish, not a hang, and opened at a
+ * later call once the cause is gone), close
  * waiting for the publishes under way, a bus used after close
  * (`SqliteTransportClosedError`, not a request to initialize a DataSource
  * the user never had), and `memoryTransport()`, its deprecated alias.
@@ -178,6 +179,20 @@ describe('a bus on sqliteTransport({ file })', () => {
     expect((error as Error).message).toContain('Check that its folder exists and is writable');
     // Tried again at the next call, and refused the same way.
     await expect(bus.publish(recordCreated('lost again'))).rejects.toThrow(SqliteOpenFailedError);
+  });
+});
+
+describe('a bus on sqliteTransport() whose file could not be opened', () => {
+  it('opens it at a later call once the cause is gone, and works from there', async () => {
+    const inTheWay = join(dirname(await databaseFile()), 'in-the-way');
+    await writeFile(inTheWay, 'not a folder');
+    const file = join(inTheWay, 'events.sqlite');
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file, pollMs: 20 }) });
+    await expect(bus.publish(recordCreated('refused'))).rejects.toThrow(SqliteOpenFailedError);
+    await rm(inTheWay);
+    await bus.publish(recordCreated('kept'));
+    expect(await bus.backlog()).toBe(1);
+    expect((await stat(file)).isFile()).toBe(true);
   });
 });
 
