@@ -183,6 +183,13 @@ describe('a bus on sqliteTransport({ file })', () => {
 });
 
 describe('a bus on sqliteTransport() whose file could not be opened', () => {
+  it('in memory, says so instead of pointing at a folder', () => {
+    const error = new SqliteOpenFailedError(':memory:', new Error('out of memory'));
+    expect(error.message).toMatch(/could not open its database in this process's memory .*: out of memory$/);
+    expect(error.message).not.toContain('folder');
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
   it('opens it at a later call once the cause is gone, and works from there', async () => {
     const inTheWay = join(dirname(await databaseFile()), 'in-the-way');
     await writeFile(inTheWay, 'not a folder');
