@@ -5,7 +5,8 @@
  * process (two DataSources on one WAL file), a file it cannot open
  * (`SqliteOpenFailedError` at the first publish, not a hang, and opened at a
  * later call once the cause is gone), close
- * waiting for the publishes under way, a bus used after close
+ * waiting for the publishes under way (the first one opening the file too),
+ * a bus used after close
  * (`SqliteTransportClosedError`, not a request to initialize a DataSource
  * the user never had), and `memoryTransport()`, its deprecated alias.
  */
@@ -248,6 +249,17 @@ describe('a bus on sqliteTransport() used after close', () => {
     expect(new Set(await Promise.all(pending))).toEqual(new Set(['published']));
     const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
     expect(await after.backlog()).toBe(51);
+  });
+
+  it('closed while its first publish is opening the file: the publish lands, then the file is closed', async () => {
+    const file = await databaseFile();
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    const first = bus.publish(recordCreated('opening'));
+    await bus.close();
+    await first;
+    await expect(bus.backlog()).rejects.toThrow(SqliteTransportClosedError);
+    const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    expect(await after.backlog()).toBe(1);
   });
 
   it('closed before its first statement: the same error, and the database is never opened', async () => {
