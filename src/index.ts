@@ -1,6 +1,7 @@
 /**
  * The package root: what a service author needs. Adapters and their stores
- * are at `commitbus/redis` and `commitbus/memory` (`transportFromEnv` at
+ * are at `commitbus/redis` and `commitbus/sql` (`commitbus/memory` keeps the
+ * deprecated `memoryTransport()`; `transportFromEnv` at
  * `commitbus/transports` picks one from the environment), the test bus at
  * `commitbus/testing`, the router's parts (and `startRouter`) at
  * `commitbus/router`, the event store's at `commitbus/event-store`, a bus's

@@ -25,7 +25,7 @@ const ms = (value: number) => round(value, 2);
 const load = () => round(loadavg()[0] ?? 0, 2);
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
-/** The SQL transport against its peers on PostgreSQL and the in-process transport on SQLite; prints its tables and returns the figures. */
+/** The SQL transport against its peers on PostgreSQL, and on a SQLite file against SQLite in memory (the embedded default); prints its tables and returns the figures. */
 export async function compareSql(databaseUrl: string): Promise<Record<string, number>> {
   await assertReachable(databaseUrl);
   const started = performance.now();

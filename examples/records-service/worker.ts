@@ -1,12 +1,14 @@
 // A worker process: handles the example's events until SIGINT/SIGTERM.
-// Run it with REDIS_URL and DATABASE_URL set: `npm run worker`, which execs
-// `node --import tsx examples/records-service/worker.ts` so SIGTERM reaches it.
+// Run it with `npm run worker`, which execs `node --import tsx
+// examples/records-service/worker.ts` so SIGTERM reaches it: on the demo's
+// SQLite file (DEMO_SQLITE_FILE, shared through WAL with the process that
+// publishes), or on PostgreSQL with DATABASE_URL (and Redis with REDIS_URL).
 import { createApp } from './app.js';
 
 const app = await createApp();
 if (app.bus.runsOn.inProcess) {
   console.error(
-    'the worker needs REDIS_URL: with the in-process transport, events never leave the publisher',
+    "the worker needs a database other processes share (a SQLite file, DATABASE_URL or REDIS_URL): on SQLite in this process's memory, events never leave the publisher",
   );
   process.exit(2);
 }

@@ -1,7 +1,7 @@
 import type { EventBus } from '../bus/event-bus.js';
 import { CliError } from './errors/cli.error.js';
 
-/** The variable that asks for the in-process transport on purpose. */
+/** The variable that asks for SQLite in this process's memory on purpose (`memory`). */
 const TRANSPORT_VARIABLE = 'COMMITBUS_TRANSPORT';
 
 /**

@@ -51,7 +51,7 @@ export async function withBus(
  * {@link withBus} for a command that shows or changes the bus the services
  * and workers share (status, dead letters, rules, ordering, the router's
  * records, the dashboard): refused, saying what to set, when the module's bus
- * runs on the in-process transport without `COMMITBUS_TRANSPORT=memory`
+ * runs on SQLite in this process's memory (the embedded default) without `COMMITBUS_TRANSPORT=memory`
  * asking for it, instead of showing an empty bus of its own.
  */
 export function withSharedBus(

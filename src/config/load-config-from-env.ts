@@ -39,7 +39,7 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
  * picks the adapter from the same variables (`COMMITBUS_TRANSPORT=redis`
  * marks these options as naming a Redis, so a bus given them and no
- * adapter is refused rather than run in memory; a value other than `redis`, `bullmq`, `memory` or `sql` is a
+ * adapter is refused rather than run in memory; a value other than `redis`, `bullmq`, `sql`, `sqlite` or `memory` is a
  * `ConfigError`, as `transportFromEnv()` says). A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */

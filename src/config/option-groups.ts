@@ -61,7 +61,9 @@ export interface DrainOptions {
    */
   blockMs: number;
   /**
-   * How many drain jobs may run at once across all worker processes.
+   * How many drain jobs may run at once across all worker processes, on the
+   * Redis transport. The SQL transport (and so the embedded default) does
+   * not read it: each of its workers runs `sqlTransport({ drains })` drains.
    * @defaultValue `4`
    */
   maxConcurrent: number;

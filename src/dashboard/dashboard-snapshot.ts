@@ -65,11 +65,11 @@ export function isUnavailable<T>(part: SnapshotPart<T>): part is Unavailable {
 export interface DashboardSnapshot {
   /** The bus's name (`config.name`). */
   readonly bus: string;
-  /** The bus's transport: its adapter's name (`redis`, `memory`). */
+  /** The bus's transport: its adapter's name (`redis`, `sql-postgres`, `sql-sqlite`). */
   readonly transport: string;
   /** `bus.status()`: backlog, jobs, parked, dropped, dead letters by kind and handler, per handler, outbox. */
   readonly status: SnapshotPart<BusStatus>;
-  /** The bus's BullMQ queues; empty on the memory transport. */
+  /** The bus's BullMQ queues; empty on the SQL transport (and so the embedded default). */
   readonly queues: SnapshotPart<readonly QueueView[]>;
   /** How many dead letters there are (`status.deadLetters.count`; those listed when the status is unavailable). */
   readonly deadLetterCount: number;

@@ -29,7 +29,7 @@ export type DeadLetterVersion = Pick<DeadLetter, 'id' | 'deadAt'>;
 
 /**
  * The port of the dead-letter store: a Redis hash and sorted set on the
- * Redis transport, a map in memory on the in-process one.
+ * Redis transport, rows of `commitbus_dead_letters` on the SQL one.
  */
 export interface DeadLetterStore {
   /** Stores letters; a letter replaces one with the same id. */

@@ -2,7 +2,7 @@ import type { AppendResult, OutgoingEvent } from './outgoing-event.js';
 
 /**
  * The publishing side of a transport: where serialized events go. An adapter
- * (`commitbus/redis`, `commitbus/memory`) implements it; the bus and the
+ * (`commitbus/redis`, `commitbus/sql`) implements it; the bus and the
  * outbox relay publish through it.
  */
 export interface EventPublisher {

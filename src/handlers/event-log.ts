@@ -18,7 +18,8 @@ export interface LogEntry {
 
 /**
  * Where published events wait until a drain has handled them: a Redis stream
- * with a consumer group on the Redis transport, an array in memory.
+ * with a consumer group on the Redis transport, rows of `commitbus_events`
+ * on the SQL one (PostgreSQL, or SQLite: the embedded default).
  * Entries read by a consumer stay pending until acknowledged; entries pending
  * too long (their drain died) can be claimed by another consumer. Delayed
  * events wait beside the log until due.

@@ -119,7 +119,7 @@ export function registerStatusGauges(
   gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
     one(s.halted.count),
   );
-  // Like dropped runs: the bus keeps the count (in Redis, or in the process on memory), only ever adding to it.
+  // Like dropped runs: the bus keeps the count (in Redis, or in its tables on the SQL transport), only ever adding to it.
   const rebased: Counter = new Counter({
     name: `${prefix}ordered_keys_rebased_total`,
     help: "Times an order key's lane stopped waiting for a position that never came and went on from the first it held (after the gap wait, or by bus.ordering.rebase), on the whole bus",

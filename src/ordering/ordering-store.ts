@@ -94,7 +94,8 @@ export interface HaltedLane {
 /**
  * The port of ordered lanes: where ordered events wait per order key, who owns
  * a lane, and its current event. Every method is atomic. Implemented on Redis
- * (Redis, shared by every process) and in memory.
+ * (Lua scripts) and on SQL (`commitbus_lanes` and the tables beside it, on
+ * PostgreSQL or SQLite), both shared by every process of the bus.
  *
  * Gaps: when a worker is to be handed a sync lane's next event and that
  * position is missing while later ones wait, the store notes since when

@@ -1,7 +1,7 @@
 /**
- * The port where the last tick of each schedule of a bus lives (a map in
- * memory, a Redis hash under the bus's hash tag, rows of
- * `commitbus_schedule_ticks` on SQL), so that of all the processes running
+ * The port where the last tick of each schedule of a bus lives (a Redis
+ * hash under the bus's hash tag, rows of `commitbus_schedule_ticks` on
+ * SQL), so that of all the processes running
  * one schedule exactly one publishes each tick. Every process of a bus sees
  * the same store.
  *

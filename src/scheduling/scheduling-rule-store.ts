@@ -3,7 +3,7 @@ import type { RuleKind, RuleTarget, SchedulingRule } from './scheduling-rule.js'
 
 /**
  * The port where scheduling rules and the work they hold back live: a Redis
- * hash and lists on the Redis transport, maps in memory. Every process of
+ * hash and lists on the Redis transport, rows on the SQL one. Every process of
  * a bus sees the same store: what a call wrote, every later call of any
  * process reads.
  *

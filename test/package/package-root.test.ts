@@ -288,6 +288,7 @@ describe('the subpath exports', () => {
       'SqlWorkerStartedError',
       'SqliteDriverMissingError',
       'SqliteOpenFailedError',
+      'SqliteTransportClosedError',
       'sqlTransport',
       'sqliteTransport',
     ]);

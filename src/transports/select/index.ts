@@ -1,7 +1,8 @@
 /**
  * `commitbus/transports`: the transport the environment names
  * ({@link transportFromEnv}). The adapters themselves are at
- * `commitbus/redis`, `commitbus/memory` and `commitbus/sql`.
+ * `commitbus/redis` and `commitbus/sql` (`commitbus/memory` keeps only the
+ * deprecated `memoryTransport()`).
  * @module commitbus/transports
  */
 export {

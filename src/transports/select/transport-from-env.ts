@@ -7,7 +7,7 @@ import { silentLogger } from '../../support/logger.js';
 import { redisTransport } from '../redis/redis-transport.js';
 import type { sqlTransport } from '../sql/sql-transport.js';
 import { sqliteTransport } from '../sql/sqlite-transport.js';
-import { sqlFromEnv, sqliteFromEnv } from './sql-from-env.js';
+import { SQLITE_FILE_VARIABLE, sqlFromEnv, sqliteFromEnv } from './sql-from-env.js';
 
 /** What {@link transportFromEnv} takes. */
 export interface TransportFromEnvOptions {
@@ -43,8 +43,9 @@ const OPTION_NAMES = ['env', 'dataSource'];
  * `memory` (SQLite in this process's memory) when set; else the Redis adapter when a Redis is named (`REDIS_URL`,
  * `COMMITBUS_REDIS_URL`, `REDIS_CLUSTER_NODES`, `COMMITBUS_REDIS_CLUSTER`,
  * read as `loadConfigFromEnv` reads them, used only when the bus's options
- * name no Redis of their own, so the code's overrides win); else SQLite
- * in this process's memory, the embedded default. The variables are `options.env`, else `process.env`. The key prefix is the bus's `redis.prefix` option
+ * name no Redis of their own, so the code's overrides win); else SQLite on
+ * `COMMITBUS_SQLITE_FILE` when that is set; else SQLite in this process's
+ * memory, the embedded default. The variables are `options.env`, else `process.env`. The key prefix is the bus's `redis.prefix` option
  * (`COMMITBUS_REDIS_PREFIX` through `loadConfigFromEnv`). Another value of `COMMITBUS_TRANSPORT`,
  * `sql` without a DataSource, a `COMMITBUS_SQL_POLL_MS` out of range, or a
  * Redis URL ioredis cannot read, throws a `ConfigError` naming the variable
@@ -57,7 +58,11 @@ export function transportFromEnv(options: TransportFromEnvOptions = {}): Transpo
   if (asked === 'sql') return sqlFromEnv(env, options.dataSource);
   if (asked === 'sqlite') return sqliteFromEnv(env);
   const redis = redisOf(env);
-  if (asked === 'memory' || (asked === undefined && redis === undefined)) return sqliteTransport();
+  if (asked === undefined && redis === undefined) {
+    // A file named is a bus meant to be shared: never SQLite in memory instead, unnoticed.
+    return (env[SQLITE_FILE_VARIABLE]?.trim() ?? '') === '' ? sqliteTransport() : sqliteFromEnv(env);
+  }
+  if (asked === 'memory') return sqliteTransport();
   const adapter = redisTransport(redis ?? {});
   // A fallback: a Redis the bus's own options name (loadConfigFromEnv's overrides) wins over the variables.
   return { ...adapter, settings: { ...adapter.settings, fallback: true } };

@@ -8,6 +8,7 @@ export { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.err
 export { SqlWorkerStartedError } from './errors/sql-worker-started.error.js';
 export { SqliteDriverMissingError } from './errors/sqlite-driver-missing.error.js';
 export { SqliteOpenFailedError } from './errors/sqlite-open-failed.error.js';
+export { SqliteTransportClosedError } from './errors/sqlite-transport-closed.error.js';
 export { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 export { SqlEventLog } from './sql.event-log.js';
 export { SqlHandlerJobQueue } from './sql.job-queue.js';

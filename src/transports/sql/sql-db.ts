@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from '../../support/logger.js';
 import { holdsTransactionGate, withTransactionGate } from '../../uow/transaction-gate.js';
 import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
+import { SqliteTransportClosedError } from './errors/sqlite-transport-closed.error.js';
 import { asUnavailable } from './sql-connection-failure.js';
 import { guardPgPool } from './sql-pg-pool-guard.js';
 import { toPostgresPlaceholders } from './sql-placeholders.js';
@@ -30,6 +31,14 @@ interface TransactionStatements {
   readonly begin: string;
   readonly commit: string;
   readonly rollback: string;
+}
+
+/** A DataSource the transport made itself (`sqliteTransport()`): it opens and closes it. */
+export interface SqlDbOwner {
+  /** Opens the DataSource and creates the transport's tables, once (a failed open is tried again). */
+  open(): Promise<void>;
+  /** Destroys the DataSource. */
+  close(): Promise<void>;
 }
 
 /** What SQLite's `better-sqlite3` driver is called in TypeORM. */
@@ -99,15 +108,22 @@ export class SqlDb implements SqlRunner {
    */
   readonly now: string;
 
+  /** Set by {@link SqlDb.close}: an owned DataSource takes no new statement. */
+  private closing = false;
+  /** Statements and transactions under way on an owned DataSource, for {@link SqlDb.close} to wait for. */
+  private readonly underWay = new Set<Promise<unknown>>();
+
   /**
-   * @param ready - for a DataSource the transport owns (`sqliteTransport()`):
-   * opens it (initialize, migrations) before the first statement; every
-   * statement and transaction awaits it.
+   * @param owner - for a DataSource the transport owns (`sqliteTransport()`):
+   * opened (initialize, migrations) before the first statement, every
+   * statement and transaction awaiting it; closed by {@link SqlDb.close}.
+   * Used after that, such a DataSource is {@link SqliteTransportClosedError},
+   * not a request to initialize a DataSource the application never had.
    */
   constructor(
     readonly dataSource: DataSource,
     private readonly logger: Logger = silentLogger,
-    private readonly ready?: () => Promise<void>,
+    private readonly owner?: SqlDbOwner,
   ) {
     this.dialect = dialectOf(dataSource);
     this.now =
@@ -159,7 +175,7 @@ export class SqlDb implements SqlRunner {
           commit: 'COMMIT',
           rollback: 'ROLLBACK',
         };
-    return this.gated(async () => {
+    return this.gated('run a transaction', async () => {
       const queryRunner = this.open('run a transaction');
       try {
         return await this.inTransaction(queryRunner, fn, statements, nested);
@@ -206,7 +222,7 @@ export class SqlDb implements SqlRunner {
   /** A statement on its own connection, committed on its own. */
   private async alone<T>(sql: string, fn: (runner: SqlRunner) => Promise<T>): Promise<T> {
     const action = `run ${sql.trim().split(/\s+/, 1)[0] ?? 'a statement'}`;
-    return this.gated(async () => {
+    return this.gated(action, async () => {
       const queryRunner = this.open(action);
       try {
         return await fn(runnerOf(queryRunner, this.dialect));
@@ -218,15 +234,56 @@ export class SqlDb implements SqlRunner {
     });
   }
 
-  /** On SQLite, `fn` under the gate, unless this context holds it already (then it owns the connection). */
-  private async gated<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.ready !== undefined) await this.ready();
-    if (this.dialect !== 'sqlite' || holdsTransactionGate(this.dataSource)) return fn();
+  /**
+   * Closes a DataSource the transport owns once the statements and
+   * transactions under way (and the work {@link SqlDb.track}ed) have
+   * settled, those they lead to included; a statement begun after that is
+   * refused ({@link SqliteTransportClosedError}). Does nothing on the
+   * application's DataSource, which the application destroys.
+   */
+  async close(): Promise<void> {
+    if (this.owner === undefined) return;
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+    this.closing = true;
+    await this.owner.close();
+  }
+
+  /**
+   * Counts `work` as under way until it settles, so {@link SqlDb.close}
+   * waits for it (an append waiting for the next group transaction).
+   */
+  track<T>(work: Promise<T>): Promise<T> {
+    if (this.owner === undefined) return work;
+    const settled: Promise<unknown> = work.then(
+      () => this.underWay.delete(settled),
+      () => this.underWay.delete(settled),
+    );
+    this.underWay.add(settled);
+    return work;
+  }
+
+  /**
+   * On SQLite, `fn` under the gate, unless this context holds it already
+   * (then it owns the connection, and it is part of work under way).
+   */
+  private gated<T>(action: string, fn: () => Promise<T>): Promise<T> {
+    const holds = this.dialect === 'sqlite' && holdsTransactionGate(this.dataSource);
+    if (this.owner === undefined || holds) return holds ? fn() : this.run(fn);
+    if (this.closing) return Promise.reject(new SqliteTransportClosedError(action, this.where()));
+    return this.track(this.owner.open().then(() => this.run(fn)));
+  }
+
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.dialect !== 'sqlite') return fn();
     return withTransactionGate(this.dataSource, fn);
   }
 
   private open(action: string): QueryRunner {
-    if (!this.dataSource.isInitialized) throw new SqlDataSourceNotInitializedError(action);
+    if (!this.dataSource.isInitialized) {
+      throw this.owner !== undefined
+        ? new SqliteTransportClosedError(action, this.where())
+        : new SqlDataSourceNotInitializedError(action);
+    }
     if (this.dialect === 'postgres') guardPgPool(this.dataSource, this.logger);
     return this.dataSource.createQueryRunner();
   }

@@ -36,10 +36,13 @@ export class SqlGroupAppend {
     if (holdsTransactionGate(this.db.dataSource)) {
       return this.db.transaction((tx) => this.appendWith(tx, events));
     }
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.waiting.push({ events, resolve, reject });
-      if (!this.writing) void this.write();
-    });
+    // Tracked: closing the transport waits for an append waiting here too.
+    return this.db.track(
+      new Promise<AppendResult>((resolve, reject) => {
+        this.waiting.push({ events, resolve, reject });
+        if (!this.writing) void this.write();
+      }),
+    );
   }
 
   private async write(): Promise<void> {

@@ -325,6 +325,10 @@ export class SqlEventLog implements EventLog {
   ): Promise<LogEntry[]> {
     if (count <= 0) return [];
     const lease = randomBytes(12).toString('hex');
+    // By ctid on PostgreSQL. Sound only while no statement updates a claimable row and leaves it
+    // claimable: such a row, committed during this statement, is locked by the subquery (at its new
+    // ctid) but invisible to the outer TID scan, so it is skipped and still uses up a LIMIT slot (found
+    // at the next read, not lost). Claims and releaseDue never do; a future "unlock" must not.
     const rows = await this.db.query<ClaimedRow>(
       `UPDATE ${this.events} SET locked_by = ?, locked_at = ${this.db.now}, deliveries = deliveries + 1, lease = ?
        WHERE ${this.db.dialect === 'postgres' ? 'ctid = ANY(ARRAY(SELECT ctid' : 'id IN (SELECT id'} FROM ${this.events}

@@ -73,9 +73,9 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     options: SqlTransportOptions,
     config: ResolvedCommitbusOptions,
     logger: Logger,
-    private readonly owner?: SqlDataSourceOwner,
+    owner?: SqlDataSourceOwner,
   ) {
-    this.db = new SqlDb(options.dataSource, logger, owner === undefined ? undefined : () => owner.open());
+    this.db = new SqlDb(options.dataSource, logger, owner);
     this.inProcess = owner?.inProcess ?? isInMemory(options.dataSource);
     // Now if the DataSource is initialized already, else at the first statement.
     guardPgPool(options.dataSource, logger);
@@ -150,7 +150,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   async close(): Promise<void> {
     await this.workers.close(this.shutdownTimeoutMs);
     await this.wakeups.close();
-    await this.owner?.close();
+    // An owned DataSource (sqliteTransport) is destroyed once the statements under way settle.
+    await this.db.close();
   }
 }
 

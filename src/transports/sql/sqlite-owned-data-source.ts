@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SqliteDriverMissingError } from './errors/sqlite-driver-missing.error.js';
 import { SqliteOpenFailedError } from './errors/sqlite-open-failed.error.js';
 import { SQL_TRANSPORT_ENTITIES, SQL_TRANSPORT_MIGRATIONS } from './schema/sql-tables.js';
+import type { SqlDbOwner } from './sql-db.js';
 
 /** SQLite's name for a database in this connection's memory. */
 export const SQLITE_IN_MEMORY = ':memory:';
@@ -12,7 +13,7 @@ export const SQLITE_IN_MEMORY = ':memory:';
  * itself (`sqliteTransport()`), where the application's DataSource would
  * be opened and closed by the application.
  */
-export interface SqlDataSourceOwner {
+export interface SqlDataSourceOwner extends SqlDbOwner {
   /** `true` when the database lives in this process's memory: no other process sees it. */
   readonly inProcess: boolean;
   /** Opens the DataSource and creates the transport's tables, once; a failed open is tried again at the next call. */

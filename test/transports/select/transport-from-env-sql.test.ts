@@ -117,6 +117,21 @@ describe('COMMITBUS_TRANSPORT=sqlite', () => {
     expect(seen.sort()).toEqual(['f1', 'f2']);
   });
 
+  it('takes the file with COMMITBUS_TRANSPORT unset and no Redis named, never SQLite in memory instead', () => {
+    const env = { COMMITBUS_SQLITE_FILE: file, COMMITBUS_SQL_POLL_MS: '30' };
+    expect(transportFromEnv({ env })).toMatchObject({ name: 'sqlite', inProcess: false });
+    const bus = buses.create({ events: TEST_EVENTS, transport: transportFromEnv({ env }) });
+    expect(bus.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false });
+    expect(sqlOf(bus.transport).pollMs).toBe(30);
+    // A Redis named still wins, and COMMITBUS_TRANSPORT=memory still means memory.
+    expect(transportFromEnv({ env: { ...env, REDIS_URL: 'redis://cache' } }).name).toBe('redis');
+    expect(transportFromEnv({ env: { ...env, COMMITBUS_TRANSPORT: 'memory' } })).toMatchObject({
+      name: 'sqlite',
+      inProcess: true,
+    });
+    expect(transportFromEnv({ env: { COMMITBUS_SQLITE_FILE: ' ' } })).toMatchObject({ inProcess: true });
+  });
+
   it.each([
     ['unset', {}],
     ['blank', { COMMITBUS_SQLITE_FILE: '  ' }],

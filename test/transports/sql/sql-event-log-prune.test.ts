@@ -62,6 +62,18 @@ describe.each(['postgres', 'sqlite'] as const)('pruning expired dedupe ids (%s)'
     expect(await countRows(databases[which], 'commitbus_event_ids', 'bus = ?', [other.bus])).toBe(1);
     expect(await countRows(databases[which], 'commitbus_events', 'bus = ?', [bus])).toBe(4);
   });
+
+  it('a backlog past one prune: 10,000 at most a call (20 statements of 500), the rest at the next', async () => {
+    const { log, db, bus } = shortLivedIds(which);
+    const ids = Array.from({ length: 10_600 }, (_, i) => event(`many-${i}`));
+    await log.append(ids);
+    await waitFor('the ids to expire', async () => (await expiredIds(db, bus)) === ids.length);
+    expect(await log.pruneExpiredIds()).toBe(10_000);
+    expect(await countRows(databases[which], 'commitbus_event_ids', 'bus = ?', [bus])).toBe(600);
+    expect(await log.pruneExpiredIds()).toBe(600);
+    expect(await log.pruneExpiredIds()).toBe(0);
+    expect(await countRows(databases[which], 'commitbus_event_ids', 'bus = ?', [bus])).toBe(0);
+  });
 });
 
 describe('pruning expired dedupe ids (postgres, concurrent)', () => {

@@ -3,8 +3,12 @@
  * `ConfigError` that says what to pass), a bus on a database file that keeps
  * its events across a restart and shares the file with a second bus of the
  * process (two DataSources on one WAL file), a file it cannot open
- * (`SqliteOpenFailedError` at the first publish, not a hang), and
- * `memoryTransport()`, its deprecated alias.
+ * (`SqliteOpenFailedError` at the first publish, not a hang, and opened at a
+ * later call once the cause is gone), close
+ * waiting for the publishes under way (the first one opening the file too),
+ * a bus used after close
+ * (`SqliteTransportClosedError`, not a request to initialize a DataSource
+ * the user never had), and `memoryTransport()`, its deprecated alias.
  */
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +17,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, type EventHandlersConfig } from '../../../src/index.js';
 import { memoryTransport } from '../../../src/transports/memory/index.js';
 import {
+  SqlDataSourceNotInitializedError,
   SqliteOpenFailedError,
+  SqliteTransportClosedError,
   type SqliteTransportOptions,
   SqlTransport,
   sqliteTransport,
@@ -174,6 +180,94 @@ describe('a bus on sqliteTransport({ file })', () => {
     expect((error as Error).message).toContain('Check that its folder exists and is writable');
     // Tried again at the next call, and refused the same way.
     await expect(bus.publish(recordCreated('lost again'))).rejects.toThrow(SqliteOpenFailedError);
+  });
+});
+
+describe('a bus on sqliteTransport() whose file could not be opened', () => {
+  it('in memory, says so instead of pointing at a folder', () => {
+    const error = new SqliteOpenFailedError(':memory:', new Error('out of memory'));
+    expect(error.message).toMatch(/could not open its database in this process's memory .*: out of memory$/);
+    expect(error.message).not.toContain('folder');
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('opens it at a later call once the cause is gone, and works from there', async () => {
+    const inTheWay = join(dirname(await databaseFile()), 'in-the-way');
+    await writeFile(inTheWay, 'not a folder');
+    const file = join(inTheWay, 'events.sqlite');
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file, pollMs: 20 }) });
+    await expect(bus.publish(recordCreated('refused'))).rejects.toThrow(SqliteOpenFailedError);
+    await rm(inTheWay);
+    await bus.publish(recordCreated('kept'));
+    expect(await bus.backlog()).toBe(1);
+    expect((await stat(file)).isFile()).toBe(true);
+  });
+});
+
+describe('a bus on sqliteTransport() used after close', () => {
+  it.each([
+    ['in memory', async (): Promise<string> => ':memory:'],
+    ['on a file', databaseFile],
+  ] as const)(
+    '%s: SqliteTransportClosedError saying the bus was closed, for statements and transactions',
+    async (_where, fileOf) => {
+      const file = await fileOf();
+      const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file, pollMs: 20 }) });
+      await bus.publish(recordCreated('before'));
+      expect(await bus.backlog()).toBe(1);
+      await bus.close();
+
+      const backlog = await bus.backlog().catch((e: unknown) => e);
+      expect(backlog).toBeInstanceOf(SqliteTransportClosedError);
+      expect(backlog).not.toBeInstanceOf(SqlDataSourceNotInitializedError);
+      expect(backlog).toMatchObject({ code: 'COMMITBUS_SQLITE_TRANSPORT_CLOSED' });
+      expect((backlog as Error).message).toMatch(
+        new RegExp(
+          `^could not run SELECT: this bus was closed, and with it the SQLite ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} database`,
+        ),
+      );
+      expect((backlog as Error).message).not.toContain('initialize');
+      await expect(bus.deadLetters.list()).rejects.toThrow(SqliteTransportClosedError);
+      // Straight on the transport, past the bus's own BusClosedError: a transaction too.
+      const transport = bus.transport as SqlTransport;
+      await expect(transport.publish([])).rejects.toThrow(/could not run a transaction: this bus was closed/);
+    },
+  );
+
+  it('close waits for the publishes under way: each resolves, and a bus on the file finds them all', async () => {
+    const file = await databaseFile();
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    await bus.publish(recordCreated('first'));
+    // Called before close, settled after it began: waiting for the group transaction of the appends.
+    const pending = Array.from({ length: 50 }, (_, i) =>
+      bus.publish(recordCreated(`under-way-${i}`)).then(
+        () => 'published',
+        (error: unknown) => String(error),
+      ),
+    );
+    await bus.close();
+    expect(new Set(await Promise.all(pending))).toEqual(new Set(['published']));
+    const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    expect(await after.backlog()).toBe(51);
+  });
+
+  it('closed while its first publish is opening the file: the publish lands, then the file is closed', async () => {
+    const file = await databaseFile();
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    const first = bus.publish(recordCreated('opening'));
+    await bus.close();
+    await first;
+    await expect(bus.backlog()).rejects.toThrow(SqliteTransportClosedError);
+    const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    expect(await after.backlog()).toBe(1);
+  });
+
+  it('closed before its first statement: the same error, and the database is never opened', async () => {
+    const file = await databaseFile();
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
+    await bus.close();
+    await expect(bus.backlog()).rejects.toThrow(SqliteTransportClosedError);
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 

@@ -51,7 +51,7 @@ local function push(list, from, to)
 end
 
 local subs = redis.call('SMEMBERS', KEYS[8])
--- By name, so batches are numbered alike whatever the set's order (and as in memory).
+-- By name, so batches are numbered alike whatever the set's order.
 table.sort(subs)
 local readied = 0
 for _, name in ipairs(subs) do

@@ -9,7 +9,7 @@ export class SqliteDriverMissingError extends CommitbusError {
   /** Stable code for `catch` blocks. */
   readonly code = 'COMMITBUS_SQLITE_DRIVER_MISSING';
 
-  /** @param what - what needed it, as the message names it (`the embedded default transport`). */
+  /** @param what - what needed it, as the message names it (`the embedded transport`, `the SQLite transport on ./events.sqlite`). */
   constructor(what: string) {
     super(
       `${what} runs on SQLite through the better-sqlite3 package, which is not installed: npm install better-sqlite3@12 (it builds a native addon), or give the bus another transport (redisTransport({ url }) from 'commitbus/redis', sqlTransport({ dataSource }) from 'commitbus/sql')`,

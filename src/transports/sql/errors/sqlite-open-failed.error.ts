@@ -10,8 +10,11 @@ export class SqliteOpenFailedError extends CommitbusError {
    * @param cause - what SQLite or TypeORM threw.
    */
   constructor(file: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
     super(
-      `the SQLite transport could not open ${file} and create its tables there: ${cause instanceof Error ? cause.message : String(cause)}. Check that its folder exists and is writable, and that no other program holds the file locked`,
+      file === ':memory:'
+        ? `the SQLite transport could not open its database in this process's memory and create its tables there: ${why}`
+        : `the SQLite transport could not open ${file} and create its tables there: ${why}. Check that its folder exists and is writable, and that no other program holds the file locked`,
       { cause },
     );
   }
