@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { type Logger, silentLogger } from '../../support/logger.js';
+import { readWithin } from '../../support/read-within.js';
 import { holdsTransactionGate, withTransactionGate } from '../../uow/transaction-gate.js';
 import { SqlDataSourceNotInitializedError } from './errors/sql-data-source-not-initialized.error.js';
 import { SqlDialectUnsupportedError } from './errors/sql-dialect-unsupported.error.js';
@@ -238,12 +239,16 @@ export class SqlDb implements SqlRunner {
    * Closes a DataSource the transport owns once the statements and
    * transactions under way (and the work {@link SqlDb.track}ed) have
    * settled, those they lead to included; a statement begun after that is
-   * refused ({@link SqliteTransportClosedError}). Does nothing on the
-   * application's DataSource, which the application destroys.
+   * refused ({@link SqliteTransportClosedError}). Waits `timeoutMs` at
+   * most: a statement that never settles does not hold the close. Does
+   * nothing on the application's DataSource, which the application destroys.
    */
-  async close(): Promise<void> {
+  async close(timeoutMs = 30_000): Promise<void> {
     if (this.owner === undefined) return;
-    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+    const deadline = Date.now() + timeoutMs;
+    while (this.underWay.size > 0 && Date.now() < deadline) {
+      await readWithin(() => Promise.allSettled([...this.underWay]), deadline - Date.now());
+    }
     this.closing = true;
     await this.owner.close();
   }

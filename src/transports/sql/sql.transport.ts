@@ -151,7 +151,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     await this.workers.close(this.shutdownTimeoutMs);
     await this.wakeups.close();
     // An owned DataSource (sqliteTransport) is destroyed once the statements under way settle.
-    await this.db.close();
+    await this.db.close(this.shutdownTimeoutMs);
   }
 }
 
