@@ -28,12 +28,19 @@ export function isInMemory(dataSource: DataSource): boolean {
   return type === 'better-sqlite3' && (database === SQLITE_IN_MEMORY || database === '');
 }
 
-/** Throws {@link SqliteDriverMissingError} unless `better-sqlite3` can be loaded from here. */
+/** Throws {@link SqliteDriverMissingError} unless `better-sqlite3` is installed where commitbus is and loads. */
 export function requireSqliteDriver(what: string): void {
+  const require = createRequire(import.meta.url);
   try {
-    createRequire(import.meta.url).resolve('better-sqlite3');
+    require.resolve('better-sqlite3');
   } catch {
     throw new SqliteDriverMissingError(what);
+  }
+  try {
+    // Loaded now (TypeORM loads it at the first statement anyway): a broken native build is named here.
+    require('better-sqlite3');
+  } catch (error) {
+    throw new SqliteDriverMissingError(what, error);
   }
 }
 
