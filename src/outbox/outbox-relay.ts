@@ -5,6 +5,11 @@ import { PeriodicTask } from '../support/periodic-task.js';
 import { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';
 import type { Outbox } from './outbox.js';
 
+// Said once with the missing table: a process whose migrations run just after
+// createEventBus logs it too, and must know it ends once they have run.
+const LOOKS_AGAIN =
+  ' (found by the outbox relay as the bus started; it looks again every outbox.relayEveryMs and relays once the table is there, so if your migrations run after createEventBus, run them before it to leave this out)';
+
 /** What the relay needs of the bus's `outbox` options. */
 export type OutboxRelaySettings = Pick<OutboxOptions, 'relayEveryMs' | 'relayBatchSize'>;
 
@@ -44,7 +49,7 @@ export class OutboxRelay {
       this.ready = await this.outbox.check();
     } catch (error) {
       if (!(error instanceof OutboxNotConfiguredError)) throw error;
-      if (!this.reported) this.logger.error({ code: error.code }, error.message);
+      if (!this.reported) this.logger.error({ code: error.code }, `${error.message}${LOOKS_AGAIN}`);
       this.reported = true;
     }
     return this.ready;

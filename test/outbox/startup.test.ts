@@ -85,6 +85,7 @@ describe.each([
     await waitFor('the missing outbox logged', () => logger.at('error').length > 0);
     expect(logger.at('error')[0]?.fields).toMatchObject({ code: 'COMMITBUS_OUTBOX_NOT_CONFIGURED' });
     expect(logger.at('error')[0]?.message).toMatch(db.table);
+    expect(logger.at('error')[0]?.message).toMatch(/looks again every outbox\.relayEveryMs/);
   });
 
   it("bus.status() names the missing table or entity with the coded error, not TypeORM's", async () => {
