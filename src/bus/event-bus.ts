@@ -59,7 +59,12 @@ export class EventBus implements UnitOfWorkBus {
    * adapter's own) and whether that keeps the bus's work in this process
    * only (then a worker elsewhere has nothing to take).
    */
-  readonly runsOn: { readonly transport: string; readonly inProcess: boolean };
+  readonly runsOn: {
+    readonly transport: string;
+    readonly inProcess: boolean;
+    /** Where its data lives, as the transport says it (`Transport.location`), when it does. */
+    readonly location?: string;
+  };
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
   readonly rules: SchedulingRules;
   /** Work given up after its last attempt: list, inspect, re-drive, purge. */
@@ -99,9 +104,11 @@ export class EventBus implements UnitOfWorkBus {
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, this.config.handlers);
     this.transport =
       transport ?? (adapter as TransportAdapter).open({ config: this.config, logger: this.logger });
+    const location = this.transport.location?.();
     this.runsOn = Object.freeze({
       transport: this.transport.name,
       inProcess: (this.transport.inProcess ?? adapter?.inProcess) === true,
+      ...(location === undefined ? {} : { location }),
     });
     this.orderedLanes = orderedLanesEnabled(this.config.ordering.mode, this.registry);
     this.publishing = new Publishing({

@@ -30,6 +30,13 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
    * and a router on it warns that its records are lost when it stops.
    */
   readonly inProcess?: boolean;
+  /**
+   * Where its data lives, for people (the worker's first line, logs):
+   * `Redis at redis://host:6379, prefix commitbus`, `PostgreSQL
+   * host:5432/app`, `SQLite ./events.sqlite`; never a password. Adapters
+   * may leave it out.
+   */
+  location?(): string;
   /** The work source: published events waiting for a drain. */
   readonly log: EventLog;
   /** Handler jobs: async runs, retries, re-driven dead letters. */

@@ -79,14 +79,11 @@ async function startOn(
     await closeBusModule(loaded).catch(() => undefined);
     throw error;
   }
-  const {
-    name,
-    redis: { prefix },
-  } = loaded.bus.config;
-  const transport = loaded.bus.runsOn.transport;
+  const { name } = loaded.bus.config;
+  const { transport, location } = loaded.bus.runsOn;
   // One line on stdout for people and process managers; the structured logs go to stderr.
   console.log(
-    `commitbus worker: bus ${name} (prefix ${prefix}, transport ${transport})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,
+    `commitbus worker: bus ${name} (transport ${transport}${location === undefined ? '' : ` on ${location}`})${loaded.eventStore === undefined ? '' : ' with its event store'}, pid ${process.pid}`,
   );
   if (worker.metrics !== undefined) console.log(`commitbus worker: metrics at ${worker.metrics.url}`);
   return { loaded, worker };

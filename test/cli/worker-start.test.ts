@@ -83,7 +83,7 @@ describe('commitbus worker, status and the other commands on the shared bus, wit
       exitedOrStopped(startCli(['worker', ENV_MODULE], asked)),
       runCli(['--module', ENV_MODULE, 'status', '--json'], asked),
     ]);
-    expect(worker.stdout).toContain(`${STARTED} events (prefix commitbus, transport sql-sqlite)`);
+    expect(worker.stdout).toContain(`${STARTED} events (transport sql-sqlite on SQLite :memory:)`);
     expect(worker.stdout).toContain('commitbus worker: stopped');
     expect(worker.code).toBe(0);
     expect(status.code).toBe(0);

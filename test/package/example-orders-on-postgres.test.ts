@@ -80,7 +80,9 @@ it('runs publisher and worker as two processes on PostgreSQL alone: every commit
       (await count(`SELECT count(*) AS n FROM ${SCHEMA}.order_notifications`)) === ORDERS,
     { timeoutMs: 120_000, describe: () => worker.stdout() + worker.stderr() },
   );
-  expect(worker.stdout()).toMatch(/^commitbus worker: bus orders \(.*transport sql-postgres\)/);
+  expect(worker.stdout()).toMatch(
+    /^commitbus worker: bus orders \(transport sql-postgres on PostgreSQL 127\.0\.0\.1:5432\/test\)/,
+  );
 
   worker.child.kill('SIGTERM');
   const exited = await worker.exited;

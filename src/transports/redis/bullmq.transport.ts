@@ -105,6 +105,11 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     );
   }
 
+  /** Where the keys are: the Redis (or Cluster) and the key prefix, never a password. */
+  location(): string {
+    return `${this.connections.describe()}, prefix ${this.config.redis.prefix}`;
+  }
+
   /**
    * The bus's BullMQ queues: drain jobs, async handler jobs, sync-chain
    * retries (for a queue UI such as bull-board; `commitbus/dashboard` mounts

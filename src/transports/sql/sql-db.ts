@@ -145,9 +145,17 @@ export class SqlDb implements SqlRunner {
 
   /** Where the data lives, for errors and logs: host, port and database, never a password. */
   where(): string {
-    const options = this.dataSource.options as { host?: string; port?: number; database?: unknown };
+    const options = this.dataSource.options as {
+      host?: string;
+      port?: number;
+      database?: unknown;
+      url?: string;
+    };
     if (this.dialect === 'sqlite') return `SQLite ${String(options.database ?? ':memory:')}`;
-    return `PostgreSQL ${options.host ?? 'localhost'}:${options.port ?? 5432}/${String(options.database ?? '')}`;
+    const fromUrl = urlParts(options.url);
+    const host = options.host ?? fromUrl.host ?? 'localhost';
+    const port = options.port ?? fromUrl.port ?? 5432;
+    return `PostgreSQL ${host}:${port}/${String(options.database ?? fromUrl.database ?? '')}`;
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -291,5 +299,21 @@ export class SqlDb implements SqlRunner {
     }
     if (this.dialect === 'postgres') guardPgPool(this.dataSource, this.logger);
     return this.dataSource.createQueryRunner();
+  }
+}
+
+/** Host, port and database of a `postgres://` URL (TypeORM's `url` option), never its password; none when absent or unreadable. */
+function urlParts(url: string | undefined): { host?: string; port?: number; database?: string } {
+  if (url === undefined) return {};
+  try {
+    const parsed = new URL(url);
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+    return {
+      ...(parsed.hostname === '' ? {} : { host: parsed.hostname }),
+      ...(parsed.port === '' ? {} : { port: Number(parsed.port) }),
+      ...(database === '' ? {} : { database }),
+    };
+  } catch {
+    return {};
   }
 }

@@ -133,6 +133,11 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     return { store: this.ordering, close: () => {} };
   }
 
+  /** Where the tables are: `PostgreSQL host:port/database` or `SQLite <file>`, never a password. */
+  location(): string {
+    return this.db.where();
+  }
+
   /** Resolves once the database answers; else a `TransportUnavailableError` naming it. */
   async reachable(action: string): Promise<void> {
     try {

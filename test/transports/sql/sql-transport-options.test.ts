@@ -61,6 +61,10 @@ describe('SqlDb', () => {
     expect(failure).toBeInstanceOf(SqlDataSourceNotInitializedError);
     expect(String((failure as Error).message)).toMatch(/await dataSource.initialize\(\)/);
     expect(db.where()).toBe('PostgreSQL db.example:5432/app');
+    const byUrl = new SqlDb(
+      new DataSource({ type: 'postgres', url: 'postgres://app:hunter2@db.example:6543/orders' }),
+    );
+    expect(byUrl.where()).toBe('PostgreSQL db.example:6543/orders');
   });
 
   describe.each(['postgres', 'sqlite'] as const)('on %s', (which) => {

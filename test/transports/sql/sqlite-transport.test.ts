@@ -88,8 +88,12 @@ describe('sqliteTransport options', () => {
     expect(sqliteTransport({ file }).inProcess).toBe(false);
     const inMemory = buses.create({ events: TEST_EVENTS, transport: sqliteTransport() });
     const onFile = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
-    expect(inMemory.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
-    expect(onFile.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false });
+    expect(inMemory.runsOn).toEqual({
+      transport: 'sql-sqlite',
+      inProcess: true,
+      location: 'SQLite :memory:',
+    });
+    expect(onFile.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: false, location: `SQLite ${file}` });
   });
 });
 
@@ -282,7 +286,7 @@ describe('memoryTransport(), the deprecated alias', () => {
       config: fastConfig({ name: 'sqlite-alias' }),
       transport: adapter,
     });
-    expect(bus.runsOn).toEqual({ transport: 'sql-sqlite', inProcess: true });
+    expect(bus.runsOn).toMatchObject({ transport: 'sql-sqlite', inProcess: true });
     const event = recordCreated('m1');
     await bus.publish(event);
     await bus.whenIdle(10_000);
