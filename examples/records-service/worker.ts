@@ -13,9 +13,10 @@ if (app.bus.runsOn.inProcess) {
   process.exit(2);
 }
 const worker = await app.bus.startWorker();
-// The bus's name and key prefix, not its Redis URL: that may hold a password.
-const { name, redis } = app.bus.config;
-console.log(`[worker ${process.pid}] handling bus ${name} (prefix ${redis.prefix}); Ctrl-C to stop`);
+// Where the bus lives as the transport says it: never a password.
+const { name } = app.bus.config;
+const where = app.bus.runsOn.location ?? app.bus.runsOn.transport;
+console.log(`[worker ${process.pid}] handling bus ${name} (on ${where}); Ctrl-C to stop`);
 process.send?.('ready');
 await worker.stopped;
 await app.dataSource.destroy();
