@@ -7,6 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from '../../../src/index.js';
+import { silentLogger } from '../../../src/support/logger.js';
+import { SqlDb } from '../../../src/transports/sql/index.js';
+import { SqlEventLog } from '../../../src/transports/sql/sql.event-log.js';
+import { openSqlWakeups } from '../../../src/transports/sql/sql-notifications.js';
 import { PG, resetSchema } from '../../helpers/postgres.js';
 
 const TABLES =
@@ -35,5 +39,42 @@ describe('SQL transport migrations', () => {
     await ds.runMigrations();
     const { upQueries } = await ds.driver.createSchemaBuilder().log();
     expect(upQueries.map((q) => q.query).filter((q) => TABLES.test(q))).toEqual([]);
+  });
+});
+
+describe('SQL transport id sequences (postgres)', () => {
+  it('start again at 1 after their last integer value: appends go on past 2^31 - 1 ids', async () => {
+    const schema = `cb_sqlseq_${randomBytes(4).toString('hex')}`;
+    await resetSchema(schema);
+    const ds = new DataSource({
+      type: 'postgres',
+      ...PG,
+      username: PG.user,
+      schema,
+      entities: [...COMMITBUS_ENTITIES],
+      migrations: [...COMMITBUS_MIGRATIONS],
+    });
+    await ds.initialize();
+    opened.push(ds);
+    await ds.runMigrations();
+    await ds.query(`SELECT setval(pg_get_serial_sequence('${schema}.commitbus_events', 'id'), 2147483646)`);
+    const db = new SqlDb(ds);
+    const wakeups = openSqlWakeups(db, 'seq', silentLogger);
+    try {
+      const log = new SqlEventLog(db, 'seq', {
+        dedupeWindowMs: 60_000,
+        wakeups,
+        lanes: async () => undefined,
+      });
+      for (const id of ['e1', 'e2', 'e3']) await log.append([{ id, payload: `{"id":"${id}"}` }]);
+      const rows = (await ds.query(`SELECT id FROM ${schema}.commitbus_events ORDER BY event_id`)) as {
+        id: number;
+      }[];
+      expect(rows.map((r) => Number(r.id))).toEqual([2147483647, 1, 2]);
+      const claimed = await log.read('c1', 10, 0);
+      expect(claimed).toHaveLength(3);
+    } finally {
+      await wakeups.close();
+    }
   });
 });

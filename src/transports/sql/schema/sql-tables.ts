@@ -6,6 +6,7 @@ import { CreateCommitbusSqlOrdering1764300000004 } from './create-ordering-table
 import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
 import { CreateCommitbusSqlScheduleTicks1764300000006 } from './create-schedule-ticks-table.migration.js';
 import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migration.js';
+import { CycleCommitbusSqlIdSequences1764300000007 } from './cycle-id-sequences.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
 import { SqlDroppedEntity } from './dropped.entity.js';
 import { SqlJobEntity } from './job.entity.js';
@@ -50,4 +51,5 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   CreateCommitbusSqlOrdering1764300000004,
   AddCommitbusSqlDeliveries1764300000005,
   CreateCommitbusSqlScheduleTicks1764300000006,
+  CycleCommitbusSqlIdSequences1764300000007,
 ];
