@@ -56,7 +56,7 @@ export function ownedSqliteDataSource(file: string): { dataSource: DataSource; o
   const open = async (): Promise<void> => {
     try {
       if (!dataSource.isInitialized) await dataSource.initialize();
-      await dataSource.runMigrations({ transaction: 'all' });
+      await migrate(dataSource, file);
     } catch (error) {
       opening = undefined;
       throw new SqliteOpenFailedError(file, error);
@@ -78,4 +78,29 @@ export function ownedSqliteDataSource(file: string): { dataSource: DataSource; o
       },
     },
   };
+}
+
+/**
+ * Runs the transport's pending migrations inside one `BEGIN IMMEDIATE`
+ * transaction on a file: processes opening a new file at once (a publisher
+ * and its workers started together) take turns on its write lock, so the
+ * second finds the tables the first made instead of failing on `table ...
+ * already exists` (TypeORM's own transaction begins deferred, after it
+ * created its migrations table: that races).
+ */
+async function migrate(dataSource: DataSource, file: string): Promise<void> {
+  if (file === SQLITE_IN_MEMORY) await dataSource.runMigrations({ transaction: 'all' });
+  else await migrateLocked(dataSource);
+}
+
+/** The pending migrations, holding the file's write lock from before TypeORM looks for its table. */
+async function migrateLocked(dataSource: DataSource): Promise<void> {
+  await dataSource.query('BEGIN IMMEDIATE');
+  try {
+    await dataSource.runMigrations({ transaction: 'none' });
+  } catch (error) {
+    await dataSource.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  await dataSource.query('COMMIT');
 }
