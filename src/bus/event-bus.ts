@@ -34,6 +34,7 @@ import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js'
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
+import { observerOf } from './options-observer.js';
 import { Publishing } from './publishing.js';
 import { readBusStatus } from './read-bus-status.js';
 import { startBusWorker } from './start-worker.js';
@@ -339,6 +340,7 @@ export class EventBus implements UnitOfWorkBus {
    * demos, tests and scripts; services do not wait.
    */
   async whenIdle(timeoutMs = 30_000): Promise<void> {
+    if (this.closed) throw new BusClosedError('wait for the bus to be idle');
     try {
       await waitUntilIdle(this.transport, timeoutMs);
     } catch (error) {
@@ -348,6 +350,7 @@ export class EventBus implements UnitOfWorkBus {
 
   /** Events published and not yet drained, ordered ones included. */
   backlog(): Promise<number> {
+    if (this.closed) return Promise.reject(new BusClosedError('read the backlog'));
     return backlogOf(this.transport);
   }
 
@@ -359,6 +362,7 @@ export class EventBus implements UnitOfWorkBus {
    * operations (`commitbus status`, dashboards), not on a hot path.
    */
   async status(): Promise<BusStatus> {
+    if (this.closed) throw new BusClosedError('read the bus status');
     try {
       return await readBusStatus({
         config: this.config,
@@ -389,16 +393,11 @@ export class EventBus implements UnitOfWorkBus {
     await this.schedules.close();
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
+    await this.publishing.settled();
     await this.outboxOf?.flush();
     await this.routerStores?.close();
     await this.transport.close();
   }
-}
-
-/** The hooks among a bus's options, as one observer. */
-function observerOf(options: EventBusOptions): BusObserver {
-  const { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter } = options;
-  return { onPublished, onHandled, onHandlerFailed, onRetry, onParked, onDeadLetter };
 }
 
 /** Creates an event bus on `options.transport`, else on the embedded default (in-process). */

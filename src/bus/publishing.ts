@@ -55,6 +55,8 @@ export interface PublishingDeps {
 export class Publishing implements PostCommitPublisher {
   /** The encoding rules every publish goes by (see `ordering/event-encoder.ts`). */
   readonly encoder: EventEncoder;
+  /** Publishes under way: a closing bus waits for them before it closes its transport. */
+  private readonly underWay = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: PublishingDeps) {
     this.encoder = new EventEncoder({
@@ -94,7 +96,28 @@ export class Publishing implements PostCommitPublisher {
    * transaction, as a unit of work's do. Each event is traced as a `publish`
    * PRODUCER span, from encoding until the transport took it.
    */
-  async publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+  publish(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
+    return this.tracked(this.publishNow(events, options));
+  }
+
+  /**
+   * Resolves once no publish is under way (each settled, resolved or
+   * rejected): `EventBus.close` waits for this before it closes the
+   * transport, so a publish begun before the close is not cut off by it.
+   */
+  async settled(): Promise<void> {
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  }
+
+  /** `work`, counted among the publishes under way until it settles. */
+  private tracked<T>(work: Promise<T>): Promise<T> {
+    this.underWay.add(work);
+    const done = () => this.underWay.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  private async publishNow(events: Event | readonly Event[], options?: DeliveryOptions): Promise<void> {
     const list: readonly Event[] = Array.isArray(events) ? events : [events as Event];
     for (const event of list) assertEvent(event, 'bus.publish');
     if (list.length === 0) return;
@@ -140,8 +163,10 @@ export class Publishing implements PostCommitPublisher {
    * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an
    * outbox relay deletes its row only once the letter is stored.
    */
-  async publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
-    await this.published(outgoing, events, await this.deps.publisher.publish(outgoing));
+  publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
+    return this.tracked(
+      (async () => this.published(outgoing, events, await this.deps.publisher.publish(outgoing)))(),
+    );
   }
 
   /**

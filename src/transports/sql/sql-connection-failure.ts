@@ -16,14 +16,32 @@ const UNREACHABLE = new Set([
   '57P03',
 ]);
 
-/** Whether `error` means the database is out of reach rather than refusing a statement. */
+/** The codes of `error` and of the driver's error TypeORM wrapped in it. */
+function codesOf(error: unknown): string[] {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
+  return [code, driverCode].filter((c): c is string => typeof c === 'string');
+}
+
+/**
+ * Whether `error` is SQLite's `SQLITE_BUSY` (or `SQLITE_LOCKED`): another
+ * connection held the write lock past the busy timeout, and nothing of the
+ * statement was done, so it may be run again.
+ */
+function isSqliteBusy(error: unknown): boolean {
+  return codesOf(error).some((c) => c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * Whether `error` means the database is out of reach for now (down, or on
+ * SQLite locked by another connection past the busy timeout) rather than
+ * refusing a statement.
+ */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof TransportUnavailableError) return true;
   const message = error instanceof Error ? error.message : '';
-  if (LOST_CONNECTION.test(message)) return true;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const driverCode = (error as { driverError?: { code?: unknown } } | undefined)?.driverError?.code;
-  return [code, driverCode].some((c) => typeof c === 'string' && (UNREACHABLE.has(c) || c.startsWith('08')));
+  if (LOST_CONNECTION.test(message) || isSqliteBusy(error)) return true;
+  return codesOf(error).some((c) => UNREACHABLE.has(c) || c.startsWith('08'));
 }
 
 /** `error` as a `TransportUnavailableError` naming the database at `where` when it is a connection failure; else as it is. */
@@ -31,6 +49,8 @@ export function asUnavailable(action: string, where: string, error: unknown): un
   if (error instanceof TransportUnavailableError || !isConnectionFailure(error)) return error;
   return new TransportUnavailableError(action, where, {
     cause: error,
-    fix: 'Is the database running, and is the DataSource given to sqlTransport() right?',
+    fix: isSqliteBusy(error)
+      ? "Another connection held the file's write lock longer than SQLite's busy timeout (better-sqlite3's timeout, 5 s by default): a long transaction, or a process stopped in one. Nothing of the statement was written; it may be run again"
+      : 'Is the database running, and is the DataSource given to sqlTransport() right?',
   });
 }

@@ -11,7 +11,8 @@ export interface SqliteTransportOptions {
    * The SQLite database file (created with its folder's permissions if
    * missing, in WAL mode so processes on this machine share it), or
    * `':memory:'` for a database in this process's memory that nothing
-   * survives and no other process sees.
+   * survives and no other process sees. A path, not a `file:` URI
+   * (refused: better-sqlite3 would take it as a file name).
    * @defaultValue `':memory:'`
    */
   readonly file?: string;
@@ -86,6 +87,12 @@ function checkSqliteTransportOptions(options: unknown): asserts options is Sqlit
   if (file !== undefined && (typeof file !== 'string' || file.trim() === '')) {
     throw new ConfigError(
       `sqliteTransport's file must be a path or ':memory:'; got ${JSON.stringify(file) ?? String(file)}`,
+    );
+  }
+  // better-sqlite3 opens no URIs: 'file:x.db?mode=ro' would be a file of that name, made in the working folder.
+  if (file !== undefined && /^file:/i.test(file.trim())) {
+    throw new ConfigError(
+      `sqliteTransport's file must be a path, not a URI: better-sqlite3 would create a file named ${JSON.stringify(file)} in the working folder. Pass the path alone, e.g. './events.sqlite'`,
     );
   }
   const { min, max } = SQL_POLL_MS_RANGE;
