@@ -37,6 +37,7 @@ import { backlogOf, waitUntilIdle } from './idle.js';
 import { observerOf } from './options-observer.js';
 import { Publishing } from './publishing.js';
 import { readBusStatus } from './read-bus-status.js';
+import { type RunsOn, runsOnOf } from './runs-on.js';
 import { startBusWorker } from './start-worker.js';
 import type { Transport, TransportAdapter } from './transport.js';
 
@@ -55,17 +56,8 @@ export class EventBus implements UnitOfWorkBus {
   readonly handlers: HandlerTable;
   /** @internal Where events travel: the adapter's ports. */
   readonly transport: Transport;
-  /**
-   * What the bus runs on: its transport's name (`redis`, `sql-postgres`, an
-   * adapter's own) and whether that keeps the bus's work in this process
-   * only (then a worker elsewhere has nothing to take).
-   */
-  readonly runsOn: {
-    readonly transport: string;
-    readonly inProcess: boolean;
-    /** Where its data lives, as the transport says it (`Transport.location`), when it does. */
-    readonly location?: string;
-  };
+  /** What the bus runs on: its transport's name, whether it is in this process only, where its data lives. */
+  readonly runsOn: RunsOn;
   /** Pause, resume, block and unblock handlers, from any process of the bus. */
   readonly rules: SchedulingRules;
   /** Work given up after its last attempt: list, inspect, re-drive, purge. */
@@ -105,12 +97,7 @@ export class EventBus implements UnitOfWorkBus {
     this.handlers = new HandlerTable(options.handlers ?? {}, this.registry, this.config.handlers);
     this.transport =
       transport ?? (adapter as TransportAdapter).open({ config: this.config, logger: this.logger });
-    const location = this.transport.location?.();
-    this.runsOn = Object.freeze({
-      transport: this.transport.name,
-      inProcess: (this.transport.inProcess ?? adapter?.inProcess) === true,
-      ...(location === undefined ? {} : { location }),
-    });
+    this.runsOn = runsOnOf(this.transport, adapter);
     this.orderedLanes = orderedLanesEnabled(this.config.ordering.mode, this.registry);
     this.publishing = new Publishing({
       publishing: this.config.publishing,

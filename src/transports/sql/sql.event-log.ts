@@ -91,7 +91,7 @@ export class SqlEventLog implements EventLog {
   /**
    * Appends inside a transaction someone else holds (the unit of work's):
    * the events exist exactly when it commits. One statement per table for
-   * up to {@link INSERT_CHUNK} events: the dedupe ids in one INSERT, the
+   * up to `INSERT_CHUNK` events: the dedupe ids in one INSERT, the
    * rows in another; a second copy of an id in `events` is dropped as a
    * duplicate of the first.
    */
@@ -208,7 +208,7 @@ export class SqlEventLog implements EventLog {
 
   /**
    * Deletes the bus's expired dedupe ids, oldest first, in statements of
-   * {@link PRUNE_BATCH} that each commit on their own ({@link PRUNE_ROUNDS}
+   * `PRUNE_BATCH` that each commit on their own (`PRUNE_ROUNDS`
    * at most), never inside a publishing transaction: a worker's upkeep
    * (`SqlWorkerHost`) calls it. On PostgreSQL ids another prune is deleting
    * are skipped, not waited for, and rows are found by their address

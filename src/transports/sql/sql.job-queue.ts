@@ -199,7 +199,7 @@ export class SqlHandlerJobQueue implements HandlerJobQueue {
 
   /**
    * For workers: extends the leases of `claims` to `leaseMs` from now
-   * (database clock), {@link EXTEND_CHUNK} a statement. A job another claim
+   * (database clock), `EXTEND_CHUNK` a statement. A job another claim
    * took since is left alone. Resolves to how many leases were extended.
    */
   async extend(claims: readonly SqlJobLease[], leaseMs: number): Promise<number> {
