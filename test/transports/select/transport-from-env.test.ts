@@ -122,7 +122,11 @@ describe('a bus given no adapter', () => {
     try {
       expect(first.transport).toMatchObject({ name: 'sql-sqlite', inProcess: true });
       expect(others.map((bus) => bus.runsOn)).toEqual(
-        Array.from({ length: 4 }, () => ({ transport: 'sql-sqlite', inProcess: true })),
+        Array.from({ length: 4 }, () => ({
+          transport: 'sql-sqlite',
+          inProcess: true,
+          location: 'SQLite :memory:',
+        })),
       );
     } finally {
       await Promise.all([first, ...others].map((bus) => bus.close()));

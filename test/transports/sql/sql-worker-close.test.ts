@@ -57,7 +57,7 @@ describe('closing a SQL worker while it claims (postgres)', () => {
       events: [...TEST_EVENTS],
       handlers,
       config,
-      transport: sqlTransport({ dataSource, pollMs: 3_600_000, drains: 2 }),
+      transport: sqlTransport({ dataSource, pollMs: 3_600_000, drains: 1 }),
     });
     const admin = new pg.Client(PG);
     const waker = new pg.Client(PG);
@@ -68,7 +68,7 @@ describe('closing a SQL worker while it claims (postgres)', () => {
       await admin.query(
         `LOCK TABLE ${db.table('commitbus_events')}, ${db.table('commitbus_jobs')} IN ACCESS EXCLUSIVE MODE`,
       );
-      // Wake the loops (two drains, the job runner): their claims then wait on the lock.
+      // Wake both loops (one drain, the job runner: an events wake-up wakes one drain): their claims then wait on the lock.
       for (const topic of ['events', 'jobs'])
         await waker.query('SELECT pg_notify($1, $2)', ['commitbus', `${config.name}|${topic}`]);
       await waitFor(

@@ -14,7 +14,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, type EventHandlersConfig } from '../../../src/index.js';
+import { BusClosedError, ConfigError, type EventHandlersConfig } from '../../../src/index.js';
 import { memoryTransport } from '../../../src/transports/memory/index.js';
 import {
   SqlDataSourceNotInitializedError,
@@ -221,7 +221,10 @@ describe('a bus on sqliteTransport() used after close', () => {
       expect(await bus.backlog()).toBe(1);
       await bus.close();
 
-      const backlog = await bus.backlog().catch((e: unknown) => e);
+      // The bus refuses first (BusClosedError); its transport's own statements say what closed.
+      await expect(bus.backlog()).rejects.toThrow(BusClosedError);
+      const transport = bus.transport as SqlTransport;
+      const backlog = await transport.log.backlog().catch((e: unknown) => e);
       expect(backlog).toBeInstanceOf(SqliteTransportClosedError);
       expect(backlog).not.toBeInstanceOf(SqlDataSourceNotInitializedError);
       expect(backlog).toMatchObject({ code: 'COMMITBUS_SQLITE_TRANSPORT_CLOSED' });
@@ -232,8 +235,7 @@ describe('a bus on sqliteTransport() used after close', () => {
       );
       expect((backlog as Error).message).not.toContain('initialize');
       await expect(bus.deadLetters.list()).rejects.toThrow(SqliteTransportClosedError);
-      // Straight on the transport, past the bus's own BusClosedError: a transaction too.
-      const transport = bus.transport as SqlTransport;
+      // A transaction too.
       await expect(transport.publish([])).rejects.toThrow(/could not run a transaction: this bus was closed/);
     },
   );
@@ -261,7 +263,7 @@ describe('a bus on sqliteTransport() used after close', () => {
     const first = bus.publish(recordCreated('opening'));
     await bus.close();
     await first;
-    await expect(bus.backlog()).rejects.toThrow(SqliteTransportClosedError);
+    await expect((bus.transport as SqlTransport).log.backlog()).rejects.toThrow(SqliteTransportClosedError);
     const after = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
     expect(await after.backlog()).toBe(1);
   });
@@ -270,7 +272,7 @@ describe('a bus on sqliteTransport() used after close', () => {
     const file = await databaseFile();
     const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file }) });
     await bus.close();
-    await expect(bus.backlog()).rejects.toThrow(SqliteTransportClosedError);
+    await expect((bus.transport as SqlTransport).log.backlog()).rejects.toThrow(SqliteTransportClosedError);
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
