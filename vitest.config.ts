@@ -27,6 +27,9 @@ const ON_CLUSTER_TOO = [
 /** Runs only under `npm run test:chaos` (ES_ATTACK_PROCS=1). */
 const SOAK_ONLY = 'test/event-store/attack-processes.test.ts';
 
+/** Runs only under `npm run test:chaos` (SQLITE_LOCK_ATTACKS=1): each held lock freezes its process for SQLite's busy timeout. */
+const LOCKS_ONLY = 'test/chaos/sqlite-locks.test.ts';
+
 export default defineConfig({
   test: {
     // Files share one Redis and one PostgreSQL, each under its own prefix and
@@ -53,6 +56,7 @@ export default defineConfig({
           exclude: [
             'test/transports/redis/redis-cluster.test.ts',
             ...(process.env.ES_ATTACK_PROCS === '1' ? [] : [SOAK_ONLY]),
+            ...(process.env.SQLITE_LOCK_ATTACKS === '1' ? [] : [LOCKS_ONLY]),
           ],
         },
       },

@@ -94,87 +94,83 @@ function handledAll(rec: Recorder, ids: readonly string[]): boolean {
 
 // Each lock freezes the event loop of this process while its statements wait on it (better-sqlite3
 // waits synchronously, 5 s a statement): tens of seconds in all, so only under `npm run test:chaos`.
-describe.skipIf(process.env.SQLITE_LOCK_ATTACKS !== '1')(
-  'another process holding the SQLite write lock',
-  { timeout: 90_000 },
-  () => {
-    it('the whole file, as the bus opens it: SqliteOpenFailedError after the busy timeout; the bus works once it is gone', async () => {
-      const file = await databaseFile();
-      const locker = holder(file, 'unused');
-      expect(await locker.send('exclusive')).toBe('locked');
-      const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file, pollMs: 20 }) });
+describe('another process holding the SQLite write lock', { timeout: 90_000 }, () => {
+  it('the whole file, as the bus opens it: SqliteOpenFailedError after the busy timeout; the bus works once it is gone', async () => {
+    const file = await databaseFile();
+    const locker = holder(file, 'unused');
+    expect(await locker.send('exclusive')).toBe('locked');
+    const bus = buses.create({ events: TEST_EVENTS, transport: sqliteTransport({ file, pollMs: 20 }) });
 
-      const started = Date.now();
-      const error = await bus.publish(recordCreated('locked-out')).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SqliteOpenFailedError);
-      expect((error as Error).message).toContain('database is locked');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS - 100);
-      expect(Date.now() - started).toBeLessThan(BUSY_TIMEOUT_MS * 2);
+    const started = Date.now();
+    const error = await bus.publish(recordCreated('locked-out')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SqliteOpenFailedError);
+    expect((error as Error).message).toContain('database is locked');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS - 100);
+    expect(Date.now() - started).toBeLessThan(BUSY_TIMEOUT_MS * 2);
 
-      await kill(locker.child);
-      await bus.publish(recordCreated('after'));
-      expect(await bus.backlog()).toBe(1);
-    });
+    await kill(locker.child);
+    await bus.publish(recordCreated('after'));
+    expect(await bus.backlog()).toBe(1);
+  });
 
-    it('killed mid-transaction: the bus goes on at once, and the uncommitted row is gone', async () => {
-      const file = await databaseFile();
-      const rec = new Recorder();
-      const bus = await worker(file, 'locks-killed', rec);
-      const locker = holder(file, 'locks-killed');
+  it('killed mid-transaction: the bus goes on at once, and the uncommitted row is gone', async () => {
+    const file = await databaseFile();
+    const rec = new Recorder();
+    const bus = await worker(file, 'locks-killed', rec);
+    const locker = holder(file, 'locks-killed');
+    expect(await locker.send('lock')).toBe('locked');
+    await kill(locker.child);
+
+    const started = Date.now();
+    const events = Array.from({ length: 5 }, (_, i) => recordCreated(`k${i}`));
+    await bus.publish(events);
+    await waitFor('the events handled', () =>
+      handledAll(
+        rec,
+        events.map((e) => e.id),
+      ),
+    );
+    expect(Date.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
+    await bus.whenIdle(10_000);
+    expect(rec.runs.length).toBe(events.length * 2);
+    expect(await bus.deadLetters.list()).toEqual([]);
+    expect(await bus.backlog()).toBe(0);
+  });
+
+  it('stopped mid-transaction past the busy timeout: publishes refused with TransportUnavailableError, nothing lost or given up', async () => {
+    const file = await databaseFile();
+    const name = 'locks-stopped';
+    let locker: ReturnType<typeof holder> | undefined;
+    let stopped = false;
+    const rec = new Recorder();
+    // The sync handler of the first event has the lock taken (and its holder stopped) before it
+    // returns, so the drain then meets the lock handing the event to the async handler.
+    const sync = rec.handler('locks.sync', async (event) => {
+      if (locker !== undefined || (event as { recid?: string }).recid !== 'trigger') return;
+      locker = holder(file, name);
       expect(await locker.send('lock')).toBe('locked');
-      await kill(locker.child);
-
-      const started = Date.now();
-      const events = Array.from({ length: 5 }, (_, i) => recordCreated(`k${i}`));
-      await bus.publish(events);
-      await waitFor('the events handled', () =>
-        handledAll(
-          rec,
-          events.map((e) => e.id),
-        ),
-      );
-      expect(Date.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
-      await bus.whenIdle(10_000);
-      expect(rec.runs.length).toBe(events.length * 2);
-      expect(await bus.deadLetters.list()).toEqual([]);
-      expect(await bus.backlog()).toBe(0);
+      locker.child.kill('SIGSTOP');
+      stopped = true;
     });
+    const bus: EventBus = await worker(file, name, rec, sync);
+    const trigger = recordCreated('trigger');
+    await bus.publish(trigger);
+    await waitFor('the lock taken and its holder stopped', () => stopped, { timeoutMs: 30_000 });
 
-    it('stopped mid-transaction past the busy timeout: publishes refused with TransportUnavailableError, nothing lost or given up', async () => {
-      const file = await databaseFile();
-      const name = 'locks-stopped';
-      let locker: ReturnType<typeof holder> | undefined;
-      let stopped = false;
-      const rec = new Recorder();
-      // The sync handler of the first event has the lock taken (and its holder stopped) before it
-      // returns, so the drain then meets the lock handing the event to the async handler.
-      const sync = rec.handler('locks.sync', async (event) => {
-        if (locker !== undefined || (event as { recid?: string }).recid !== 'trigger') return;
-        locker = holder(file, name);
-        expect(await locker.send('lock')).toBe('locked');
-        locker.child.kill('SIGSTOP');
-        stopped = true;
-      });
-      const bus: EventBus = await worker(file, name, rec, sync);
-      const trigger = recordCreated('trigger');
-      await bus.publish(trigger);
-      await waitFor('the lock taken and its holder stopped', () => stopped, { timeoutMs: 30_000 });
+    const refused = await bus.publish(recordCreated('refused')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TransportUnavailableError);
+    expect(refused).toMatchObject({ code: 'COMMITBUS_TRANSPORT_UNAVAILABLE' });
+    expect((refused as Error).message).toMatch(/database is locked.*busy timeout/);
 
-      const refused = await bus.publish(recordCreated('refused')).catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(TransportUnavailableError);
-      expect(refused).toMatchObject({ code: 'COMMITBUS_TRANSPORT_UNAVAILABLE' });
-      expect((refused as Error).message).toMatch(/database is locked.*busy timeout/);
-
-      await kill((locker as ReturnType<typeof holder>).child);
-      const after = recordCreated('after');
-      await bus.publish(after);
-      await waitFor('both events handled by both handlers', () => handledAll(rec, [trigger.id, after.id]), {
-        timeoutMs: 15_000,
-      });
-      await bus.whenIdle(15_000);
-      expect(await bus.deadLetters.list()).toEqual([]);
-      expect(rec.count('locks.async', trigger.id)).toBe(1);
-      expect(await bus.backlog()).toBe(0);
+    await kill((locker as ReturnType<typeof holder>).child);
+    const after = recordCreated('after');
+    await bus.publish(after);
+    await waitFor('both events handled by both handlers', () => handledAll(rec, [trigger.id, after.id]), {
+      timeoutMs: 15_000,
     });
-  },
-);
+    await bus.whenIdle(15_000);
+    expect(await bus.deadLetters.list()).toEqual([]);
+    expect(rec.count('locks.async', trigger.id)).toBe(1);
+    expect(await bus.backlog()).toBe(0);
+  });
+});
