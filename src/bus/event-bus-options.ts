@@ -38,7 +38,9 @@ export interface EventBusOptions extends BusObserver {
   transport?: TransportAdapter;
   /**
    * Where commitbus logs (a pino logger fits).
-   * @defaultValue warnings and errors as JSON lines on stderr
+   * @defaultValue pino: warnings and errors as JSON lines on stderr
+   * (`COMMITBUS_LOG_LEVEL` for another level), a line repeated per event
+   * thinned out
    */
   logger?: Logger;
   /**

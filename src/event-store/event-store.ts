@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
-import { consoleLogger, type Logger } from '../support/logger.js';
+import { defaultLogger } from '../support/default-logger.js';
+import type { Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
@@ -86,7 +87,8 @@ export class EventStore implements DispatchTarget {
       ...(o.dispatchUnknownTypes ? {} : { knownTypes: known, onUnknown: refuse }),
     };
     this.listeners = [...(o.listeners ?? [])];
-    this.logger = o.logger ?? consoleLogger;
+    // A store on a bus logs where the bus does; alone, on the default logger.
+    this.logger = o.logger ?? o.bus?.logger ?? defaultLogger();
     this.sqliteWal = o.sqliteWal && this.tables.dialect === 'sqlite';
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
