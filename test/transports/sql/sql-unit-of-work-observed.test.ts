@@ -91,9 +91,7 @@ describe.each(['postgres', 'sqlite'] as const)('events written in the transactio
 
     const created = tracing.named('create RECORD.CREATE');
     const processed = tracing.named('process RECORD.CREATE');
-    expect([created.length, processed.length, tracing.named('send RECORD.CREATE').length]).toEqual([
-      3, 3, 0,
-    ]);
+    expect([created.length, processed.length, tracing.named('send RECORD.CREATE').length]).toEqual([3, 3, 0]);
     for (const event of events) {
       const create = spanOf(created, event.id);
       expect(create && parentIdOf(create)).toBe(app.spanId);
