@@ -242,6 +242,22 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       parent: create.spanContext(),
     });
     await waitFor('the relayed row deleted', async () => (await outboxRows(dataSource)).length === 0);
+    // The relay's own work is a root span of its own, and so is the drain batch that handled the event.
+    const relayed = await oneSpan('outbox relay');
+    expect(relayed.kind).toBe(SpanKind.INTERNAL);
+    expect(relayed.attributes).toMatchObject({
+      'messaging.system': 'commitbus',
+      'messaging.batch.message_count': 1,
+    });
+    expect(parentIdOf(relayed)).toBeUndefined();
+    const [drained] = tracing
+      .named('drain batch')
+      .filter((span) => span.attributes['commitbus.drain.acknowledged'] === 1) as [ReadableSpan];
+    expect(drained.attributes).toMatchObject({
+      'messaging.batch.message_count': 1,
+      'commitbus.drain.taken_over': false,
+    });
+    expect(parentIdOf(drained)).toBeUndefined();
   });
 
   it('an idempotent handler run again for an event it already handled is a span marked skipped', async () => {
