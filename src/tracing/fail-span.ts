@@ -10,6 +10,7 @@ export function failSpan(span: Span, error: unknown): void {
   if (!span.isRecording()) return;
   const { name, message, stack, code } = describeError(error);
   span.recordException(stack === undefined ? { name, message } : { name, message, stack });
-  span.setAttribute('error.type', code !== undefined && code.startsWith('COMMITBUS_') ? code : name);
+  const commitbusCode = code?.startsWith('COMMITBUS_') === true ? code : undefined;
+  span.setAttribute('error.type', commitbusCode ?? name);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
