@@ -36,6 +36,9 @@ export interface BusMetricsOptions {
 /** The label a handling key no registered class has gets: such keys come from foreign payloads. */
 const UNKNOWN_KEY = 'unregistered';
 
+/** What may follow a failed run, each a `next` label of the failure counter. */
+const AFTER_FAILURE = ['retry', 'dead-letter', 'halt'] as const;
+
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
@@ -112,6 +115,7 @@ export class BusMetrics {
       buckets: [...(options.durationBuckets ?? DURATION_BUCKETS)],
       registers,
     });
+    this.startAtZero();
     const { status } = bus;
     if ((options.statusGauges ?? true) && status !== undefined) {
       registerStatusGauges(this.registry, prefix, () => status.call(bus), bus.logger ?? consoleLogger);
@@ -139,6 +143,16 @@ export class BusMetrics {
   /** Stops counting (the metrics stay in the registry with their values). */
   close(): void {
     this.stop();
+  }
+
+  /** Every registered handler's counters at 0: a first failure is an increase `rate()` can see. */
+  private startAtZero(): void {
+    for (const run of this.bus.handlers?.runs() ?? []) {
+      const labelled = { handler: run.handler, key: run.key };
+      this.handled.inc(labelled, 0);
+      this.retried.inc(labelled, 0);
+      for (const next of AFTER_FAILURE) this.failed.inc({ ...labelled, next }, 0);
+    }
   }
 
   private onFailed(run: FailedRun): void {

@@ -36,4 +36,9 @@ export interface MetricsSource {
   readonly logger?: Logger;
   /** A snapshot of the bus's work, read at scrape time for the gauges; without it there are none. */
   status?(): Promise<MetricsStatus>;
+  /**
+   * The bus's handlers: every (handler, handling key) a run can have, whose
+   * counters start at zero so `rate()` and `increase()` see the first run.
+   */
+  readonly handlers?: { runs(): readonly { readonly handler: string; readonly key: string }[] };
 }

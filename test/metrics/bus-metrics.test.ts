@@ -141,11 +141,14 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     ).toBe(2);
     // Nothing was parked: a counter with no label set yet has no sample.
     expect(metrics.get('commitbus_handler_runs_parked_total')?.samples).toEqual([]);
-    // No handled sample for doomed, nor a failed one for ok.
+    // Every handler's counters start at 0: only doomed and flaky failed, and doomed never succeeded.
     const failedHandlers = metrics
       .get('commitbus_handler_runs_failed_total')
-      ?.samples.map((s) => s.labels.handler);
+      ?.samples.filter((s) => s.value > 0)
+      .map((s) => s.labels.handler);
     expect(failedHandlers?.sort()).toEqual(['doomed', 'flaky']);
+    expect(value('commitbus_handler_runs_handled_total', { handler: 'doomed', key })).toBe(0);
+    expect(value('commitbus_handler_runs_failed_total', { handler: 'ok', key, next: 'retry' })).toBe(0);
 
     const runs = { handled: { ok: 2, flaky: 2 }, failed: { flaky: 2, doomed: 2 } } as const;
     for (const [outcome, byHandler] of Object.entries(runs)) {
@@ -325,5 +328,26 @@ describe("a bus's own metrics", () => {
     expect(await handled(second)).toBe(2);
     await second.close();
     await first.close();
+  });
+
+  it("start every registered handler's counters at 0, before any run, so rate() sees the first failure", async () => {
+    const rec = new Recorder();
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      handlers: handlers(rec),
+      config: fastConfig({ prefix: bed.prefix, name: `zero${++buses}` }),
+      transport: testRedis(),
+    });
+    const metrics = createBusMetrics(bus, { statusGauges: false });
+    const families = parsePrometheusText(await metrics.metrics());
+    for (const handler of ['ok', 'flaky', 'doomed']) {
+      const run = { handler, key: 'PIPE.ITEM' };
+      expect(sampleValue(families, 'commitbus_handler_runs_handled_total', run)).toBe(0);
+      expect(sampleValue(families, 'commitbus_handler_retries_total', run)).toBe(0);
+      for (const next of ['retry', 'dead-letter', 'halt']) {
+        expect(sampleValue(families, 'commitbus_handler_runs_failed_total', { ...run, next })).toBe(0);
+      }
+    }
+    metrics.close();
   });
 });
