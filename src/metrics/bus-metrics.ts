@@ -1,7 +1,8 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { FailedRun, HandledRun } from '../handlers/bus-observer.js';
 import { consoleLogger } from '../support/logger.js';
+import { packageVersion } from '../support/package-version.js';
 import type { MetricsSource } from './metrics-source.js';
 import { registerStatusGauges } from './status-gauges.js';
 
@@ -31,6 +32,13 @@ export interface BusMetricsOptions {
    * @defaultValue `true`
    */
   readonly statusGauges?: boolean;
+  /**
+   * Whether to add Node.js's process metrics (prom-client's default
+   * metrics: CPU, memory, event loop lag, GC, handles), under the same prefix.
+   * @defaultValue `true` on a registry of their own, `false` on yours (which
+   * may collect them already)
+   */
+  readonly processMetrics?: boolean;
 }
 
 /** The label a handling key no registered class has gets: such keys come from foreign payloads. */
@@ -116,6 +124,15 @@ export class BusMetrics {
       registers,
     });
     this.startAtZero();
+    new Gauge({
+      name: `${prefix}build_info`,
+      help: 'Always 1: the commitbus and Node.js versions this process runs, as labels',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version: packageVersion(), node: process.versions.node }, 1);
+    if (options.processMetrics ?? options.registry === undefined) {
+      collectDefaultMetrics({ register: this.registry, prefix });
+    }
     const { status } = bus;
     if ((options.statusGauges ?? true) && status !== undefined) {
       registerStatusGauges(this.registry, prefix, () => status.call(bus), bus.logger ?? consoleLogger);

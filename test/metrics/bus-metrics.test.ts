@@ -5,6 +5,7 @@
  * client 15 has no parser of its own: `helpers/prometheus-text.ts`), with
  * exact counter values per label. On both transports.
  */
+import { readFileSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
@@ -37,6 +38,8 @@ class StockMoved extends Event {
 const fail = () => {
   throw new Error('down');
 };
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 const bed = redisTestBed('i12observe-metrics');
 let buses = 0;
@@ -105,8 +108,15 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     }
     const key = 'PIPE.ITEM';
     const value = (name: string, labels: Record<string, string>) => sampleValue(metrics, name, labels);
-    expect(typesOf(metrics)).toEqual({
+    // Node's process metrics (prom-client's defaults) come beside commitbus's own.
+    const types = typesOf(metrics);
+    expect(types.commitbus_process_cpu_seconds_total).toBe('counter');
+    const own = Object.fromEntries(
+      Object.entries(types).filter(([n]) => !/^commitbus_(process|nodejs)_/.test(n)),
+    );
+    expect(own).toEqual({
       commitbus_backlog_events: 'gauge',
+      commitbus_build_info: 'gauge',
       commitbus_backlog_oldest_age_seconds: 'gauge',
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
@@ -330,7 +340,7 @@ describe("a bus's own metrics", () => {
     await first.close();
   });
 
-  it("start every registered handler's counters at 0, before any run, so rate() sees the first failure", async () => {
+  it("start every registered handler's counters at 0, before any run, so rate() sees the first failure; build info and process metrics", async () => {
     const rec = new Recorder();
     const bus = bed.buses.create({
       events: PIPE_EVENTS,
@@ -340,6 +350,17 @@ describe("a bus's own metrics", () => {
     });
     const metrics = createBusMetrics(bus, { statusGauges: false });
     const families = parsePrometheusText(await metrics.metrics());
+    expect(
+      sampleValue(families, 'commitbus_build_info', {
+        version: PACKAGE_VERSION,
+        node: process.versions.node,
+      }),
+    ).toBe(1);
+    // Node's process metrics, under the prefix, on a registry of their own; none on yours unless asked.
+    expect(families.has('commitbus_process_cpu_seconds_total')).toBe(true);
+    const mine = createBusMetrics(bus, { statusGauges: false, registry: new Registry() });
+    expect(parsePrometheusText(await mine.metrics()).has('commitbus_process_cpu_seconds_total')).toBe(false);
+    mine.close();
     for (const handler of ['ok', 'flaky', 'doomed']) {
       const run = { handler, key: 'PIPE.ITEM' };
       expect(sampleValue(families, 'commitbus_handler_runs_handled_total', run)).toBe(0);
