@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
 import { CliError } from './errors/cli.error.js';
@@ -25,9 +26,11 @@ export function addOrderingCommand(program: Command): Command {
     .command('redrive')
     .description('run the halted event of a key again with fresh attempts (fix the cause first)')
     .argument('<key>', 'the order key, e.g. record:42')
-    .option('--json', 'print { key, resumed } as one JSON document')
-    .action(async (key: string, _flags: unknown, command: Command) =>
+    .option('--dry-run', DRY_RUN)
+    .option('--json', 'print { key, resumed } (with --dry-run { key, lanes, waiting }) as one JSON document')
+    .action(async (key: string, flags: { dryRun?: boolean }, command: Command) =>
       withSharedBus(command, async ({ loaded, json }) => {
+        if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 're-drive', json);
         const resumed = await loaded.bus.ordering.redrive(key);
         report(key, resumed, 're-driven', json);
       }),
@@ -39,12 +42,14 @@ export function addOrderingCommand(program: Command): Command {
     )
     .argument('<key>', 'the order key')
     .option('--yes', 'really skip')
-    .option('--json', 'print { key, resumed } as one JSON document')
-    .action(async (key: string, flags: { yes?: boolean }, command: Command) => {
-      if (flags.yes !== true) {
+    .option('--dry-run', DRY_RUN)
+    .option('--json', 'print { key, resumed } (with --dry-run { key, lanes, waiting }) as one JSON document')
+    .action(async (key: string, flags: { yes?: boolean; dryRun?: boolean }, command: Command) => {
+      if (flags.yes !== true && flags.dryRun !== true) {
         throw new CliError(`skip gives up the halted event of ${key} for good: add --yes to go ahead`);
       }
       await withSharedBus(command, async ({ loaded, json }) => {
+        if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 'skip', json);
         const resumed = await loaded.bus.ordering.skip(key);
         report(key, resumed, 'skipped', json);
       });
@@ -93,6 +98,26 @@ function addRebaseCommands(group: Command): void {
           );
         }
       }),
+    );
+}
+
+const DRY_RUN = "print the key's halted lanes and the events waiting in them, and change nothing";
+
+/** Prints how many lanes of `key` are halted and how many events wait in them, changing nothing. */
+async function dryRun(
+  ordering: Pick<EventBus['ordering'], 'halted'>,
+  key: string,
+  verb: string,
+  json: boolean,
+): Promise<void> {
+  const lanes = (await ordering.halted()).filter((h) => h.key === key);
+  if (lanes.length === 0)
+    throw new CliError(`order key ${JSON.stringify(key)} is not halted (see: commitbus ordering halted)`);
+  const waiting = lanes.reduce((sum, lane) => sum + lane.waiting, 0);
+  if (json) printJson({ key, lanes: lanes.length, waiting });
+  else
+    printLine(
+      `would ${verb} ${lanes.length} halted lane(s) of ${key}, ${waiting} event(s) waiting in them (dry run: nothing changed)`,
     );
 }
 

@@ -1,11 +1,12 @@
 /**
- * The dead-letter commands at scale, as an operator runs them: `--dry-run`
- * counts and changes nothing, contradictory flags and unknown names are
- * refused, and lists end with an "N of M" footer, oldest or newest first.
+ * The CLI at scale, as an operator runs it: `--dry-run` on the dead-letter,
+ * rule and ordering commands counts and changes nothing; contradictory flags
+ * and unknown names are refused; lists end with an "N of M" footer, oldest
+ * or newest first.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EventBus } from '../../src/index.js';
-import makeBus from '../fixtures/cli-bus.js';
+import makeBus, { StockMoved } from '../fixtures/cli-bus.js';
 import { type CliResult, runCli } from '../helpers/cli-runner.js';
 import { recordPublished } from '../helpers/events.js';
 import { redisEnv } from '../helpers/redis.js';
@@ -26,7 +27,8 @@ afterAll(async () => {
   await redis.del(`${prefix}:fail`);
 });
 
-const cli = (args: string[]): Promise<CliResult> => runCli(['--module', MODULE, ...args], envOf('dry'));
+const cli = (args: string[], name = 'dry'): Promise<CliResult> =>
+  runCli(['--module', MODULE, ...args], envOf(name));
 
 function refused(result: CliResult, message: RegExp): void {
   expect(result.code).toBe(1);
@@ -80,5 +82,49 @@ describe('commitbus dead-letters at scale', () => {
 
     // Nothing was re-driven or purged.
     expect((await bus.deadLetters.list()).map((l) => l.id)).toEqual(before.map((l) => l.id));
+  });
+
+  it('pause, block, ordering redrive and skip with --dry-run say what they would do and change nothing', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    Object.assign(process.env, envOf('dry-rules'));
+    const { bus } = await makeBus();
+    open.push(bus);
+    await redis.set(`${prefix}:fail`, '1');
+    const worker = await bus.startWorker({ handleSignals: false });
+    await bus.publish([StockMoved.create({ sku: 'D' }), StockMoved.create({ sku: 'D' })]);
+    await waitFor('sku:D to halt', async () => (await bus.ordering.halted()).length === 1);
+    await worker.close();
+    await bus.rules.block({ handlingKey: 'RECORD.CREATE' });
+
+    const [pause, block, unblock, redrive, skip, notHalted] = await Promise.all([
+      cli(['pause', 'mailOwner', '--dry-run', '--json'], 'dry-rules'),
+      cli(['block', 'RECORD.CREATE', '--key', '--dry-run'], 'dry-rules'),
+      cli(['unblock', 'RECORD.CREATE', '--key', '--dry-run'], 'dry-rules'),
+      cli(['ordering', 'redrive', 'sku:D', '--dry-run', '--json'], 'dry-rules'),
+      cli(['ordering', 'skip', 'sku:D', '--dry-run'], 'dry-rules'),
+      cli(['ordering', 'skip', 'sku:none', '--dry-run'], 'dry-rules'),
+    ]);
+    expect(pause).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(pause.stdout)).toEqual({
+      target: { handler: 'mailOwner' },
+      wouldChange: true,
+      jobs: 0,
+    });
+    expect(block.stdout).toBe(
+      'handling key RECORD.CREATE was blocked already: nothing would change (dry run: nothing changed)\n',
+    );
+    expect(unblock.stdout).toBe('handling key RECORD.CREATE would be unblocked (dry run: nothing changed)\n');
+    expect(JSON.parse(redrive.stdout)).toEqual({ key: 'sku:D', lanes: 1, waiting: 2 });
+    expect(skip.stdout).toBe(
+      'would skip 1 halted lane(s) of sku:D, 2 event(s) waiting in them (dry run: nothing changed)\n',
+    );
+    refused(notHalted, /order key "sku:none" is not halted/);
+
+    expect((await bus.rules.list()).map((r) => [r.kind, r.target])).toEqual([
+      ['block', { handlingKey: 'RECORD.CREATE' }],
+    ]);
+    expect(await bus.ordering.halted()).toMatchObject([{ key: 'sku:D', waiting: 2 }]);
+    await bus.rules.unblock({ handlingKey: 'RECORD.CREATE' });
   });
 });
