@@ -51,9 +51,17 @@ export function addEventStoreCommand(program: Command): Command {
       }),
     );
   withNote(
-    group.command('retry').description('retry the halted event now, instead of after its backoff'),
+    group
+      .command('retry')
+      .description('retry the halted event now, instead of after its backoff')
+      .option('--dry-run', 'print the halted event it would retry, and change nothing'),
   ).action(async (flags: NoteFlags, command: Command) =>
     withStore(command, async (store, json) => {
+      if (flags.dryRun === true) {
+        const halted = await store.halted();
+        if (halted === undefined) throw new CliError('the event store is not halted: nothing to retry');
+        return dryRun(store, halted.v, 'retry', json);
+      }
       const event = await store.retry(noteOf(flags));
       if (json) printJson(summary(event));
       else printLine(`retried v${event.v} (${event.type}): now ${event.status}`);
@@ -139,15 +147,28 @@ function addReplayCommand(group: Command): void {
     )
     .option('--models <names>', 'comma-separated model names')
     .option('--wait <ms>', 'how long to wait for the writer role another process holds', '0')
+    .option('--dry-run', 'print how many events of history it would read, and change nothing')
     .option('--json', 'print the replay report as one JSON document')
     .action(async (flags: NoteFlags, command: Command) => {
       const waitMs = waitOption(flags.wait ?? '0');
+      const models = flags.models
+        ?.split(',')
+        .map((m) => m.trim())
+        .filter((m) => m !== '');
       await withStore(command, async (store, json) => {
+        if (flags.dryRun === true) {
+          const unknown = models?.filter((m) => !store.modelNames.includes(m)) ?? [];
+          if (unknown.length > 0)
+            throw new CliError(
+              `no model is named ${unknown.map((m) => JSON.stringify(m)).join(', ')} (models: ${store.modelNames.join(', ')})`,
+            );
+          const version = await store.getVersion();
+          const which = models === undefined ? 'every model' : models.join(', ');
+          if (json) printJson({ dryRun: 'replay', models: models ?? null, version });
+          else printLine(`would replay events v1..v${version} into ${which} (dry run: nothing changed)`);
+          return;
+        }
         const progress = startProgress('replaying history', 0);
-        const models = flags.models
-          ?.split(',')
-          .map((m) => m.trim())
-          .filter((m) => m !== '');
         try {
           const report = await store
             .replay({

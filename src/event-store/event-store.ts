@@ -123,6 +123,11 @@ export class EventStore implements DispatchTarget {
     return [...this.setting.known];
   }
 
+  /** The names of the store's models, as `replay({ models })` takes them. */
+  get modelNames(): readonly string[] {
+    return this.setting.models.map((model) => model.name);
+  }
+
   /** Whether this process is the writer now. */
   get isWriter(): boolean {
     return this.processor.isWriter;

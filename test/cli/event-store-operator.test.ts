@@ -46,12 +46,18 @@ describe('commitbus event-store with a worker holding the writer role', () => {
       await waitFor('the store to halt', async () => (await eventStore.halted()) !== undefined);
       expect(eventStore.isWriter).toBe(true);
 
-      const [replay, unknown, dry, unconfirmed] = await Promise.all([
+      const [replay, unknown, dry, unconfirmed, retry, replayDry, replayTypo] = await Promise.all([
         storeCli(['replay']),
         storeCli(['replay', '--models', 'items,itmes', '--wait', '60000']),
         storeCli(['skip', '2', '--dry-run']),
         storeCli(['correct', '2', '--data', '{}']),
+        storeCli(['retry', '--dry-run', '--json']),
+        storeCli(['replay', '--models', 'items', '--dry-run']),
+        storeCli(['replay', '--models', 'itmes', '--dry-run']),
       ]);
+      expect(JSON.parse(retry.stdout)).toMatchObject({ dryRun: 'retry', event: { v: 2, status: 'queued' } });
+      expect(replayDry.stdout).toBe('would replay events v1..v1 into items (dry run: nothing changed)\n');
+      refused(replayTypo, /no model is named "itmes" \(models: items\)/);
       refused(replay, /another process \(a worker running this event store\) is the event store's writer/);
       refused(unknown, /no model is named "itmes" \(models: items\)/);
       expect(dry).toMatchObject({ code: 0, stderr: '' });
