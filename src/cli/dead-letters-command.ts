@@ -10,7 +10,7 @@ import {
 } from './dead-letter-filter.js';
 import { listDeadLetters } from './dead-letter-pages.js';
 import { CliError } from './errors/cli.error.js';
-import { printJson, printLine, printTable, truncate } from './output.js';
+import { listFooter, printJson, printLine, printTable, truncate } from './output.js';
 import { withSharedBus } from './with-bus.js';
 
 /** How many letters `dead-letters list` shows without `--limit`. */
@@ -44,7 +44,7 @@ export function addDeadLettersCommand(program: Command): Command {
       if (json) printJson(letters);
       else {
         printLetters(letters);
-        printLine(listFooter(letters.length, total, flags.newestFirst === true));
+        printLine(listFooter(letters.length, total, 'dead letter(s)', flags.newestFirst === true));
       }
     }),
   );
@@ -68,13 +68,6 @@ export function addDeadLettersCommand(program: Command): Command {
 /** The flags of `dead-letters list`. */
 interface ListFlags extends DeadLetterFlags {
   readonly newestFirst?: boolean;
-}
-
-/** `3 of 10,000 dead letters (oldest first; --limit or --newest-first for others)`. */
-export function listFooter(shown: number, total: number, newestFirst: boolean): string {
-  const order = newestFirst ? 'newest first' : 'oldest first';
-  const more = shown < total ? `; --limit${newestFirst ? '' : ' or --newest-first'} for others` : '';
-  return `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} dead letter(s) (${order}${more})`;
 }
 
 function printLetters(letters: readonly DeadLetter[]): void {

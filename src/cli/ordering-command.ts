@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
+import { countOf } from './dead-letter-filter.js';
 import { CliError } from './errors/cli.error.js';
-import { printJson, printLine, printTable, truncate } from './output.js';
+import { listFooter, printJson, printLine, printTable, truncate } from './output.js';
 import { withSharedBus } from './with-bus.js';
 
 /** Adds `commitbus ordering halted|redrive <key>|skip <key>|rebase <key>|rebased` over `bus.ordering`. */
@@ -13,15 +14,23 @@ export function addOrderingCommand(program: Command): Command {
     .description('order keys halted by a handler that gave up, or waiting for a position that never comes');
   group
     .command('halted')
-    .description('list the halted order keys, oldest halt first')
+    .description('list the halted order keys, oldest halt first, with an "N of M" footer')
+    .option('--newest-first', 'the newest halts first')
+    .option('--limit <n>', 'at most this many')
     .option('--json', 'print the halted keys as one JSON array')
-    .action(async (_flags: unknown, command: Command) =>
-      withSharedBus(command, async ({ loaded, json }) => {
-        const halted = await loaded.bus.ordering.halted();
+    .action(async (flags: { newestFirst?: boolean; limit?: string }, command: Command) => {
+      const limit = flags.limit === undefined ? undefined : countOf(flags.limit, '--limit');
+      await withSharedBus(command, async ({ loaded, json }) => {
+        const all = await loaded.bus.ordering.halted();
+        const ordered = flags.newestFirst === true ? [...all].reverse() : all;
+        const halted = limit === undefined ? ordered : ordered.slice(0, limit);
         if (json) printJson(halted.map(({ payload: _payload, ...rest }) => rest));
-        else printHalted(halted);
-      }),
-    );
+        else {
+          printHalted(halted);
+          printLine(listFooter(halted.length, all.length, 'halted lane(s)', flags.newestFirst === true));
+        }
+      });
+    });
   group
     .command('redrive')
     .description('run the halted event of a key again with fresh attempts (fix the cause first)')

@@ -39,6 +39,16 @@ export function tableWidth(
   return Number.isInteger(columns) && columns > 0 ? columns : undefined;
 }
 
+/**
+ * The footer of a list: `100 of 10,000 dead letter(s) (oldest first; --limit
+ * or --newest-first for others)`.
+ */
+export function listFooter(shown: number, total: number, noun: string, newestFirst: boolean): string {
+  const order = newestFirst ? 'newest first' : 'oldest first';
+  const more = shown < total ? `; --limit${newestFirst ? '' : ' or --newest-first'} for others` : '';
+  return `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${noun} (${order}${more})`;
+}
+
 /** Writes a line of text for people (never in `--json` runs). */
 export function printLine(text: string): void {
   writeOut(`${text}\n`);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { target } from '../../src/cli/dead-letter-batch-commands.js';
 import { checkHandlerFilter, deadLetterFilter } from '../../src/cli/dead-letter-filter.js';
 import { countDeadLetters, listDeadLetters } from '../../src/cli/dead-letter-pages.js';
-import { listFooter } from '../../src/cli/dead-letters-command.js';
+import { listFooter } from '../../src/cli/output.js';
 import { letter, pageLetters } from '../conformance/dead-letter-store/letters.js';
 import { embeddedTransport } from '../helpers/embedded.js';
 
@@ -81,9 +81,12 @@ describe('listDeadLetters', () => {
 
 describe('listFooter', () => {
   it('says how many of how many, in which order, and how to see the others', () => {
-    expect(listFooter(100, 10_000, false)).toBe(
+    expect(listFooter(100, 10_000, 'dead letter(s)', false)).toBe(
       '100 of 10,000 dead letter(s) (oldest first; --limit or --newest-first for others)',
     );
-    expect(listFooter(3, 3, true)).toBe('3 of 3 dead letter(s) (newest first)');
+    expect(listFooter(3, 3, 'dead letter(s)', true)).toBe('3 of 3 dead letter(s) (newest first)');
+    expect(listFooter(1, 2, 'halted lane(s)', true)).toBe(
+      '1 of 2 halted lane(s) (newest first; --limit for others)',
+    );
   });
 });

@@ -97,14 +97,16 @@ describe('commitbus dead-letters at scale', () => {
     await worker.close();
     await bus.rules.block({ handlingKey: 'RECORD.CREATE' });
 
-    const [pause, block, unblock, redrive, skip, notHalted] = await Promise.all([
+    const [pause, block, unblock, redrive, skip, notHalted, halted] = await Promise.all([
       cli(['pause', 'mailOwner', '--dry-run', '--json'], 'dry-rules'),
       cli(['block', 'RECORD.CREATE', '--key', '--dry-run'], 'dry-rules'),
       cli(['unblock', 'RECORD.CREATE', '--key', '--dry-run'], 'dry-rules'),
       cli(['ordering', 'redrive', 'sku:D', '--dry-run', '--json'], 'dry-rules'),
       cli(['ordering', 'skip', 'sku:D', '--dry-run'], 'dry-rules'),
       cli(['ordering', 'skip', 'sku:none', '--dry-run'], 'dry-rules'),
+      cli(['ordering', 'halted', '--newest-first', '--limit', '1'], 'dry-rules'),
     ]);
+    expect(halted.stdout).toMatch(/│ sku:D .*\n└.*\n1 of 1 halted lane\(s\) \(newest first\)\n$/);
     expect(pause).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(pause.stdout)).toEqual({
       target: { handler: 'mailOwner' },
