@@ -22,7 +22,7 @@ import { checkModelTables } from './model-tables.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
-import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
+import { pickModels, type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
 import { knownTypes, resolveModels } from './resolved-model.js';
 import { useWal } from './sqlite-journal.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
@@ -123,6 +123,11 @@ export class EventStore implements DispatchTarget {
   /** The event types some model knows. */
   get knownTypes(): readonly string[] {
     return [...this.setting.known];
+  }
+
+  /** The names of the store's models, as `replay({ models })` takes them. */
+  get modelNames(): readonly string[] {
+    return this.setting.models.map((model) => model.name);
   }
 
   /** Whether this process is the writer now. */
@@ -297,6 +302,8 @@ export class EventStore implements DispatchTarget {
   /** Rebuilds models from history as the writer (see `replayModels`). */
   async replay(options: ReplayOptions = {}): Promise<ReplayReport> {
     this.open();
+    // Before waiting for the writer role: a model no one has is refused at once.
+    pickModels(this.setting.models, options.models);
     await this.init();
     return this.processor.asWriter(options.timeoutMs ?? 30_000, async (runner) => {
       const tuning = await this.processor.tune(runner);
