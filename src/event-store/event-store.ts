@@ -398,8 +398,3 @@ export class EventStore implements DispatchTarget {
       throw new EventStoreUsageError('the event store is closed: make a new one with createEventStore');
   }
 }
-
-/** Makes an event store on `options.dataSource` (see {@link EventStore}). */
-export function createEventStore(options: EventStoreOptions): EventStore {
-  return new EventStore(options);
-}
