@@ -24,6 +24,7 @@ import { SoloGate } from '../support/solo-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import type { RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import type { Transport } from './transport.js';
+import { startWorkerBeats } from './worker-beats.js';
 
 const RELEASE_BATCH = 1_000;
 
@@ -152,10 +153,11 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
   const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, parts.bus);
   // The worker's copy of the scheduling rules, loaded before it takes any work.
   const gate = await parts.rules.openGate();
+  const runner = new HandlerRunner(parts.publish, logger, idempotency);
   const pipeline = new HandlerPipeline({
     plans: parts.handlers,
     decode: (payload) => parts.serializer.deserialize(payload),
-    runner: new HandlerRunner(parts.publish, logger, idempotency),
+    runner,
     rules: gate,
     settings: config.handlers,
     logger,
@@ -202,10 +204,18 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
         ).start()
       : undefined;
   const detachSchedules = parts.schedules.attach();
+  const beats = startWorkerBeats({
+    registry: transport.workers,
+    settings: config.workers,
+    transport: transport.name,
+    concurrency: config.handlers.concurrency,
+    busy: () => runner.busy,
+    logger,
+  });
   return {
     inner,
     stopTasks: async () => {
-      await Promise.all([releaser.stop(), cleanup?.stop(), detachSchedules()]);
+      await Promise.all([releaser.stop(), cleanup?.stop(), detachSchedules(), beats.stop()]);
     },
     stopLanes,
     closeGate: () => gate.close(),

@@ -35,6 +35,8 @@ const POSITIVE_INTEGERS = [
   'outbox.relayBatchSize',
   'idempotency.retentionMs',
   'scheduling.rulesRefreshMs',
+  'workers.beatEveryMs',
+  'workers.goneAfterMs',
   'ordering.concurrency',
   'ordering.leaseMs',
   'ordering.upkeepMs',
@@ -64,6 +66,7 @@ const TIMER_OPTIONS = [
   'outbox.graceMs',
   'outbox.relayEveryMs',
   'scheduling.rulesRefreshMs',
+  'workers.beatEveryMs',
   'ordering.leaseMs',
   'ordering.upkeepMs',
 ] as const;
