@@ -136,6 +136,11 @@ function validate(options: ResolvedCommitbusOptions, env: OptionNote): void {
       `ordering.leaseMs (${ordering.leaseMs}) must exceed ordering.upkeepMs (${ordering.upkeepMs}), which renews it: a worker would lose its keys between renewals`,
     );
   }
+  if (options.workers.goneAfterMs <= options.workers.beatEveryMs) {
+    throw new ConfigError(
+      `workers.goneAfterMs (${options.workers.goneAfterMs}) must exceed workers.beatEveryMs (${options.workers.beatEveryMs}): a running worker would show as gone between its beats`,
+    );
+  }
   if (typeof outbox.enabled !== 'boolean') {
     throw new ConfigError(
       `outbox.enabled must be true or false, got ${JSON.stringify(outbox.enabled)}${env('outbox.enabled')}`,
