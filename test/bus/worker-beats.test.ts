@@ -5,7 +5,9 @@
  * name too; a worker whose beats stop is shown as gone after
  * `workers.goneAfterMs`; a worker that closes leaves. On the embedded
  * SQLite, Redis and PostgreSQL (the port itself:
- * test/conformance/worker-registry.conformance.test.ts).
+ * test/conformance/worker-registry.conformance.test.ts). And with real
+ * processes on Redis: a worker killed with SIGKILL is shown as gone, one
+ * stopped with SIGTERM leaves.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -18,8 +20,9 @@ import {
 } from '../../src/index.js';
 import { sqliteTransport, sqlTransport } from '../../src/transports/sql/index.js';
 import { Buses, fastConfig } from '../helpers/buses.js';
+import { childWorkers, spawnWorker } from '../helpers/child-worker.js';
 import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
-import { deleteKeys, ON_CLUSTER, openRedis, testPrefix } from '../helpers/redis.js';
+import { deleteKeys, ON_CLUSTER, openRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
 import { sqlTestDatabases } from '../helpers/sql.js';
 import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -142,5 +145,47 @@ describe.each(SETUPS)('workers on $name', (setup) => {
     ]);
     await worker.close();
     expect((await bus.status()).workers.list.map((w) => w.id)).toEqual(['dead-worker']);
+  });
+});
+
+describe('worker processes on redis', () => {
+  const children = childWorkers();
+
+  it('shows a worker killed with SIGKILL as gone, and forgets one stopped with SIGTERM', async () => {
+    const name = `beats${++n}`;
+    const env = {
+      PREFIX,
+      BUS_NAME: name,
+      COUNTS_KEY: `${PREFIX}:counts`,
+      PIDS_KEY: `${PREFIX}:pids`,
+      REDIS_URL,
+      BEAT_EVERY_MS: '50',
+    };
+    const killed = spawnWorker(env);
+    const stopped = spawnWorker(env);
+    children.push(killed, stopped);
+    await Promise.all([killed.ready, stopped.ready]);
+    const reader = buses.create({ events: TEST_EVENTS, config: config(name), transport: testRedis() });
+    const pidsAlive = async () =>
+      (await reader.status()).workers.list
+        .filter((w) => w.alive)
+        .map((w) => w.pid)
+        .sort();
+    await waitFor('both processes alive', async () => (await pidsAlive()).length === 2);
+    expect(await pidsAlive()).toEqual([killed.pid, stopped.pid].sort());
+
+    killed.process.kill('SIGKILL');
+    await killed.exited;
+    await waitFor('the killed process shown as gone', async () => {
+      const { workers } = await reader.status();
+      return workers.list.find((w) => w.pid === killed.pid)?.alive === false;
+    });
+    expect((await reader.status()).workers.alive).toBe(1);
+
+    stopped.process.kill('SIGTERM');
+    expect((await stopped.exited).code).toBe(0);
+    const { workers } = await reader.status();
+    expect(workers.list.map((w) => [w.pid, w.alive])).toEqual([[killed.pid, false]]);
+    expect(workers.alive).toBe(0);
   });
 });
