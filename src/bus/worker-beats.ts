@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WorkersOptions } from '../config/option-groups.js';
 import type { WorkerRegistry } from '../handlers/worker-registry.js';
-import { commitbusVersion } from '../support/commitbus-version.js';
 import { describeError, type Logger } from '../support/logger.js';
+import { packageVersion } from '../support/package-version.js';
 import { PeriodicTask } from '../support/periodic-task.js';
 
 /** What a worker's beats are made of. */
@@ -40,7 +40,7 @@ export function startWorkerBeats(parts: WorkerBeatParts): WorkerBeats {
   const id = randomUUID();
   const startedAt = new Date();
   const host = hostname();
-  const version = commitbusVersion();
+  const version = packageVersion();
   const task = new PeriodicTask(
     'worker heartbeat',
     parts.settings.beatEveryMs,
