@@ -66,7 +66,8 @@ export interface StartWorkerOptions {
   onDrain?: (result: DrainResult) => void;
   /**
    * Serve the bus's Prometheus metrics (see README's "Metrics and hooks") at
-   * `GET /metrics` on this port, until the worker closes.
+   * `GET /metrics` on this port, until the worker closes, beside the probes
+   * `GET /healthz` and `GET /readyz` (README's "Workers").
    * @defaultValue not served
    */
   metrics?: MetricsServerOptions;

@@ -10,6 +10,7 @@ import type {
   PublishingOptions,
   RedisOptions,
   SchedulingOptions,
+  WorkersOptions,
 } from './option-groups.js';
 import type { RedisClusterNode } from './redis-cluster-node.js';
 
@@ -45,6 +46,8 @@ export interface ResolvedCommitbusOptions {
   idempotency: IdempotencyOptions;
   /** Scheduling rules. */
   scheduling: SchedulingOptions;
+  /** Workers' beats and when one counts as gone. */
+  workers: WorkersOptions;
 }
 
 /** A group of options with every field optional. */
@@ -146,4 +149,6 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   idempotency?: PartialGroup<IdempotencyOptions>;
   /** Scheduling rules. */
   scheduling?: PartialGroup<SchedulingOptions>;
+  /** Workers' beats and when one counts as gone. */
+  workers?: PartialGroup<WorkersOptions>;
 }

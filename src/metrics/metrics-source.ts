@@ -24,6 +24,8 @@ export interface MetricsStatus {
   readonly handlers: Readonly<Record<string, JobCounts & { readonly parked: number }>>;
   /** The outbox's pending rows and the oldest one's age, or null without an outbox. */
   readonly outbox: { readonly pending: number; readonly oldestAgeMs: number | null } | null;
+  /** The bus's workers alive now (beating within `workers.goneAfterMs`). */
+  readonly workers: { readonly alive: number };
 }
 
 /** What {@link createBusMetrics} reads a bus through (an `EventBus` is one). */

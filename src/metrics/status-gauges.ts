@@ -25,7 +25,7 @@ const DEAD_LETTER_KINDS = Object.keys({
  * callbacks): backlog and its oldest event's age, ordered and delayed
  * events, handler jobs and parked work per handler, stored dead letters by
  * kind (0 for a kind with none), halted keys, the outbox's pending rows and
- * relay lag; and `<prefix>dropped_runs_total` and
+ * relay lag, the bus's workers alive (`<prefix>workers`, from their beats); and `<prefix>dropped_runs_total` and
  * `<prefix>ordered_keys_rebased_total`, counters set to the bus's counts of
  * runs dropped by blocks and of order keys re-based (counts that only grow). One status read
  * serves a scrape; when it fails the gauges keep their last values and
@@ -131,6 +131,12 @@ export function registerStatusGauges(
       rebased.inc(figures.rebased.count);
     },
   });
+  gauge(
+    'workers',
+    'Workers of the bus alive now (beating within workers.goneAfterMs), on the whole bus',
+    [],
+    (s) => one(s.workers.alive),
+  );
   gauge(
     'outbox_pending_rows',
     'Outbox rows committed and not yet known to be published (0 without an outbox)',

@@ -137,6 +137,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       commitbus_outbox_relay_lag_seconds: 'gauge',
       commitbus_parked_runs: 'gauge',
       commitbus_status_up: 'gauge',
+      commitbus_workers: 'gauge',
     });
     expect(value('commitbus_events_published_total', { key })).toBe(2);
     expect(value('commitbus_handler_runs_handled_total', { handler: 'ok', key })).toBe(2);
@@ -259,7 +260,8 @@ describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
           status.dropped === 2 &&
           status.deadLetters.count === 1 &&
           status.halted.count === 1 &&
-          status.outbox?.pending === 0
+          status.outbox?.pending === 0 &&
+          status.workers.alive === 1
         );
       });
       // A row a dead publisher left a minute ago (the relay takes it only after outboxGraceMs).
@@ -268,6 +270,7 @@ describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
       const metrics = parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text);
       const value = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, labels);
       expect(value('commitbus_status_up')).toBe(1);
+      expect(value('commitbus_workers')).toBe(1);
       expect(value('commitbus_backlog_events')).toBe(0);
       expect(value('commitbus_backlog_oldest_age_seconds')).toBe(0);
       expect(value('commitbus_delayed_events')).toBe(1);
