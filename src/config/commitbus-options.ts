@@ -1,6 +1,7 @@
 import type { Cluster } from 'ioredis';
 import type { BackoffOptions } from '../support/retry-policy.js';
 import type {
+  DeadLetterOptions,
   DrainOptions,
   HandlerRunOptions,
   IdempotencyOptions,
@@ -45,6 +46,8 @@ export interface ResolvedCommitbusOptions {
   idempotency: IdempotencyOptions;
   /** Scheduling rules. */
   scheduling: SchedulingOptions;
+  /** Dead letters' retention. */
+  deadLetters: DeadLetterOptions;
 }
 
 /** A group of options with every field optional. */
@@ -146,4 +149,6 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   idempotency?: PartialGroup<IdempotencyOptions>;
   /** Scheduling rules. */
   scheduling?: PartialGroup<SchedulingOptions>;
+  /** Dead letters' retention. */
+  deadLetters?: PartialGroup<DeadLetterOptions>;
 }

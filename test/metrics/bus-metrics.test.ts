@@ -108,6 +108,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     expect(typesOf(metrics)).toEqual({
       commitbus_backlog_events: 'gauge',
       commitbus_backlog_oldest_age_seconds: 'gauge',
+      commitbus_dead_letters_dropped_total: 'counter',
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
       commitbus_delayed_events: 'gauge',
