@@ -47,7 +47,7 @@ const ROUTER_CONNECTIONS = 16;
 const ROUTER_RUNS = Number(process.env.BENCH_ROUTER_RUNS ?? 3);
 // Metrics scrape: dead letters stored for the second measurement, scrapes per measurement.
 const SCRAPE_LETTERS = Number(process.env.BENCH_SCRAPE_LETTERS ?? 100_000);
-const SCRAPE_RUNS = Number(process.env.BENCH_SCRAPE_RUNS ?? 21);
+const SCRAPE_RUNS = Number(process.env.BENCH_SCRAPE_RUNS ?? 51);
 
 const ms = (value: number) => round(value, 2);
 const note = (side: BenchTarget) => {
