@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
 import { handlerDeadLetter } from '../src/dead-letters/dead-letter.js';
 import {
+  COMMITBUS_ENTITIES,
   createEventBus,
   defineHandler,
   Event,
@@ -12,9 +14,10 @@ import {
 } from '../src/index.js';
 import { createBusMetrics } from '../src/metrics/index.js';
 import { redisTransport } from '../src/transports/redis/index.js';
-import { sqliteTransport } from '../src/transports/sql/index.js';
+import { sqliteTransport, sqlTransport } from '../src/transports/sql/index.js';
 import { nowMs } from './load.js';
 import { deleteKeys } from './redis-keys.js';
+import { adminQuery, dropSchema } from './sql/pg-admin.js';
 import { median } from './stats.js';
 
 /** The handlers' event: never published, there so the bus has its 100 handlers at 0 letters too. */
@@ -32,6 +35,8 @@ const WARMUP_SCRAPES = 10;
 /** How a metrics scrape is measured against the number of dead letters. */
 export interface MetricsScrapeOptions {
   redisUrl: string;
+  /** The PostgreSQL database; a schema of its own is made in it and dropped at the end. */
+  databaseUrl: string;
   /** Redis prefix of its own; every key under it is deleted at the end. */
   prefix: string;
   /** Dead letters stored for the second measurement. */
@@ -52,20 +57,33 @@ export interface ScrapeFigures {
  * Times a Prometheus scrape of a bus's metrics (a fresh `createBusMetrics`
  * registry each time, so no scrape reuses another's `status()` read) at no
  * dead letters and at `letters` (two buses with the same 100 handlers,
- * scraped in turn), on Redis and on SQLite in memory.
+ * scraped in turn), on Redis, on SQLite in memory and on PostgreSQL.
  */
 export async function measureMetricsScrape(
   options: MetricsScrapeOptions,
 ): Promise<Record<string, ScrapeFigures>> {
   const redis = new Redis(options.redisUrl);
+  const schema = options.prefix.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+  await adminQuery(options.databaseUrl, `CREATE SCHEMA ${schema}`);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.databaseUrl,
+    schema,
+    entities: [...COMMITBUS_ENTITIES],
+    synchronize: true,
+  });
   try {
+    await dataSource.initialize();
     return {
       redis: await measureOn(() => redisTransport({ url: options.redisUrl }), options),
       sqlite: await measureOn(() => sqliteTransport(), options),
+      postgres: await measureOn(() => sqlTransport({ dataSource }), options),
     };
   } finally {
     await deleteKeys(redis, options.prefix);
     await redis.quit();
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await dropSchema(options.databaseUrl, schema);
   }
 }
 

@@ -320,12 +320,13 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
 /** A metrics scrape at no dead letters and at 100,000 (issue 20's target: within 1.2x); prints its table, returns the figures. */
 async function compareScrape(prefix: string): Promise<Record<string, number>> {
   console.log(
-    `\nMetrics scrape (createBusMetrics(bus).metrics(), a fresh registry each time) on ${REDIS_URL} and SQLite in memory, ` +
+    `\nMetrics scrape (createBusMetrics(bus).metrics(), a fresh registry each time) on ${REDIS_URL}, SQLite in memory and PostgreSQL, ` +
       `prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
       `median of ${SCRAPE_RUNS} scrapes each of a bus with 0 dead letters and one with ${SCRAPE_LETTERS} (100 handlers x 2 reasons), in turn`,
   );
   const result = await measureMetricsScrape({
     redisUrl: REDIS_URL,
+    databaseUrl: DATABASE_URL,
     prefix,
     letters: SCRAPE_LETTERS,
     scrapes: SCRAPE_RUNS,
@@ -351,6 +352,7 @@ async function compareScrape(prefix: string): Promise<Record<string, number>> {
     metrics_scrape_0_ms: ms(result.redis?.emptyMs ?? 0),
     metrics_scrape_100k_ms: ms(result.redis?.fullMs ?? 0),
     metrics_scrape_ratio_100k_sqlite: ratio('sqlite'),
+    metrics_scrape_ratio_100k_postgres: ratio('postgres'),
   };
 }
 
@@ -361,7 +363,7 @@ async function main(): Promise<void> {
   const only = onlySections();
   const runs = (section: string) => only.length === 0 || only.includes(section);
   // Before the long sections, not after them.
-  if (runs('sql')) await assertReachable(DATABASE_URL);
+  if (runs('sql') || runs('scrape')) await assertReachable(DATABASE_URL);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
   const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
