@@ -62,6 +62,32 @@ describe.each(adaptersFor('deadLetters'))('DeadLetterStore counts on $name', (ad
     expect(await countsOf(store)).toEqual({ total: 0, dropped: 0, groups: [] });
   });
 
+  it('keeps the counts exact under concurrent adds and removes of the same letters', async () => {
+    const store = bed.open(adapter).transport.deadLetters;
+    // Ten callers at once, each storing ids e0..e19 of its own reason, then five removing half of them.
+    const reasons = ['exhausted', 'timeout'] as const;
+    await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        store.add(
+          Array.from({ length: 20 }, (_, i) => letter(`e${i}.h`, 1_000 + i, { reason: reasons[n % 2] })),
+        ),
+      ),
+    );
+    await Promise.all(
+      Array.from({ length: 5 }, () => store.remove(Array.from({ length: 10 }, (_, i) => `e${i * 2}.h`))),
+    );
+    const left = await store.list();
+    expect(left.map((l) => l.id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `e${i * 2 + 1}.h`).sort(),
+    );
+    const counts = await store.counts();
+    expect(counts.total).toBe(10);
+    for (const reason of reasons)
+      expect(counts.groups.find((g) => g.reason === reason)?.count ?? 0).toBe(
+        left.filter((l) => l.reason === reason).length,
+      );
+  });
+
   it('counts no letter written around the store, and removing one leaves the counts as they are', async () => {
     const { transport, name } = bed.open(adapter);
     const store = transport.deadLetters;
