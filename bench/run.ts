@@ -6,7 +6,7 @@ import { CommitbusSide } from './commitbus-side.js';
 import { compareEventStore } from './event-store-compare.js';
 import { compareSqliteLone } from './event-store-sqlite-compare.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
-import { measureMetricsScrape } from './metrics-scrape.js';
+import { compareScrape } from './metrics-scrape-report.js';
 import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
@@ -45,9 +45,6 @@ const ROUTER_EVENTS = Number(process.env.BENCH_ROUTER_EVENTS ?? 20_000);
 const ROUTER_IN_FLIGHT = 64;
 const ROUTER_CONNECTIONS = 16;
 const ROUTER_RUNS = Number(process.env.BENCH_ROUTER_RUNS ?? 3);
-// Metrics scrape: dead letters stored for the second measurement, scrapes per measurement.
-const SCRAPE_LETTERS = Number(process.env.BENCH_SCRAPE_LETTERS ?? 100_000);
-const SCRAPE_RUNS = Number(process.env.BENCH_SCRAPE_RUNS ?? 51);
 
 const ms = (value: number) => round(value, 2);
 const note = (side: BenchTarget) => {
@@ -317,45 +314,6 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
   return figures;
 }
 
-/** A metrics scrape at no dead letters and at 100,000 (issue 20's target: within 1.2x); prints its table, returns the figures. */
-async function compareScrape(prefix: string): Promise<Record<string, number>> {
-  console.log(
-    `\nMetrics scrape (createBusMetrics(bus).metrics(), a fresh registry each time) on ${REDIS_URL}, SQLite in memory and PostgreSQL, ` +
-      `prefix ${prefix}, load average ${round(loadavg()[0] ?? 0, 2)}\n` +
-      `median of ${SCRAPE_RUNS} scrapes each of a bus with 0 dead letters and one with ${SCRAPE_LETTERS} (100 handlers x 2 reasons), in turn`,
-  );
-  const result = await measureMetricsScrape({
-    redisUrl: REDIS_URL,
-    databaseUrl: DATABASE_URL,
-    prefix,
-    letters: SCRAPE_LETTERS,
-    scrapes: SCRAPE_RUNS,
-  });
-  const ratio = (t: string) => round((result[t]?.fullMs ?? 0) / (result[t]?.emptyMs ?? 1), 2);
-  console.log();
-  console.log(
-    table([
-      ['transport', 'scrape at 0, ms', `at ${SCRAPE_LETTERS}, ms`, 'ratio', 'target', 'list() of all, ms'],
-      ...Object.entries(result).map(([t, f]) => [
-        t,
-        String(ms(f.emptyMs)),
-        String(ms(f.fullMs)),
-        `${ratio(t).toFixed(2)}x`,
-        ratio(t) <= 1.2 ? '<= 1.2x met' : '<= 1.2x MISSED',
-        String(ms(f.listAllMs)),
-      ]),
-    ]),
-  );
-  console.log(`load average ${round(loadavg()[0] ?? 0, 2)} at the end`);
-  return {
-    metrics_scrape_ratio_100k: ratio('redis'),
-    metrics_scrape_0_ms: ms(result.redis?.emptyMs ?? 0),
-    metrics_scrape_100k_ms: ms(result.redis?.fullMs ?? 0),
-    metrics_scrape_ratio_100k_sqlite: ratio('sqlite'),
-    metrics_scrape_ratio_100k_postgres: ratio('postgres'),
-  };
-}
-
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   // `--only sql` or BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, sql, scrape,
@@ -371,7 +329,7 @@ async function main(): Promise<void> {
   const eventStore = runs('event-store') ? await compareEventStore(DATABASE_URL) : {};
   const sqlite = runs('event-store') || runs('event-store-sqlite') ? await compareSqliteLone() : {};
   const sql = runs('sql') ? await compareSql(DATABASE_URL) : {};
-  const scrape = runs('scrape') ? await compareScrape(`${prefix}-scrape`) : {};
+  const scrape = runs('scrape') ? await compareScrape(REDIS_URL, DATABASE_URL, `${prefix}-scrape`) : {};
   console.log();
   console.log(
     JSON.stringify({
