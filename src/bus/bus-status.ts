@@ -1,6 +1,7 @@
 import type { DeadLetterKind } from '../dead-letters/dead-letter.js';
 import type { JobCounts } from '../handlers/handler-job-counts.js';
 import type { RuleKind } from '../scheduling/scheduling-rule.js';
+import type { WorkersStatus } from './worker-status.js';
 
 /** One handler's share of a {@link BusStatus}. */
 export interface HandlerStatus extends JobCounts {
@@ -121,6 +122,8 @@ export interface BusStatus {
     /** Age of the oldest row in ms, or null when there is none. */
     readonly oldestAgeMs: number | null;
   } | null;
+  /** The bus's workers, alive and gone, from their beats (see README's "Workers"). */
+  readonly workers: WorkersStatus;
 }
 
 /** How many halted keys a {@link BusStatus} shows. */

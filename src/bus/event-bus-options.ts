@@ -38,7 +38,9 @@ export interface EventBusOptions extends BusObserver {
   transport?: TransportAdapter;
   /**
    * Where commitbus logs (a pino logger fits).
-   * @defaultValue warnings and errors as JSON lines on stderr
+   * @defaultValue pino: warnings and errors as JSON lines on stderr
+   * (`COMMITBUS_LOG_LEVEL` for another level), a line repeated per event
+   * thinned out
    */
   logger?: Logger;
   /**
@@ -64,7 +66,8 @@ export interface StartWorkerOptions {
   onDrain?: (result: DrainResult) => void;
   /**
    * Serve the bus's Prometheus metrics (see README's "Metrics and hooks") at
-   * `GET /metrics` on this port, until the worker closes.
+   * `GET /metrics` on this port, until the worker closes, beside the probes
+   * `GET /healthz` and `GET /readyz` (README's "Workers").
    * @defaultValue not served
    */
   metrics?: MetricsServerOptions;

@@ -24,10 +24,13 @@ import { KnownTargets } from '../scheduling/known-targets.js';
 import type { ScheduledEventFactory, ScheduleHandle, ScheduleWhen } from '../scheduling/schedule.js';
 import { Schedules } from '../scheduling/schedules.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
-import { consoleLogger, type Logger } from '../support/logger.js';
+import { defaultLogger } from '../support/default-logger.js';
+import type { Logger } from '../support/logger.js';
+import { logTraceFields } from '../tracing/log-trace-fields.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import { adapterOf } from './bus-adapter.js';
 import { registerBusKinds } from './bus-dead-letter-kinds.js';
+import { busNameOf } from './bus-name.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
@@ -84,7 +87,7 @@ export class EventBus implements UnitOfWorkBus {
    * @param transport - an opened transport (tests); by default `options.transport` opened, else the embedded default.
    */
   constructor(options: EventBusOptions, transport?: Transport) {
-    this.logger = options.logger ?? consoleLogger;
+    this.logger = options.logger ?? defaultLogger({ bus: busNameOf(options.config), mixin: logTraceFields });
     const resolved = resolveOptions(options.config, warnDeprecatedOptions(this.logger));
     const adapter = transport === undefined ? adapterOf(options) : options.transport;
     this.config = withTransportSettings(resolved, adapter?.settings);

@@ -14,13 +14,17 @@ import {
   type RuleStatus,
 } from './bus-status.js';
 import type { Transport } from './transport.js';
+import { readWorkerStatus } from './worker-status.js';
 
 /** What {@link readBusStatus} reads from: the bus's ports, and its outbox if any. */
 export interface BusStatusSources {
   /** Which bus it is. */
-  readonly config: Pick<ResolvedCommitbusOptions, 'name' | 'redis'>;
+  readonly config: Pick<ResolvedCommitbusOptions, 'name' | 'redis' | 'workers'>;
   /** The ports the counts are read from. */
-  readonly transport: Pick<Transport, 'name' | 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering'>;
+  readonly transport: Pick<
+    Transport,
+    'name' | 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering' | 'workers'
+  >;
   /** The bus's handler names, listed even when they have nothing. */
   readonly handlerNames: readonly string[];
   /** The halted keys (`bus.ordering.halted()`). */
@@ -49,6 +53,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     halted,
     rebased,
     outbox,
+    workers,
   ] = await Promise.all([
     transport.log.backlog(),
     transport.log.oldestAt(),
@@ -65,6 +70,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     sources.outbox === undefined
       ? undefined
       : Promise.all([sources.outbox.pending(), sources.outbox.oldestAt()]),
+    readWorkerStatus(transport.workers, config.workers),
   ]);
   const parkedBy = new Map(
     await Promise.all(parkedHandlers.map(async (h) => [h, await transport.rules.parkedCount(h)] as const)),
@@ -99,6 +105,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     rules: rules.map(toRuleStatus),
     handlers,
     outbox: outbox === undefined ? null : { pending: outbox[0], oldestAgeMs: ageOf(outbox[1], now) },
+    workers,
   };
 }
 

@@ -14,10 +14,12 @@ import { isRouterRole, ROUTER_ROLES, type RouterOptions, type RouterRole } from 
 import type { RouterStores } from '../router/router-stores.js';
 import { RouterUpkeep } from '../router/upkeep/router-upkeep.js';
 import { upkeepSettings } from '../router/upkeep/upkeep-settings.js';
-import { consoleLogger, type Logger } from '../support/logger.js';
+import { defaultLogger } from '../support/default-logger.js';
+import type { Logger } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { adapterValue } from './adapter-value.js';
+import { busNameOf } from './bus-name.js';
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
 import type { TransportAdapter } from './transport.js';
 
@@ -99,7 +101,7 @@ export async function startRouter(
   options: RouterOptions = {},
   deps: StartRouterDeps = {},
 ): Promise<RunningRouter> {
-  const logger = deps.logger ?? consoleLogger;
+  const logger = deps.logger ?? defaultLogger({ bus: busNameOf(config) });
   const roles = checkRoles(options.roles);
   const has = (role: RouterRole) => roles.includes(role);
   const rootKey = checkApiOptions(options, has('api'));

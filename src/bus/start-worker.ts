@@ -13,7 +13,7 @@ import type { ObserverSet } from '../handlers/observer-set.js';
 import { IdempotencyNotConfiguredError } from '../idempotency/errors/idempotency-not-configured.error.js';
 import { IdempotentRunner } from '../idempotency/idempotent-runner.js';
 import type { MetricsRegistry } from '../metrics/metrics-registry.js';
-import type { MetricsServer, MetricsServerOptions } from '../metrics/metrics-server.js';
+import type { MetricsServer, MetricsServerOptions, ReadinessProbe } from '../metrics/metrics-server.js';
 import { LaneRunner } from '../ordering/lane-runner.js';
 import { OrderedConsumer } from '../ordering/ordered-consumer.js';
 import type { Schedules } from '../scheduling/schedules.js';
@@ -24,6 +24,8 @@ import { SoloGate } from '../support/solo-gate.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
 import type { RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import type { Transport } from './transport.js';
+import { startWorkerBeats } from './worker-beats.js';
+import { workerReadiness } from './worker-readiness.js';
 
 const RELEASE_BATCH = 1_000;
 
@@ -77,14 +79,17 @@ export async function startBusWorker(
   hooks: { readonly onClosed: (worker: RunningWorker) => void; readonly closeBus: () => Promise<void> },
 ): Promise<RunningWorker> {
   const { config, logger } = parts;
+  let closing: Promise<void> | undefined;
+  let running = false;
+  const ready = workerReadiness({ ...parts, running: () => running && closing === undefined });
   // First: a port in use fails the start before any work is taken.
   // The metrics server (and the bus's own metrics, with prom-client) load only for a worker that serves them.
-  const served = options.metrics === undefined ? undefined : await serve(options.metrics, parts);
+  const served = options.metrics === undefined ? undefined : await serve(options.metrics, parts, ready);
   const started = await startParts(parts, options).catch(async (error: unknown) => {
     await served?.close();
     throw error;
   });
-  let closing: Promise<void> | undefined;
+  running = true;
   let resolveStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     resolveStopped = resolve;
@@ -135,9 +140,13 @@ export async function startBusWorker(
 }
 
 /** Serves `metrics` (the bus's own when it names no registry), loading the metrics server only now. */
-async function serve(metrics: MetricsServerOptions, parts: WorkerParts): Promise<MetricsServer> {
+async function serve(
+  metrics: MetricsServerOptions,
+  parts: WorkerParts,
+  ready: ReadinessProbe,
+): Promise<MetricsServer> {
   const { serveMetrics } = await import('../metrics/metrics-server.js');
-  return serveMetrics(metrics.registry ?? (await parts.metricsRegistry()), metrics, parts.logger);
+  return serveMetrics(metrics.registry ?? (await parts.metricsRegistry()), metrics, parts.logger, ready);
 }
 
 async function startParts(parts: WorkerParts, options: StartWorkerOptions): Promise<Started> {
@@ -152,10 +161,11 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
   const idempotency = dataSource === undefined ? undefined : new IdempotentRunner(dataSource, parts.bus);
   // The worker's copy of the scheduling rules, loaded before it takes any work.
   const gate = await parts.rules.openGate();
+  const runner = new HandlerRunner(parts.publish, logger, idempotency);
   const pipeline = new HandlerPipeline({
     plans: parts.handlers,
     decode: (payload) => parts.serializer.deserialize(payload),
-    runner: new HandlerRunner(parts.publish, logger, idempotency),
+    runner,
     rules: gate,
     settings: config.handlers,
     logger,
@@ -202,10 +212,18 @@ async function startParts(parts: WorkerParts, options: StartWorkerOptions): Prom
         ).start()
       : undefined;
   const detachSchedules = parts.schedules.attach();
+  const beats = startWorkerBeats({
+    registry: transport.workers,
+    settings: config.workers,
+    transport: transport.name,
+    concurrency: config.handlers.concurrency,
+    busy: () => runner.busy,
+    logger,
+  });
   return {
     inner,
     stopTasks: async () => {
-      await Promise.all([releaser.stop(), cleanup?.stop(), detachSchedules()]);
+      await Promise.all([releaser.stop(), cleanup?.stop(), detachSchedules(), beats.stop()]);
     },
     stopLanes,
     closeGate: () => gate.close(),

@@ -7,6 +7,7 @@ import type { TransactionalPublisher } from '../events/transactional-publisher.j
 import type { EventLog } from '../handlers/event-log.js';
 import type { HandlerJobQueue } from '../handlers/handler-job-queue.js';
 import type { WorkerHost } from '../handlers/worker-host.js';
+import type { WorkerRegistry } from '../handlers/worker-registry.js';
 import type { OrderingStore } from '../ordering/ordering-store.js';
 import type { WorkerOrderingSource } from '../ordering/worker-ordering.js';
 import type { RouterStores } from '../router/router-stores.js';
@@ -49,6 +50,8 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly ordering: OrderingStore;
   /** Each schedule's last tick (`bus.schedule`), claimed once per tick across the bus's processes. */
   readonly ticks: ScheduleTickStore;
+  /** The bus's workers, each registered and beating while it runs (`bus.status().workers`). */
+  readonly workers: WorkerRegistry;
   /**
    * Appends a unit of work's events inside its own transaction, for a
    * transport whose events live in the application's database (the SQL

@@ -6,6 +6,7 @@ import { addDashboardCommand } from './dashboard-command.js';
 import { addDeadLettersCommand } from './dead-letters-command.js';
 import { addEventStoreCommand } from './event-store-command.js';
 import { addOrderingCommand } from './ordering-command.js';
+import { packageVersion } from './package-version.js';
 import { redact } from './redact.js';
 import { addRouterCommand } from './router-command.js';
 import { addRouterInspectCommands } from './router-inspect-commands.js';
@@ -16,6 +17,7 @@ import { addWorkerCommand } from './worker-command.js';
 /** The `commitbus` command line; every command but `worker` and `router` runs on the bus module `--module` names. */
 const program = new Command('commitbus')
   .description('commitbus: events after commit, handled reliably')
+  .version(packageVersion(), '-V, --version', "print commitbus's version")
   .option('-m, --module <path>', 'the bus module the command runs on (env COMMITBUS_MODULE)')
   .showHelpAfterError();
 addWorkerCommand(program);

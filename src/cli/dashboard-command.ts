@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { startDashboard } from '../dashboard/start-dashboard.js';
 import { CliError } from './errors/cli.error.js';
-import { portOption } from './port-option.js';
+import { portInUseOr, portOption } from './port-option.js';
 import { listenForStopSignals } from './stop-signals.js';
 import { withSharedBus } from './with-bus.js';
 
@@ -45,23 +45,49 @@ export function addDashboardCommand(program: Command): Command {
 
 /** Serves the dashboard on the module's bus until `stopped` resolves. */
 function serve(flags: DashboardFlags, command: Command, stopped: Promise<unknown>): Promise<void> {
+  const port = portOption('--port', flags.port);
+  const auth = basicAuthFromEnv(process.env);
   return withSharedBus(command, async ({ loaded }) => {
     const dashboard = await startDashboard({
       bus: loaded.bus,
       ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
-      port: portOption('--port', flags.port),
+      port,
       host: flags.host,
       ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
       ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
-      ...basicAuthFromEnv(process.env),
+      ...auth,
+    }).catch((error: unknown) => {
+      throw portInUseOr(error, '--port', flags.host, port);
     });
+    const warning = exposureWarning(flags.host, auth.basicAuth !== undefined);
+    if (warning !== undefined) process.stderr.write(`commitbus dashboard: warning: ${warning}\n`);
     console.log(`commitbus dashboard: ${dashboard.url}`);
     await stopped;
     await dashboard.close();
   });
 }
 
-function basicAuthFromEnv(env: NodeJS.ProcessEnv) {
+/**
+ * The warning for a dashboard reachable from other hosts with no password:
+ * bound to an address other than loopback (`127.0.0.0/8`, `::1`,
+ * `localhost`) without `COMMITBUS_DASHBOARD_USER` and `..._PASSWORD`.
+ */
+export function exposureWarning(host: string, withAuth: boolean): string | undefined {
+  if (withAuth || isLoopback(host)) return undefined;
+  return `listening on ${host}, which other hosts may reach, with no authentication: anyone who reaches it can re-drive and purge dead letters; set COMMITBUS_DASHBOARD_USER and COMMITBUS_DASHBOARD_PASSWORD, or bind 127.0.0.1`;
+}
+
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) ||
+    /^::ffff:127\./.test(bare)
+  );
+}
+
+function basicAuthFromEnv(env: NodeJS.ProcessEnv): { basicAuth?: { username: string; password: string } } {
   const username = env.COMMITBUS_DASHBOARD_USER;
   const password = env.COMMITBUS_DASHBOARD_PASSWORD;
   if (username === undefined && password === undefined) return {};

@@ -38,3 +38,44 @@ export async function forEachDeadLetterPage(
     for (const letter of page) if (letter.deadAt.getTime() === since.getTime()) seen.add(letter.id);
   }
 }
+
+/** How many letters match `filter` (up to its `limit`), read a page at a time. */
+export function countDeadLetters(
+  letters: Pick<DeadLetters, 'list'>,
+  filter: DeadLetterFilter,
+): Promise<number> {
+  return forEachDeadLetterPage(letters, filter, async () => {});
+}
+
+/** A page of a list, and how many letters match in all. */
+export interface DeadLetterListing {
+  /** The letters shown. */
+  readonly letters: readonly DeadLetter[];
+  /** How many letters match the filter, however many are shown. */
+  readonly total: number;
+}
+
+/**
+ * At most `limit` letters matching `filter` (its own `limit` aside), oldest
+ * first or, with `newestFirst`, the newest ones newest first, with how many
+ * match in all. Counting (and the newest) reads every matching letter a page
+ * at a time; a list that shows them all reads once.
+ */
+export async function listDeadLetters(
+  letters: Pick<DeadLetters, 'list'>,
+  filter: DeadLetterFilter,
+  limit: number,
+  newestFirst: boolean,
+): Promise<DeadLetterListing> {
+  const { limit: _shown, ...matching } = filter;
+  if (!newestFirst) {
+    const oldest = await letters.list({ ...matching, limit });
+    const total = oldest.length < limit ? oldest.length : await countDeadLetters(letters, matching);
+    return { letters: oldest, total };
+  }
+  let newest: DeadLetter[] = [];
+  const total = await forEachDeadLetterPage(letters, matching, async (page) => {
+    newest = [...newest, ...page].slice(-limit);
+  });
+  return { letters: newest.reverse(), total };
+}

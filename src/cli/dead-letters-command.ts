@@ -1,9 +1,16 @@
 import type { Command } from 'commander';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import { addDeadLetterBatchCommands } from './dead-letter-batch-commands.js';
-import { type DeadLetterFlags, deadLetterFilter, withDeadLetterFilters } from './dead-letter-filter.js';
+import {
+  checkHandlerFilter,
+  type DeadLetterFlags,
+  deadLetterFilter,
+  handlerNames,
+  withDeadLetterFilters,
+} from './dead-letter-filter.js';
+import { listDeadLetters } from './dead-letter-pages.js';
 import { CliError } from './errors/cli.error.js';
-import { printJson, printTable, truncate } from './output.js';
+import { listFooter, printJson, printLine, printTable, truncate } from './output.js';
 import { withSharedBus } from './with-bus.js';
 
 /** How many letters `dead-letters list` shows without `--limit`. */
@@ -17,14 +24,28 @@ export function addDeadLettersCommand(program: Command): Command {
   withDeadLetterFilters(
     group
       .command('list')
-      .description(`list dead letters, oldest first (at most ${LIST_DEFAULT_LIMIT} unless --limit says)`)
+      .description(
+        `list dead letters, oldest first (at most ${LIST_DEFAULT_LIMIT} unless --limit says), with an "N of M" footer`,
+      )
+      .option('--newest-first', 'the newest letters, newest first')
       .option('--json', 'print the letters as one JSON array'),
-  ).action(async (flags: DeadLetterFlags, command: Command) =>
+  ).action(async (flags: ListFlags, command: Command) =>
     withSharedBus(command, async ({ loaded, json }) => {
-      const filter = { limit: LIST_DEFAULT_LIMIT, ...deadLetterFilter(flags) };
-      const letters = await loaded.bus.deadLetters.list(filter);
+      const { deadLetters } = loaded.bus;
+      const filter = deadLetterFilter(flags);
+      await checkHandlerFilter(filter, handlerNames(loaded.bus), deadLetters);
+      const limit = filter.limit ?? LIST_DEFAULT_LIMIT;
+      const { letters, total } = await listDeadLetters(
+        deadLetters,
+        filter,
+        limit,
+        flags.newestFirst === true,
+      );
       if (json) printJson(letters);
-      else printLetters(letters);
+      else {
+        printLetters(letters);
+        printLine(listFooter(letters.length, total, 'dead letter(s)', flags.newestFirst === true));
+      }
     }),
   );
   group
@@ -42,6 +63,11 @@ export function addDeadLettersCommand(program: Command): Command {
     );
   addDeadLetterBatchCommands(group);
   return group;
+}
+
+/** The flags of `dead-letters list`. */
+interface ListFlags extends DeadLetterFlags {
+  readonly newestFirst?: boolean;
 }
 
 function printLetters(letters: readonly DeadLetter[]): void {

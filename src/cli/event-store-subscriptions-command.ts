@@ -12,6 +12,7 @@ interface Flags {
   readonly reason?: string;
   readonly from?: string;
   readonly yes?: boolean;
+  readonly dryRun?: boolean;
 }
 
 /**
@@ -50,17 +51,36 @@ export function addSubscriptionCommands(group: Command): void {
       .description("move a subscription's checkpoint so it next gets --from; needs --yes")
       .argument('<name>', 'the subscription')
       .requiredOption('--from <v>', "the next version it gets: a number, 'beginning' or 'end'")
-      .option('--yes', 'really move it'),
+      .option('--yes', 'really move it')
+      .option('--dry-run', 'print how many events it would repeat or skip, and change nothing'),
   ).action(async (name: string, flags: Flags, command: Command) => {
     const from = startOf(flags.from ?? '');
-    if (flags.yes !== true)
+    if (flags.yes !== true && flags.dryRun !== true)
       throw new CliError(`reset makes "${name}" skip or repeat events: add --yes to go ahead`);
     await withStore(command, async (store, json) => {
+      if (flags.dryRun === true) return dryRunReset(store, name, from, json);
       const status = await store.subscriptions.reset(name, { from, ...noteOf(flags) });
       if (json) printJson(status);
       else printLine(`reset "${name}": next v${status.position + 1}`);
     });
   });
+}
+
+/** Prints where a reset would move `name`'s checkpoint and how many events it would repeat or skip. */
+async function dryRunReset(store: EventStore, name: string, from: SubscriptionStart, json: boolean) {
+  const status = (await store.subscriptions.list()).find((s) => s.name === name);
+  if (status === undefined) throw new CliError(`no durable subscription is named ${JSON.stringify(name)}`);
+  const next = status.position + 1;
+  const to = from === 'beginning' ? 1 : from === 'end' ? (await store.getVersion()) + 1 : from;
+  const repeated = Math.max(0, next - to);
+  const skipped = Math.max(0, to - next);
+  if (json) {
+    printJson({ name, next, wouldGet: to, repeated, skipped });
+    return;
+  }
+  printLine(
+    `would reset "${name}" from next v${next} to next v${to}: ${repeated} event(s) repeated, ${skipped} skipped (dry run: nothing changed)`,
+  );
 }
 
 function row(s: SubscriptionStatus): unknown[] {

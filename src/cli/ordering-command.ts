@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
+import { countOf } from './dead-letter-filter.js';
 import { CliError } from './errors/cli.error.js';
-import { printJson, printLine, printTable, truncate } from './output.js';
+import { listFooter, printJson, printLine, printTable, truncate } from './output.js';
 import { withSharedBus } from './with-bus.js';
 
 /** Adds `commitbus ordering halted|redrive <key>|skip <key>|rebase <key>|rebased` over `bus.ordering`. */
@@ -12,22 +14,32 @@ export function addOrderingCommand(program: Command): Command {
     .description('order keys halted by a handler that gave up, or waiting for a position that never comes');
   group
     .command('halted')
-    .description('list the halted order keys, oldest halt first')
+    .description('list the halted order keys, oldest halt first, with an "N of M" footer')
+    .option('--newest-first', 'the newest halts first')
+    .option('--limit <n>', 'at most this many')
     .option('--json', 'print the halted keys as one JSON array')
-    .action(async (_flags: unknown, command: Command) =>
-      withSharedBus(command, async ({ loaded, json }) => {
-        const halted = await loaded.bus.ordering.halted();
+    .action(async (flags: { newestFirst?: boolean; limit?: string }, command: Command) => {
+      const limit = flags.limit === undefined ? undefined : countOf(flags.limit, '--limit');
+      await withSharedBus(command, async ({ loaded, json }) => {
+        const all = await loaded.bus.ordering.halted();
+        const ordered = flags.newestFirst === true ? [...all].reverse() : all;
+        const halted = limit === undefined ? ordered : ordered.slice(0, limit);
         if (json) printJson(halted.map(({ payload: _payload, ...rest }) => rest));
-        else printHalted(halted);
-      }),
-    );
+        else {
+          printHalted(halted);
+          printLine(listFooter(halted.length, all.length, 'halted lane(s)', flags.newestFirst === true));
+        }
+      });
+    });
   group
     .command('redrive')
     .description('run the halted event of a key again with fresh attempts (fix the cause first)')
     .argument('<key>', 'the order key, e.g. record:42')
-    .option('--json', 'print { key, resumed } as one JSON document')
-    .action(async (key: string, _flags: unknown, command: Command) =>
+    .option('--dry-run', DRY_RUN)
+    .option('--json', 'print { key, resumed } (with --dry-run { key, lanes, waiting }) as one JSON document')
+    .action(async (key: string, flags: { dryRun?: boolean }, command: Command) =>
       withSharedBus(command, async ({ loaded, json }) => {
+        if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 're-drive', json);
         const resumed = await loaded.bus.ordering.redrive(key);
         report(key, resumed, 're-driven', json);
       }),
@@ -39,12 +51,14 @@ export function addOrderingCommand(program: Command): Command {
     )
     .argument('<key>', 'the order key')
     .option('--yes', 'really skip')
-    .option('--json', 'print { key, resumed } as one JSON document')
-    .action(async (key: string, flags: { yes?: boolean }, command: Command) => {
-      if (flags.yes !== true) {
+    .option('--dry-run', DRY_RUN)
+    .option('--json', 'print { key, resumed } (with --dry-run { key, lanes, waiting }) as one JSON document')
+    .action(async (key: string, flags: { yes?: boolean; dryRun?: boolean }, command: Command) => {
+      if (flags.yes !== true && flags.dryRun !== true) {
         throw new CliError(`skip gives up the halted event of ${key} for good: add --yes to go ahead`);
       }
       await withSharedBus(command, async ({ loaded, json }) => {
+        if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 'skip', json);
         const resumed = await loaded.bus.ordering.skip(key);
         report(key, resumed, 'skipped', json);
       });
@@ -93,6 +107,26 @@ function addRebaseCommands(group: Command): void {
           );
         }
       }),
+    );
+}
+
+const DRY_RUN = "print the key's halted lanes and the events waiting in them, and change nothing";
+
+/** Prints how many lanes of `key` are halted and how many events wait in them, changing nothing. */
+async function dryRun(
+  ordering: Pick<EventBus['ordering'], 'halted'>,
+  key: string,
+  verb: string,
+  json: boolean,
+): Promise<void> {
+  const lanes = (await ordering.halted()).filter((h) => h.key === key);
+  if (lanes.length === 0)
+    throw new CliError(`order key ${JSON.stringify(key)} is not halted (see: commitbus ordering halted)`);
+  const waiting = lanes.reduce((sum, lane) => sum + lane.waiting, 0);
+  if (json) printJson({ key, lanes: lanes.length, waiting });
+  else
+    printLine(
+      `would ${verb} ${lanes.length} halted lane(s) of ${key}, ${waiting} event(s) waiting in them (dry run: nothing changed)`,
     );
 }
 

@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { formatTable } from './table-format.js';
 
 /**
  * Writes the command's own output to stdout. Taken at load, so it still
@@ -11,16 +11,42 @@ export function printJson(value: unknown): void {
   writeOut(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Writes a table: a header row and rows of cells. */
+/**
+ * Writes a table: a header row and rows of cells, cut to fit the terminal
+ * ({@link tableWidth}).
+ */
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const table = new Table({
-    head: [...head],
-    style: { head: [], border: [] },
-    // No line between rows: long lists stay readable.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  for (const row of rows) table.push(row.map(cell));
-  writeOut(`${table.toString()}\n`);
+  writeOut(
+    `${formatTable(
+      head,
+      rows.map((row) => row.map(cell)),
+      tableWidth(),
+    )}\n`,
+  );
+}
+
+/**
+ * The width tables are cut to: the terminal's columns when stdout is one,
+ * else `COLUMNS` when set (a script that wants a width), else none (a pipe
+ * gets every character).
+ */
+export function tableWidth(
+  stdout: { readonly isTTY?: boolean; readonly columns?: number } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): number | undefined {
+  if (stdout.isTTY === true && stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}
+
+/**
+ * The footer of a list: `100 of 10,000 dead letter(s) (oldest first; --limit
+ * or --newest-first for others)`.
+ */
+export function listFooter(shown: number, total: number, noun: string, newestFirst: boolean): string {
+  const order = newestFirst ? 'newest first' : 'oldest first';
+  const more = shown < total ? `; --limit${newestFirst ? '' : ' or --newest-first'} for others` : '';
+  return `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${noun} (${order}${more})`;
 }
 
 /** Writes a line of text for people (never in `--json` runs). */

@@ -8,7 +8,7 @@ export function addStatusCommand(program: Command): Command {
   return program
     .command('status')
     .description(
-      'show the bus: backlog, jobs, parked work, dead letters, halted keys, rules, per handler, outbox',
+      'show the bus: backlog, jobs, parked work, dead letters, halted keys, rules, per handler, outbox, workers',
     )
     .option('--json', 'print the BusStatus as one JSON document')
     .action(async (_flags: unknown, command: Command) =>
@@ -75,4 +75,33 @@ function printStatus(s: BusStatus): void {
       s.rebased.recent.map((r) => [r.key, r.from, r.to, r.why, r.rebasedAt]),
     );
   }
+  printWorkers(s);
+}
+
+/** The workers line (how many alive, when one counts as gone) and their table, alive first. */
+function printWorkers(s: BusStatus): void {
+  const { workers } = s;
+  const gone = workers.list.length - workers.alive;
+  printLine(
+    `workers: ${workers.alive === 0 ? 'none' : workers.alive} alive${gone > 0 ? `, ${gone} gone` : ''} (gone after ${formatAge(workers.goneAfterMs)} without a beat)`,
+  );
+  if (workers.list.length === 0) return;
+  const readAt = Date.parse(s.readAt);
+  printTable(
+    ['worker', 'state', 'host', 'pid', 'version', 'transport', 'busy', 'concurrency', 'started', 'last beat'],
+    [...workers.list]
+      .sort((a, b) => Number(b.alive) - Number(a.alive))
+      .map((w) => [
+        w.id.slice(0, 8),
+        w.alive ? 'alive' : 'gone',
+        w.host,
+        w.pid,
+        w.version,
+        w.transport,
+        w.busy,
+        w.concurrency,
+        w.startedAt,
+        `${formatAge(Math.max(0, readAt - Date.parse(w.lastBeatAt)))} ago`,
+      ]),
+  );
 }

@@ -3,7 +3,7 @@ import type { RunningWorker } from '../bus/event-bus-options.js';
 import { consoleLogger, describeError } from '../support/logger.js';
 import { type BusModule, closeBusModule, loadBusModule } from './bus-module.js';
 import { refuseUnaskedMemoryTransport } from './memory-transport-guard.js';
-import { portOption } from './port-option.js';
+import { portInUseOr, portOption } from './port-option.js';
 import { listenForStopSignals } from './stop-signals.js';
 
 /** The flags of `commitbus worker`. */
@@ -67,10 +67,11 @@ async function startOn(
     await closeBusModule(loaded).catch(() => undefined);
     throw error;
   }
-  const worker = await loaded.bus.startWorker({
-    handleSignals: false,
-    ...(metrics === undefined ? {} : { metrics }),
-  });
+  const worker = await loaded.bus
+    .startWorker({ handleSignals: false, ...(metrics === undefined ? {} : { metrics }) })
+    .catch((error: unknown) => {
+      throw metrics === undefined ? error : portInUseOr(error, '--metrics-port', metrics.host, metrics.port);
+    });
   try {
     await loaded.eventStore?.start();
   } catch (error) {

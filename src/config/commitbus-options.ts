@@ -11,6 +11,7 @@ import type {
   PublishingOptions,
   RedisOptions,
   SchedulingOptions,
+  WorkersOptions,
 } from './option-groups.js';
 import type { RedisClusterNode } from './redis-cluster-node.js';
 
@@ -48,6 +49,8 @@ export interface ResolvedCommitbusOptions {
   scheduling: SchedulingOptions;
   /** Dead letters' retention. */
   deadLetters: DeadLetterOptions;
+  /** Workers' beats and when one counts as gone. */
+  workers: WorkersOptions;
 }
 
 /** A group of options with every field optional. */
@@ -151,4 +154,6 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   scheduling?: PartialGroup<SchedulingOptions>;
   /** Dead letters' retention. */
   deadLetters?: PartialGroup<DeadLetterOptions>;
+  /** Workers' beats and when one counts as gone. */
+  workers?: PartialGroup<WorkersOptions>;
 }

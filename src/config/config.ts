@@ -54,6 +54,7 @@ export const DEFAULTS = deepFreeze({
   idempotency: { retentionMs: 604_800_000 },
   scheduling: { rulesRefreshMs: 500 },
   deadLetters: { maxCount: 10_000, maxAgeMs: 180 * 86_400_000 },
+  workers: { beatEveryMs: 5_000, goneAfterMs: 15_000 },
   router: {
     delivery: {
       concurrency: 64,

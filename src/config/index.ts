@@ -16,6 +16,7 @@ export type {
   PublishingOptions,
   RedisOptions,
   SchedulingOptions,
+  WorkersOptions,
 } from './option-groups.js';
 export type { RedisClusterNode } from './redis-cluster-node.js';
 export type { TransportSettings } from './transport-settings.js';

@@ -237,6 +237,24 @@ export interface IdempotencyOptions {
   retentionMs: number;
 }
 
+/** Workers' registrations: how often each beats, and when one whose beats stopped counts as gone. */
+export interface WorkersOptions {
+  /**
+   * How often each worker stores its beat (host, pid, version, busy count)
+   * in the transport, in milliseconds; `bus.status().workers` lists them.
+   * @defaultValue `5_000`
+   */
+  beatEveryMs: number;
+  /**
+   * A worker whose last beat is older than this, in milliseconds, is shown
+   * as gone (`alive: false`, not counted in `commitbus_workers`); records
+   * ten times older are removed. Keep it a few beats long: 3 missed beats
+   * by default.
+   * @defaultValue `15_000`
+   */
+  goneAfterMs: number;
+}
+
 /** Scheduling rules (pause, block). */
 export interface SchedulingOptions {
   /**

@@ -35,6 +35,8 @@ const POSITIVE_INTEGERS = [
   'outbox.relayBatchSize',
   'idempotency.retentionMs',
   'scheduling.rulesRefreshMs',
+  'workers.beatEveryMs',
+  'workers.goneAfterMs',
   'ordering.concurrency',
   'ordering.leaseMs',
   'ordering.upkeepMs',
@@ -66,6 +68,7 @@ const TIMER_OPTIONS = [
   'outbox.graceMs',
   'outbox.relayEveryMs',
   'scheduling.rulesRefreshMs',
+  'workers.beatEveryMs',
   'ordering.leaseMs',
   'ordering.upkeepMs',
 ] as const;
@@ -133,6 +136,11 @@ function validate(options: ResolvedCommitbusOptions, env: OptionNote): void {
   if (ordering.leaseMs <= ordering.upkeepMs) {
     throw new ConfigError(
       `ordering.leaseMs (${ordering.leaseMs}) must exceed ordering.upkeepMs (${ordering.upkeepMs}), which renews it: a worker would lose its keys between renewals`,
+    );
+  }
+  if (options.workers.goneAfterMs <= options.workers.beatEveryMs) {
+    throw new ConfigError(
+      `workers.goneAfterMs (${options.workers.goneAfterMs}) must exceed workers.beatEveryMs (${options.workers.beatEveryMs}): a running worker would show as gone between its beats`,
     );
   }
   if (typeof outbox.enabled !== 'boolean') {

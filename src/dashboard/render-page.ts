@@ -9,6 +9,7 @@ import {
   rulesSection,
   subscribersSection,
 } from './render-sections.js';
+import { workersSection } from './render-workers.js';
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
@@ -57,6 +58,7 @@ export function renderPage(snapshot: DashboardSnapshot, context: PageContext): s
 <div id="status" role="status"></div>
 <main>
 ${backlogSection(snapshot)}
+${workersSection(snapshot)}
 ${deadLettersSection(snapshot)}
 ${haltedSection(snapshot.halted)}
 ${rulesSection(snapshot.rules)}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
-import { consoleLogger, type Logger } from '../support/logger.js';
+import { defaultLogger } from '../support/default-logger.js';
+import type { Logger } from '../support/logger.js';
 import { withTransactionGate } from '../uow/transaction-gate.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
@@ -21,7 +22,7 @@ import { checkModelTables } from './model-tables.js';
 import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
-import { type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
+import { pickModels, type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
 import { knownTypes, resolveModels } from './resolved-model.js';
 import { useWal } from './sqlite-journal.js';
 import type { HistoryEvent, StoreEvent } from './store-event.js';
@@ -86,7 +87,8 @@ export class EventStore implements DispatchTarget {
       ...(o.dispatchUnknownTypes ? {} : { knownTypes: known, onUnknown: refuse }),
     };
     this.listeners = [...(o.listeners ?? [])];
-    this.logger = o.logger ?? consoleLogger;
+    // A store on a bus logs where the bus does; alone, on the default logger.
+    this.logger = o.logger ?? o.bus?.logger ?? defaultLogger();
     this.sqliteWal = o.sqliteWal && this.tables.dialect === 'sqlite';
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
@@ -121,6 +123,11 @@ export class EventStore implements DispatchTarget {
   /** The event types some model knows. */
   get knownTypes(): readonly string[] {
     return [...this.setting.known];
+  }
+
+  /** The names of the store's models, as `replay({ models })` takes them. */
+  get modelNames(): readonly string[] {
+    return this.setting.models.map((model) => model.name);
   }
 
   /** Whether this process is the writer now. */
@@ -295,6 +302,8 @@ export class EventStore implements DispatchTarget {
   /** Rebuilds models from history as the writer (see `replayModels`). */
   async replay(options: ReplayOptions = {}): Promise<ReplayReport> {
     this.open();
+    // Before waiting for the writer role: a model no one has is refused at once.
+    pickModels(this.setting.models, options.models);
     await this.init();
     return this.processor.asWriter(options.timeoutMs ?? 30_000, async (runner) => {
       const tuning = await this.processor.tune(runner);
@@ -388,9 +397,4 @@ export class EventStore implements DispatchTarget {
     if (this.closed)
       throw new EventStoreUsageError('the event store is closed: make a new one with createEventStore');
   }
-}
-
-/** Makes an event store on `options.dataSource` (see {@link EventStore}). */
-export function createEventStore(options: EventStoreOptions): EventStore {
-  return new EventStore(options);
 }

@@ -2,6 +2,8 @@
  * `commitbus/event-store`: the event store's tables, migration, other errors, defaults and types.
  * @module commitbus/event-store
  */
+
+export { createEventStore } from './create-event-store.js';
 export type { DispatchTarget } from './dispatch.op.js';
 export { DispatchOp } from './dispatch.op.js';
 export { ApplyResultError } from './errors/apply-result.error.js';
@@ -34,7 +36,7 @@ export type {
   TransactContext,
 } from './event-model.js';
 export { defineModel } from './event-model.js';
-export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
+export { type DispatchOptions, EventStore } from './event-store.js';
 export {
   EVENT_STORE_DEFAULTS,
   type EventStoreOptions,

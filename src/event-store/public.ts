@@ -4,6 +4,8 @@
  * dispatcher catches, and durable subscriptions' types. The rest (tables, migrations, other errors) is at
  * `commitbus/event-store`.
  */
+
+export { createEventStore } from './create-event-store.js';
 export { DispatchOp } from './dispatch.op.js';
 export { EventRejectedError } from './errors/event-rejected.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
@@ -11,7 +13,7 @@ export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
 export { SubscriptionHaltedError } from './errors/subscription-halted.error.js';
 export type { EventModel, ReduceContext, Reducer } from './event-model.js';
 export { defineModel } from './event-model.js';
-export { createEventStore, type DispatchOptions, EventStore } from './event-store.js';
+export { type DispatchOptions, EventStore } from './event-store.js';
 export type { EventStoreOptions } from './event-store-options.js';
 export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { ReducerResult } from './reducer-result.js';

@@ -71,7 +71,7 @@ export async function replayModels(
   tuning: CacheTuning,
   options: ReplayOptions,
 ): Promise<ReplayReport> {
-  const chosen = pick(setting.models, options.models);
+  const chosen = pickModels(setting.models, options.models);
   const replaying: CycleSetting = {
     models: chosen,
     known: setting.known,
@@ -142,7 +142,14 @@ export async function replayModels(
   }
 }
 
-function pick(models: readonly ResolvedModel[], names: readonly string[] | undefined): ResolvedModel[] {
+/**
+ * The models a replay rebuilds: every one, or those `names` names, in that
+ * order; throws `EventStoreUsageError` for a name no model has, or one named twice.
+ */
+export function pickModels(
+  models: readonly ResolvedModel[],
+  names: readonly string[] | undefined,
+): ResolvedModel[] {
   if (names === undefined) return [...models];
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined)

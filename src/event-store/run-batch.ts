@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { CommitbusError } from '../support/commitbus-error.js';
+import { inInternalSpan } from '../tracing/internal-span.js';
 import { AbortWatch } from '../uow/abort-watch.js';
 import { UnitOfWork } from '../uow/unit-of-work.js';
 import type { UnitOfWorkBus } from '../uow/unit-of-work-bus.js';
@@ -75,9 +76,27 @@ export interface BatchParts {
  * is the whole story. When one fails, the transaction is rolled back and the
  * events up to it run again with a savepoint each, their writes flushed per
  * event: the failing event rolls back alone, its failure is recorded, the
- * ones before it commit and the ones after it wait.
+ * ones before it commit and the ones after it wait. Traced as an INTERNAL
+ * root span `event-store cycle` (from which version, to which, how many, the
+ * version that failed).
  */
-export async function runBatch(parts: BatchParts, handled: number, limit: number): Promise<BatchOutcome> {
+export function runBatch(parts: BatchParts, handled: number, limit: number): Promise<BatchOutcome> {
+  return inInternalSpan(
+    'event-store cycle',
+    () => ({ 'commitbus.event_store.from_version': handled + 1, 'commitbus.event_store.limit': limit }),
+    () => cycle(parts, handled, limit),
+    (outcome) => ({
+      'commitbus.event_store.version': outcome.version,
+      'messaging.batch.message_count': outcome.handled.length,
+      ...(outcome.failed === undefined
+        ? {}
+        : { 'error.type': 'event failed', 'commitbus.event_store.failed_version': outcome.failed.event.v }),
+    }),
+  );
+}
+
+/** One batch: the fast path without savepoints, redone with them from the event that failed it. */
+async function cycle(parts: BatchParts, handled: number, limit: number): Promise<BatchOutcome> {
   if (limit > 1) {
     try {
       return await attempt(parts, handled, limit, false);

@@ -170,7 +170,8 @@ export class StoreProcessor {
         }
       });
       if (outcome !== undefined) return outcome.value;
-      if (Date.now() > deadline) {
+      // `>=`: a timeout of 0 fails after the first try, without waiting a takeover period.
+      if (Date.now() >= deadline) {
         throw new EventStoreUsageError(
           `another process has been the event store's writer for ${timeoutMs} ms: stop its store (or wait) and try again`,
         );

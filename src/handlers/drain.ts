@@ -1,5 +1,6 @@
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { SoloGate } from '../support/solo-gate.js';
+import { inInternalSpan } from '../tracing/internal-span.js';
 import type { Dispatcher } from './dispatcher.js';
 import { drainBatch } from './drain-batch.js';
 import type { EventLog, LogEntry } from './event-log.js';
@@ -101,13 +102,23 @@ export async function runDrain(deps: DrainDeps): Promise<DrainResult> {
    * read goes out while it is in flight.
    */
   const batch = async (entries: readonly LogEntry[], alone = false): Promise<number> => {
-    const done = await drainBatch(entries, {
-      drainOne: alone ? drainOne : (entry) => deps.solo.shared(() => drainOne(entry)),
-      enqueue: deps.enqueue,
-      deadLetters,
-      logger: deps.dispatcher.pipeline.logger,
-      retried: (retry) => deps.dispatcher.pipeline.observer.notify('onRetry', retry),
-    });
+    const done = await inInternalSpan(
+      'drain batch',
+      () => ({
+        'commitbus.drain.consumer': consumer,
+        'messaging.batch.message_count': entries.length,
+        'commitbus.drain.taken_over': alone,
+      }),
+      () =>
+        drainBatch(entries, {
+          drainOne: alone ? drainOne : (entry) => deps.solo.shared(() => drainOne(entry)),
+          enqueue: deps.enqueue,
+          deadLetters,
+          logger: deps.dispatcher.pipeline.logger,
+          retried: (retry) => deps.dispatcher.pipeline.observer.notify('onRetry', retry),
+        }),
+      (acknowledged) => ({ 'commitbus.drain.acknowledged': acknowledged.length }),
+    );
     await acked();
     const ack = log.ack(done);
     // Awaited by the next batch or the drain's end, which see its failure.

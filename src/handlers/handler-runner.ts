@@ -15,6 +15,8 @@ import { runWithTimeout } from './run-with-timeout.js';
  * handlers get. What it rejects with is always an `Error`.
  */
 export class HandlerRunner {
+  private underWay = 0;
+
   constructor(
     private readonly publish: (events: readonly Event[]) => Promise<void>,
     private readonly logger: Logger,
@@ -29,13 +31,21 @@ export class HandlerRunner {
    * of the publisher's, active for the handler (see `tracing/handler-span.ts`).
    */
   run(handler: ResolvedHandler, event: Event, attempt: number): Promise<void> {
+    this.underWay += 1;
     return inHandlerSpan({ event, handler: handler.name, attempt }, (span) =>
       runWithTimeout(
         (signal) => this.invoke(handler, event, this.context(handler.name, attempt, signal), span),
         handler.timeoutMs,
         () => new HandlerTimeoutError(handler.name, event.id, handler.timeoutMs),
       ),
-    );
+    ).finally(() => {
+      this.underWay -= 1;
+    });
+  }
+
+  /** How many handler runs are under way (started, not yet settled or timed out). */
+  get busy(): number {
+    return this.underWay;
   }
 
   private async invoke(

@@ -53,9 +53,12 @@ export interface HandlerDefaults {
 export class HandlerTable {
   private readonly plans = new Map<string, HandlerPlan>();
   private readonly byKey = new Map<string, ResolvedHandler[]>();
+  /** The registered event classes' handling keys. */
+  private readonly keys: readonly string[];
 
   constructor(config: EventHandlersConfig, registry: EventRegistry, defaults: HandlerDefaults) {
     const known = registry.keys();
+    this.keys = known;
     const producible = new Set(known.flatMap(prefixesOf));
     const namesSeen = new Map<string, Handler>();
     for (const [key, entries] of Object.entries(config)) {
@@ -123,6 +126,14 @@ export class HandlerTable {
       this.plans.set(handlingKey, plan);
     }
     return plan;
+  }
+
+  /**
+   * Every run a handler can make: each registered event class's handling key
+   * with each handler of its plan (what metrics label runs by).
+   */
+  runs(): { readonly handler: string; readonly key: string }[] {
+    return this.keys.flatMap((key) => this.plan(key).all.map((h) => ({ handler: h.name, key })));
   }
 
   /** Every configured handler, once each, in configuration order. */

@@ -1,7 +1,8 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { FailedRun, HandledRun } from '../handlers/bus-observer.js';
 import { consoleLogger } from '../support/logger.js';
+import { packageVersion } from '../support/package-version.js';
 import type { MetricsSource } from './metrics-source.js';
 import { registerStatusGauges } from './status-gauges.js';
 
@@ -31,10 +32,20 @@ export interface BusMetricsOptions {
    * @defaultValue `true`
    */
   readonly statusGauges?: boolean;
+  /**
+   * Whether to add Node.js's process metrics (prom-client's default
+   * metrics: CPU, memory, event loop lag, GC, handles), under the same prefix.
+   * @defaultValue `true` on a registry of their own, `false` on yours (which
+   * may collect them already)
+   */
+  readonly processMetrics?: boolean;
 }
 
 /** The label a handling key no registered class has gets: such keys come from foreign payloads. */
 const UNKNOWN_KEY = 'unregistered';
+
+/** What may follow a failed run, each a `next` label of the failure counter. */
+const AFTER_FAILURE = ['retry', 'dead-letter', 'halt'] as const;
 
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -112,6 +123,16 @@ export class BusMetrics {
       buckets: [...(options.durationBuckets ?? DURATION_BUCKETS)],
       registers,
     });
+    this.startAtZero();
+    new Gauge({
+      name: `${prefix}build_info`,
+      help: 'Always 1: the commitbus and Node.js versions this process runs, as labels',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version: packageVersion(), node: process.versions.node }, 1);
+    if (options.processMetrics ?? options.registry === undefined) {
+      collectDefaultMetrics({ register: this.registry, prefix });
+    }
     const { status } = bus;
     if ((options.statusGauges ?? true) && status !== undefined) {
       registerStatusGauges(this.registry, prefix, () => status.call(bus), bus.logger ?? consoleLogger);
@@ -139,6 +160,16 @@ export class BusMetrics {
   /** Stops counting (the metrics stay in the registry with their values). */
   close(): void {
     this.stop();
+  }
+
+  /** Every registered handler's counters at 0: a first failure is an increase `rate()` can see. */
+  private startAtZero(): void {
+    for (const run of this.bus.handlers?.runs() ?? []) {
+      const labelled = { handler: run.handler, key: run.key };
+      this.handled.inc(labelled, 0);
+      this.retried.inc(labelled, 0);
+      for (const next of AFTER_FAILURE) this.failed.inc({ ...labelled, next }, 0);
+    }
   }
 
   private onFailed(run: FailedRun): void {

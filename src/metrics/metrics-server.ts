@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config/errors/config.error.js';
 import { describeError, type Logger } from '../support/logger.js';
@@ -31,6 +31,13 @@ export interface MetricsAddress {
   readonly url: string;
 }
 
+/**
+ * What a metrics server's `/readyz` asks: resolves to `undefined` when the
+ * process is ready for work, or to why not (`the transport cannot be
+ * reached: ...`). A probe that rejects is read as not ready, its message the reason.
+ */
+export type ReadinessProbe = () => Promise<string | undefined>;
+
 /** A running metrics server. */
 export interface MetricsServer extends MetricsAddress {
   /** Stops listening and ends open connections. */
@@ -38,21 +45,31 @@ export interface MetricsServer extends MetricsAddress {
 }
 
 /**
- * Serves `registry` in the Prometheus text format at `GET /metrics` (a plain
- * `node:http` server; every other path is a 404). Rejects with
- * {@link MetricsServerError} when it cannot listen.
+ * Serves `registry` in the Prometheus text format at `GET /metrics`, and two
+ * probes as JSON (a plain `node:http` server; every other path is a 404):
+ * `GET /healthz`, 200 while the process serves; `GET /readyz`, 200 when
+ * `ready` finds nothing wrong, else 503 with `{ status: 'not ready', reason }`
+ * (200 without a probe). Rejects with {@link MetricsServerError} when it cannot listen.
  */
 export async function serveMetrics(
   registry: MetricsRegistry,
   options: Pick<MetricsServerOptions, 'port' | 'host'>,
   logger: Logger,
+  ready?: ReadinessProbe,
 ): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
   checkServed(registry, options.port);
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
-    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: scrape GET /metrics\n');
+    const readable = request.method === 'GET' || request.method === 'HEAD';
+    if (readable && (path === '/healthz' || path === '/readyz')) {
+      void answerProbe(path === '/readyz' ? ready : undefined, request.method === 'HEAD', response);
+      return;
+    }
+    if (path !== '/metrics' || !readable) {
+      response
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end('not found: scrape GET /metrics, probe GET /healthz or /readyz\n');
       return;
     }
     // A registry that throws, rejects or hands back no text fails the scrape (500), never the worker's process.
@@ -83,6 +100,25 @@ export async function serveMetrics(
         server.closeAllConnections();
       }),
   };
+}
+
+/** Answers `/healthz` (no probe: the process serves) or `/readyz` (`probe`), as JSON. */
+async function answerProbe(
+  probe: ReadinessProbe | undefined,
+  head: boolean,
+  response: ServerResponse,
+): Promise<void> {
+  const reason =
+    probe === undefined
+      ? undefined
+      : await probe().catch((error: unknown) => describeError(error).message || 'the readiness probe failed');
+  const body = reason === undefined ? { status: 'ok' } : { status: 'not ready', reason };
+  if (response.destroyed) return;
+  response.writeHead(reason === undefined ? 200 : 503, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
+  response.end(head ? undefined : `${JSON.stringify(body)}\n`);
 }
 
 /**

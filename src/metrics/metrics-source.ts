@@ -27,6 +27,8 @@ export interface MetricsStatus {
   readonly handlers: Readonly<Record<string, JobCounts & { readonly parked: number }>>;
   /** The outbox's pending rows and the oldest one's age, or null without an outbox. */
   readonly outbox: { readonly pending: number; readonly oldestAgeMs: number | null } | null;
+  /** The bus's workers alive now (beating within `workers.goneAfterMs`). */
+  readonly workers: { readonly alive: number };
 }
 
 /** What {@link createBusMetrics} reads a bus through (an `EventBus` is one). */
@@ -39,4 +41,9 @@ export interface MetricsSource {
   readonly logger?: Logger;
   /** A snapshot of the bus's work, read at scrape time for the gauges; without it there are none. */
   status?(): Promise<MetricsStatus>;
+  /**
+   * The bus's handlers: every (handler, handling key) a run can have, whose
+   * counters start at zero so `rate()` and `increase()` see the first run.
+   */
+  readonly handlers?: { runs(): readonly { readonly handler: string; readonly key: string }[] };
 }

@@ -25,7 +25,7 @@ const DEAD_LETTER_KINDS = Object.keys({
  * callbacks): backlog and its oldest event's age, ordered and delayed
  * events, handler jobs and parked work per handler, stored dead letters by
  * kind (0 for a kind with none), halted keys, the outbox's pending rows and
- * relay lag; and `<prefix>dropped_runs_total` and
+ * relay lag, the bus's workers alive (`<prefix>workers`, from their beats); and `<prefix>dropped_runs_total`,
  * `<prefix>ordered_keys_rebased_total` and `<prefix>dead_letters_dropped_total`,
  * counters set to the bus's counts of runs dropped by blocks, of order keys
  * re-based and of dead letters dropped by the retention (counts that only grow). One status read
@@ -144,6 +144,12 @@ export function registerStatusGauges(
       rebased.inc(figures.rebased.count);
     },
   });
+  gauge(
+    'workers',
+    'Workers of the bus alive now (beating within workers.goneAfterMs), on the whole bus',
+    [],
+    (s) => one(s.workers.alive),
+  );
   gauge(
     'outbox_pending_rows',
     'Outbox rows committed and not yet known to be published (0 without an outbox)',

@@ -2,6 +2,7 @@ import type { OutboxOptions } from '../config/option-groups.js';
 import type { OutgoingEvent } from '../events/outgoing-event.js';
 import type { Logger } from '../support/logger.js';
 import { PeriodicTask } from '../support/periodic-task.js';
+import { inInternalSpan } from '../tracing/internal-span.js';
 import { OutboxNotConfiguredError } from './errors/outbox-not-configured.error.js';
 import type { Outbox } from './outbox.js';
 
@@ -31,12 +32,19 @@ export class OutboxRelay {
     settings: OutboxRelaySettings,
     private readonly logger: Logger,
   ) {
+    // A span per batch relayed (none for a pass that finds nothing).
+    const relay = (events: readonly OutgoingEvent[]) =>
+      inInternalSpan(
+        'outbox relay',
+        () => ({ 'messaging.batch.message_count': events.length }),
+        () => publish(events),
+      );
     this.task = new PeriodicTask(
       'outbox relay',
       settings.relayEveryMs,
       async () => {
         if (!this.ready && !(await this.checkSetup())) return;
-        while ((await outbox.relayOnce(publish)) >= settings.relayBatchSize);
+        while ((await outbox.relayOnce(relay)) >= settings.relayBatchSize);
       },
       logger,
     );

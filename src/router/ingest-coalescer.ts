@@ -1,3 +1,4 @@
+import { inInternalSpan } from '../tracing/internal-span.js';
 import type { BatchStore } from './batch-store.js';
 import type { IngestResult } from './topic.js';
 
@@ -59,8 +60,16 @@ export class IngestCoalescer {
     for (const group of groups) this.send(group);
   }
 
+  // One INTERNAL span `router ingest` per call to the store (the events of one publisher and topic).
   private send(group: Pending): void {
-    this.batches.ingest(group.publisher, group.topic, group.events, this.now()).then(
+    inInternalSpan(
+      'router ingest',
+      () => ({
+        'messaging.destination.name': group.topic,
+        'messaging.batch.message_count': group.events.length,
+      }),
+      () => this.batches.ingest(group.publisher, group.topic, group.events, this.now()),
+    ).then(
       (result) => {
         for (const waiter of group.waiters) waiter.resolve(result);
       },

@@ -27,7 +27,7 @@ export interface HandlerRunTrace {
 }
 
 /**
- * Runs `run` in a CONSUMER span `<handling key> process`, active while it
+ * Runs `run` in a CONSUMER span `process <handling key>`, active while it
  * runs (so the handler's own spans nest in it). Its parent is the
  * publisher's span from the event's envelope, whichever way the event came
  * (a drain, a retry or async job, a delayed event, an ordered lane, a relayed
@@ -42,7 +42,7 @@ export function inHandlerSpan<T>(
 ): Promise<T> {
   const { event } = runTrace;
   return tracer.startActiveSpan(
-    `${event.handlingKey} process`,
+    `process ${event.handlingKey}`,
     { kind: SpanKind.CONSUMER, attributes: noTracerProvider() ? undefined : handlerAttributes(runTrace) },
     parentOf(event),
     async (span) => {
@@ -81,9 +81,10 @@ function parentOf(event: Event): Context {
 function handlerAttributes({ event, handler, attempt }: HandlerRunTrace): Attributes {
   const attributes: Attributes = {
     'messaging.system': MESSAGING_SYSTEM,
-    'messaging.operation': 'process',
+    'messaging.operation.name': 'process',
     'messaging.operation.type': 'process',
     'messaging.destination.name': event.handlingKey,
+    'messaging.consumer.group.name': handler,
     'messaging.message.id': event.id,
     'commitbus.event.id': event.id,
     'commitbus.handling_key': event.handlingKey,

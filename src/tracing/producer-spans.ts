@@ -11,6 +11,9 @@ import { MESSAGING_SYSTEM, noTracerProvider, tracer } from './tracer.js';
  */
 export type ProducerOperation = 'create' | 'publish';
 
+/** Each operation's `messaging.operation.name` (and type), the span's name's first word. */
+const OPERATION_NAME: Record<ProducerOperation, 'create' | 'send'> = { create: 'create', publish: 'send' };
+
 /**
  * The PRODUCER spans of events being published, one per event, each a child
  * of the context active when they start. Each event's envelope carries its
@@ -21,11 +24,11 @@ export type ProducerOperation = 'create' | 'publish';
 export class ProducerSpans {
   private readonly spans: Span[];
 
-  /** Starts a span `<handling key> <operation>` for each of `events`, in the active context. */
+  /** Starts a span `create <handling key>` or `send <handling key>` for each of `events`, in the active context. */
   constructor(events: readonly Event[], operation: ProducerOperation) {
     const off = noTracerProvider();
     this.spans = events.map((event) =>
-      tracer.startSpan(`${event.handlingKey} ${operation}`, {
+      tracer.startSpan(`${OPERATION_NAME[operation]} ${event.handlingKey}`, {
         kind: SpanKind.PRODUCER,
         attributes: off ? undefined : producerAttributes(event, operation),
       }),
@@ -50,8 +53,8 @@ export class ProducerSpans {
 function producerAttributes(event: Event, operation: ProducerOperation): Attributes {
   return {
     'messaging.system': MESSAGING_SYSTEM,
-    'messaging.operation': operation,
-    'messaging.operation.type': operation === 'create' ? 'create' : 'send',
+    'messaging.operation.name': OPERATION_NAME[operation],
+    'messaging.operation.type': OPERATION_NAME[operation],
     'messaging.destination.name': event.handlingKey,
     'messaging.message.id': event.id,
     'commitbus.event.id': event.id,

@@ -1,4 +1,5 @@
 import { ProxyTracerProvider, type Tracer, trace } from '@opentelemetry/api';
+import { packageVersion } from '../support/package-version.js';
 
 /** The instrumentation scope of commitbus's spans: filter or sample on it. */
 export const COMMITBUS_TRACER_NAME = 'commitbus';
@@ -7,11 +8,12 @@ export const COMMITBUS_TRACER_NAME = 'commitbus';
 export const MESSAGING_SYSTEM = 'commitbus';
 
 /**
- * commitbus's tracer. The api hands out a proxy that follows whatever
+ * commitbus's tracer, versioned with the package (the instrumentation
+ * scope's version). The api hands out a proxy that follows whatever
  * provider is registered, before or after this is first called; with none,
  * every span it starts is a no-op.
  */
-export const tracer: Tracer = trace.getTracer(COMMITBUS_TRACER_NAME);
+export const tracer: Tracer = trace.getTracer(COMMITBUS_TRACER_NAME, packageVersion());
 
 /** What the api's global proxy delegates to while no provider is registered. */
 const NO_PROVIDER = new ProxyTracerProvider().getDelegate();

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
+import type { Logger } from '../support/logger.js';
 
 /**
  * The events registered in one unit of work: kept in the transaction just
@@ -31,4 +32,6 @@ export interface UnitOfWorkBus {
   useDataSource(dataSource: DataSource): unknown;
   /** A new, empty set of events for one unit of work. */
   openEvents(): UnitOfWorkEvents;
+  /** Where the bus logs: an event store on the bus given no logger logs there too. */
+  readonly logger?: Logger;
 }

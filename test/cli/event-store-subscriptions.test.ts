@@ -51,6 +51,15 @@ it('lists a halted subscription with its error; resume and reset (with --yes) ac
       status: 'active',
       attempts: 0,
     });
+    // Position 1 (next v2) of 3 events: from the beginning repeats one; from the end skips two.
+    const [beginning, end] = await Promise.all([
+      cli(['subscription-reset', 'mailer', '--from', 'beginning', '--dry-run']),
+      cli(['subscription-reset', 'mailer', '--from', 'end', '--dry-run', '--json']),
+    ]);
+    expect(beginning.stdout).toBe(
+      'would reset "mailer" from next v2 to next v1: 1 event(s) repeated, 0 skipped (dry run: nothing changed)\n',
+    );
+    expect(json(end)).toEqual({ name: 'mailer', next: 2, wouldGet: 4, repeated: 0, skipped: 2 });
     const refused = await cli(['subscription-reset', 'mailer', '--from', '3']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/add --yes/);

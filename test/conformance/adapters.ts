@@ -28,7 +28,7 @@ export interface ConformanceAdapter {
 }
 
 /** The ports a conformance suite covers, one suite each. */
-export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering' | 'ticks';
+export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering' | 'ticks' | 'workers';
 
 /** The adapters whose transport provides `port`, for a suite's `describe.each`. */
 export function adaptersFor(port: ConformancePort): readonly ConformanceAdapter[] {
@@ -54,6 +54,7 @@ export function wrappedTransport(): TransportAdapter {
         deadLetters: t.deadLetters,
         ordering: t.ordering,
         ticks: t.ticks,
+        workers: t.workers,
         publish: (events) => t.publish(events),
         releaseDue: (limit) => t.releaseDue(limit),
         startWorker: (runtime) => t.startWorker(runtime),
@@ -71,7 +72,7 @@ export function wrappedTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ordering', 'ticks'];
+  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ordering', 'ticks', 'workers'];
   return [
     {
       name: 'sql postgres',

@@ -123,7 +123,8 @@ function parseSample(line: string, fail: (why: string) => Error): Sample {
 function parseValue(raw: string, fail: (why: string) => Error): number {
   if (raw === '+Inf') return Number.POSITIVE_INFINITY;
   if (raw === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (raw === 'NaN') return Number.NaN;
+  // Prometheus reads NaN in any case (Go's ParseFloat); prom-client writes `Nan`.
+  if (/^nan$/i.test(raw)) return Number.NaN;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) throw fail(`bad value ${raw}`);
   return Number(raw);
 }

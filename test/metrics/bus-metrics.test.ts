@@ -5,6 +5,7 @@
  * client 15 has no parser of its own: `helpers/prometheus-text.ts`), with
  * exact counter values per label. On both transports.
  */
+import { readFileSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
@@ -37,6 +38,8 @@ class StockMoved extends Event {
 const fail = () => {
   throw new Error('down');
 };
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 const bed = redisTestBed('i12observe-metrics');
 let buses = 0;
@@ -105,8 +108,15 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     }
     const key = 'PIPE.ITEM';
     const value = (name: string, labels: Record<string, string>) => sampleValue(metrics, name, labels);
-    expect(typesOf(metrics)).toEqual({
+    // Node's process metrics (prom-client's defaults) come beside commitbus's own.
+    const types = typesOf(metrics);
+    expect(types.commitbus_process_cpu_seconds_total).toBe('counter');
+    const own = Object.fromEntries(
+      Object.entries(types).filter(([n]) => !/^commitbus_(process|nodejs)_/.test(n)),
+    );
+    expect(own).toEqual({
       commitbus_backlog_events: 'gauge',
+      commitbus_build_info: 'gauge',
       commitbus_backlog_oldest_age_seconds: 'gauge',
       commitbus_dead_letters_dropped_total: 'counter',
       commitbus_dead_letters_stored: 'gauge',
@@ -128,6 +138,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       commitbus_outbox_relay_lag_seconds: 'gauge',
       commitbus_parked_runs: 'gauge',
       commitbus_status_up: 'gauge',
+      commitbus_workers: 'gauge',
     });
     expect(value('commitbus_events_published_total', { key })).toBe(2);
     expect(value('commitbus_handler_runs_handled_total', { handler: 'ok', key })).toBe(2);
@@ -142,11 +153,14 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
     ).toBe(2);
     // Nothing was parked: a counter with no label set yet has no sample.
     expect(metrics.get('commitbus_handler_runs_parked_total')?.samples).toEqual([]);
-    // No handled sample for doomed, nor a failed one for ok.
+    // Every handler's counters start at 0: only doomed and flaky failed, and doomed never succeeded.
     const failedHandlers = metrics
       .get('commitbus_handler_runs_failed_total')
-      ?.samples.map((s) => s.labels.handler);
+      ?.samples.filter((s) => s.value > 0)
+      .map((s) => s.labels.handler);
     expect(failedHandlers?.sort()).toEqual(['doomed', 'flaky']);
+    expect(value('commitbus_handler_runs_handled_total', { handler: 'doomed', key })).toBe(0);
+    expect(value('commitbus_handler_runs_failed_total', { handler: 'ok', key, next: 'retry' })).toBe(0);
 
     const runs = { handled: { ok: 2, flaky: 2 }, failed: { flaky: 2, doomed: 2 } } as const;
     for (const [outcome, byHandler] of Object.entries(runs)) {
@@ -247,7 +261,8 @@ describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
           status.dropped === 2 &&
           status.deadLetters.count === 1 &&
           status.halted.count === 1 &&
-          status.outbox?.pending === 0
+          status.outbox?.pending === 0 &&
+          status.workers.alive === 1
         );
       });
       // A row a dead publisher left a minute ago (the relay takes it only after outboxGraceMs).
@@ -256,6 +271,7 @@ describe.each(TRANSPORT_NAMES)('the status gauges on %s', (transport) => {
       const metrics = parsePrometheusText((await scrape(worker.metrics?.url ?? '')).text);
       const value = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, labels);
       expect(value('commitbus_status_up')).toBe(1);
+      expect(value('commitbus_workers')).toBe(1);
       expect(value('commitbus_backlog_events')).toBe(0);
       expect(value('commitbus_backlog_oldest_age_seconds')).toBe(0);
       expect(value('commitbus_delayed_events')).toBe(1);
@@ -326,5 +342,37 @@ describe("a bus's own metrics", () => {
     expect(await handled(second)).toBe(2);
     await second.close();
     await first.close();
+  });
+
+  it("start every registered handler's counters at 0, before any run, so rate() sees the first failure; build info and process metrics", async () => {
+    const rec = new Recorder();
+    const bus = bed.buses.create({
+      events: PIPE_EVENTS,
+      handlers: handlers(rec),
+      config: fastConfig({ prefix: bed.prefix, name: `zero${++buses}` }),
+      transport: testRedis(),
+    });
+    const metrics = createBusMetrics(bus, { statusGauges: false });
+    const families = parsePrometheusText(await metrics.metrics());
+    expect(
+      sampleValue(families, 'commitbus_build_info', {
+        version: PACKAGE_VERSION,
+        node: process.versions.node,
+      }),
+    ).toBe(1);
+    // Node's process metrics, under the prefix, on a registry of their own; none on yours unless asked.
+    expect(families.has('commitbus_process_cpu_seconds_total')).toBe(true);
+    const mine = createBusMetrics(bus, { statusGauges: false, registry: new Registry() });
+    expect(parsePrometheusText(await mine.metrics()).has('commitbus_process_cpu_seconds_total')).toBe(false);
+    mine.close();
+    for (const handler of ['ok', 'flaky', 'doomed']) {
+      const run = { handler, key: 'PIPE.ITEM' };
+      expect(sampleValue(families, 'commitbus_handler_runs_handled_total', run)).toBe(0);
+      expect(sampleValue(families, 'commitbus_handler_retries_total', run)).toBe(0);
+      for (const next of ['retry', 'dead-letter', 'halt']) {
+        expect(sampleValue(families, 'commitbus_handler_runs_failed_total', { ...run, next })).toBe(0);
+      }
+    }
+    metrics.close();
   });
 });

@@ -62,7 +62,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
     };
     const { bus } = await buses.start({ events: OUTBOX_TEST_EVENTS, handlers, ...config(kind) });
     await tracing.inSpan('POST /records', () => bus.publish(RecordCreated.create({ recid: 'slow' })));
-    const [span] = (await spans('RECORD.CREATE process')) as [ReadableSpan];
+    const [span] = (await spans('process RECORD.CREATE')) as [ReadableSpan];
     await bus.whenIdle(10_000);
 
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -93,10 +93,10 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
     });
     failing = false;
     expect(await bus.deadLetters.redrive({ kind: 'handler' })).toBe(1);
-    const runs = await spans('RECORD.CREATE process', 2);
+    const runs = await spans('process RECORD.CREATE', 2);
     await bus.whenIdle(10_000);
 
-    const [publish] = (await spans('RECORD.CREATE publish')) as [ReadableSpan];
+    const [publish] = (await spans('send RECORD.CREATE')) as [ReadableSpan];
     expect(parentIdOf(publish)).toBe(request.spanId);
     for (const run of runs) {
       expect(run.spanContext().traceId).toBe(request.traceId);
@@ -125,11 +125,11 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
     const { span: request } = await tracing.inSpan('POST /records', () =>
       bus.publish(RecordCreated.create({ recid: 'chain' })),
     );
-    const followUps = await spans('RECORD.UPDATE process', 2);
+    const followUps = await spans('process RECORD.UPDATE', 2);
     await bus.whenIdle(10_000);
 
-    const [created] = (await spans('RECORD.CREATE process')) as [ReadableSpan];
-    const published = await spans('RECORD.UPDATE publish', 2);
+    const [created] = (await spans('process RECORD.CREATE')) as [ReadableSpan];
+    const published = await spans('send RECORD.UPDATE', 2);
     for (const publish of published) {
       expect(publish.kind).toBe(SpanKind.PRODUCER);
       expect(publish.spanContext().traceId).toBe(request.traceId);
@@ -149,7 +149,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
     await expect(tracing.inSpan('POST /records', () => bus.publish(big))).rejects.toBeInstanceOf(
       EventTooLargeError,
     );
-    const [tooLarge] = (await spans('RECORD.CREATE publish')) as [ReadableSpan];
+    const [tooLarge] = (await spans('send RECORD.CREATE')) as [ReadableSpan];
     expect(tooLarge.attributes['messaging.message.id']).toBe(big.id);
     expect(tooLarge.status.code).toBe(SpanStatusCode.ERROR);
     expect(exceptionsOf(tooLarge)).toEqual([['EventTooLargeError', expect.stringContaining(big.id)]]);
@@ -160,7 +160,7 @@ describe.each(TRANSPORTS)('tracing claims on the %s transport', (kind) => {
     const refused = await tracing.inSpan('POST /records', () => bus.publish(late)).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BusClosedError);
     expect(
-      tracing.named('RECORD.CREATE publish').filter((s) => s.attributes['messaging.message.id'] === late.id),
+      tracing.named('send RECORD.CREATE').filter((s) => s.attributes['messaging.message.id'] === late.id),
     ).toEqual([]);
   });
 });

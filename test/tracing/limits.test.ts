@@ -81,7 +81,7 @@ describe('maxEventBytes and the trace', () => {
     expect(published).toBeUndefined();
     expect(JSON.parse(encoded as string).trace.tracestate).toBe(TRACESTATE);
     expect(Buffer.byteLength(encoded as string)).toBeGreaterThan(bare + TRACEPARENT_BYTES);
-    const handled = await spanOf('RECORD.CREATE process', event.id);
+    const handled = await spanOf('process RECORD.CREATE', event.id);
     expect(handled.spanContext().traceState?.serialize()).toBe(TRACESTATE);
   });
 
@@ -90,8 +90,8 @@ describe('maxEventBytes and the trace', () => {
     expect(published).toBeUndefined();
     expect(Object.keys(JSON.parse(encoded as string).trace)).toEqual(['traceparent']);
     expect(Buffer.byteLength(encoded as string)).toBe(bare + TRACEPARENT_BYTES);
-    const publish = await spanOf('RECORD.CREATE publish', event.id);
-    const handled = await spanOf('RECORD.CREATE process', event.id);
+    const publish = await spanOf('send RECORD.CREATE', event.id);
+    const handled = await spanOf('process RECORD.CREATE', event.id);
     expect(handled.spanContext().traceId).toBe(TRACE_ID);
     expect(parentIdOf(handled)).toBe(publish.spanContext().spanId);
     expect(handled.spanContext().traceState).toBeUndefined();
@@ -102,7 +102,7 @@ describe('maxEventBytes and the trace', () => {
     expect(published).toBeUndefined();
     expect(JSON.parse(encoded as string)).not.toHaveProperty('trace');
     expect(Buffer.byteLength(encoded as string)).toBe(bare);
-    const handled = await spanOf('RECORD.CREATE process', event.id);
+    const handled = await spanOf('process RECORD.CREATE', event.id);
     expect(handled.spanContext().traceId).not.toBe(TRACE_ID);
     expect(parentIdOf(handled)).toBeUndefined();
   });
@@ -138,15 +138,15 @@ describe('re-driven event and undecodable dead letters', () => {
     await bus.whenIdle(10_000);
 
     for (const event of [lost, unknown]) {
-      const create = await spanOf('RECORD.CREATE create', event.id);
+      const create = await spanOf('create RECORD.CREATE', event.id);
       expect(parentIdOf(create)).toBe(request.spanId);
-      const handled = await spanOf('RECORD.CREATE process', event.id);
+      const handled = await spanOf('process RECORD.CREATE', event.id);
       expect(handled.spanContext().traceId).toBe(request.traceId);
       expect(parentIdOf(handled)).toBe(create.spanContext().spanId);
     }
     // The re-drive started no producer span: the two create spans are those of the first encoding.
-    expect(tracing.named('RECORD.CREATE create')).toHaveLength(2);
-    expect(tracing.named('RECORD.CREATE publish')).toEqual([]);
+    expect(tracing.named('create RECORD.CREATE')).toHaveLength(2);
+    expect(tracing.named('send RECORD.CREATE')).toEqual([]);
     expect(
       tracing
         .spans()

@@ -4,6 +4,7 @@
  * handler run is a CONSUMER span under the publisher's span, whichever way
  * the event came (drain, job, retry, delay, ordered lane, outbox relay).
  */
+import { readFileSync } from 'node:fs';
 import { type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { DataSource } from 'typeorm';
@@ -30,6 +31,9 @@ import { parentIdOf, traceBed } from '../helpers/tracing.js';
 import type { TransportName } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
+/** The package's version, the tracer's instrumentation scope version. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+
 const { prefix: PREFIX, redis, buses } = redisTestBed('i12tracing');
 const config = busConfigs(PREFIX);
 const tracing = traceBed();
@@ -55,15 +59,17 @@ function expectHandlerSpan(
   span: ReadableSpan,
   expected: { key: string; eventId: string; handler: string; attempt: number; parent: SpanContext },
 ): void {
-  expect(span.instrumentationScope.name).toBe(COMMITBUS_TRACER_NAME);
+  expect(span.instrumentationScope).toMatchObject({ name: COMMITBUS_TRACER_NAME, version: PACKAGE_VERSION });
   expect(span.kind).toBe(SpanKind.CONSUMER);
-  expect(span.name).toBe(`${expected.key} process`);
+  expect(span.name).toBe(`process ${expected.key}`);
   expect(span.spanContext().traceId).toBe(expected.parent.traceId);
   expect(parentIdOf(span)).toBe(expected.parent.spanId);
   expect(span.attributes).toMatchObject({
     'messaging.system': 'commitbus',
-    'messaging.operation': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.operation.type': 'process',
     'messaging.destination.name': expected.key,
+    'messaging.consumer.group.name': expected.handler,
     'messaging.message.id': expected.eventId,
     'commitbus.event.id': expected.eventId,
     'commitbus.handling_key': expected.key,
@@ -94,17 +100,17 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     const { span: request } = await tracing.inSpan('POST /records', () => bus.publish(event));
     await bus.whenIdle();
 
-    const publish = await oneSpan('RECORD.CREATE publish');
+    const publish = await oneSpan('send RECORD.CREATE');
     expect(publish.kind).toBe(SpanKind.PRODUCER);
     expect(publish.spanContext().traceId).toBe(request.traceId);
     expect(parentIdOf(publish)).toBe(request.spanId);
     expect(publish.attributes).toMatchObject({
       'messaging.system': 'commitbus',
-      'messaging.operation': 'publish',
+      'messaging.operation.name': 'send',
       'messaging.message.id': event.id,
     });
     const [sync, async] = ['trace.sync', 'trace.async'].map((handler) =>
-      tracing.named('RECORD.CREATE process').find((s) => s.attributes['commitbus.handler'] === handler),
+      tracing.named('process RECORD.CREATE').find((s) => s.attributes['commitbus.handler'] === handler),
     ) as [ReadableSpan, ReadableSpan];
     const key = 'RECORD.CREATE';
     expectHandlerSpan(sync, {
@@ -146,10 +152,10 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     await waitFor('the retry', () => rec.count('trace.flaky') === 2);
     await bus.whenIdle();
 
-    const publish = await oneSpan('RECORD.CREATE publish');
-    await waitFor('two handler spans', () => tracing.named('RECORD.CREATE process').length === 2);
+    const publish = await oneSpan('send RECORD.CREATE');
+    await waitFor('two handler spans', () => tracing.named('process RECORD.CREATE').length === 2);
     const [first, second] = tracing
-      .named('RECORD.CREATE process')
+      .named('process RECORD.CREATE')
       .sort(
         (a, b) => Number(a.attributes['commitbus.attempt']) - Number(b.attributes['commitbus.attempt']),
       ) as [ReadableSpan, ReadableSpan];
@@ -158,6 +164,8 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     expectHandlerSpan(first, { ...expected, attempt: 1 });
     expectHandlerSpan(second, { ...expected, attempt: 2 });
     expect(first.status).toEqual({ code: SpanStatusCode.ERROR, message: 'database is down' });
+    expect(first.attributes['error.type']).toBe('Error');
+    expect(second.attributes['error.type']).toBeUndefined();
     expect(first.events.map((e) => [e.name, e.attributes?.['exception.message']])).toEqual([
       ['exception', 'database is down'],
     ]);
@@ -179,15 +187,15 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       await bus.publish(delayed, { delay: 150 });
       await bus.publish(ordered, { orderKey: 'record:ordered' });
     });
-    await waitFor('both handled', () => tracing.named('RECORD.CREATE process').length === 2, {
+    await waitFor('both handled', () => tracing.named('process RECORD.CREATE').length === 2, {
       timeoutMs: 10_000,
     });
     await bus.whenIdle();
 
     const publishOf = (id: string) =>
-      tracing.named('RECORD.CREATE publish').find((s) => s.attributes['messaging.message.id'] === id);
+      tracing.named('send RECORD.CREATE').find((s) => s.attributes['messaging.message.id'] === id);
     const handlerOf = (id: string) =>
-      tracing.named('RECORD.CREATE process').find((s) => s.attributes['messaging.message.id'] === id);
+      tracing.named('process RECORD.CREATE').find((s) => s.attributes['messaging.message.id'] === id);
     for (const event of [delayed, ordered]) {
       const publish = publishOf(event.id) as ReadableSpan;
       expect(parentIdOf(publish)).toBe(request.spanId);
@@ -210,10 +218,10 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     );
     await dead.bus.close();
     expect(await outboxRows(dataSource)).toHaveLength(1);
-    const create = await oneSpan('RECORD.UPDATE create');
+    const create = await oneSpan('create RECORD.UPDATE');
     expect(create.kind).toBe(SpanKind.PRODUCER);
     expect(parentIdOf(create)).toBe(request.spanId);
-    expect(create.attributes['messaging.operation']).toBe('create');
+    expect(create.attributes['messaging.operation.name']).toBe('create');
 
     const handlers: EventHandlersConfig = {
       'RECORD.UPDATE': [[defineHandler('trace.relayed', () => {}), true]],
@@ -225,7 +233,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       ...config(kind, { outboxGraceMs: 50, outboxRelayEveryMs: 20 }),
     });
     await relay.startWorker({ handleSignals: false });
-    const handled = await oneSpan('RECORD.UPDATE process');
+    const handled = await oneSpan('process RECORD.UPDATE');
     expectHandlerSpan(handled, {
       key: 'RECORD.UPDATE',
       eventId: event.id,
@@ -234,6 +242,22 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
       parent: create.spanContext(),
     });
     await waitFor('the relayed row deleted', async () => (await outboxRows(dataSource)).length === 0);
+    // The relay's own work is a root span of its own, and so is the drain batch that handled the event.
+    const relayed = await oneSpan('outbox relay');
+    expect(relayed.kind).toBe(SpanKind.INTERNAL);
+    expect(relayed.attributes).toMatchObject({
+      'messaging.system': 'commitbus',
+      'messaging.batch.message_count': 1,
+    });
+    expect(parentIdOf(relayed)).toBeUndefined();
+    const [drained] = tracing
+      .named('drain batch')
+      .filter((span) => span.attributes['commitbus.drain.acknowledged'] === 1) as [ReadableSpan];
+    expect(drained.attributes).toMatchObject({
+      'messaging.batch.message_count': 1,
+      'commitbus.drain.taken_over': false,
+    });
+    expect(parentIdOf(drained)).toBeUndefined();
   });
 
   it('an idempotent handler run again for an event it already handled is a span marked skipped', async () => {
@@ -254,12 +278,12 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     await bus.whenIdle();
     // The same entry again, past the dedupe window, as a redelivery after a lost ack would bring it.
     await bus.transport.publish([{ id: event.id, payload, skipDedupe: true }]);
-    await waitFor('two handler spans', () => tracing.named('RECORD.CREATE process').length === 2);
+    await waitFor('two handler spans', () => tracing.named('process RECORD.CREATE').length === 2);
     await bus.whenIdle();
 
     expect(rec.count('trace.once')).toBe(1);
     const skipped = tracing
-      .named('RECORD.CREATE process')
+      .named('process RECORD.CREATE')
       .map((s) => s.attributes['commitbus.handler.skipped']);
     expect(skipped).toEqual([undefined, true]);
   });
@@ -297,7 +321,7 @@ describe.each(TRANSPORTS)('tracing on the %s transport', (kind) => {
     expect(await bus.deadLetters.list()).toEqual([]);
     for (const event of events) {
       const span = tracing
-        .named('RECORD.CREATE process')
+        .named('process RECORD.CREATE')
         .find((s) => s.attributes['messaging.message.id'] === event.id) as ReadableSpan;
       expect(parentIdOf(span)).toBeUndefined();
     }

@@ -1,4 +1,6 @@
 import { Agent, request } from 'undici';
+import type { TraceCarrier } from '../../events/trace-carrier.js';
+import { inClientSpan } from '../../tracing/internal-span.js';
 import { signWebhook } from './webhook-signature.js';
 import type { DeliveryOutcome, WebhookTarget } from './webhook-target.js';
 
@@ -61,10 +63,34 @@ export class WebhookSender {
     });
   }
 
-  /** Delivers `events` (each a JSON object as a string) to `target` as the batch `batchId`. */
-  async send(target: WebhookTarget, batchId: string, events: readonly string[]): Promise<DeliveryOutcome> {
+  /**
+   * Delivers `events` (each a JSON object as a string) to `target` as the
+   * batch `batchId`, in a CLIENT span `router deliver` whose context goes to
+   * the subscriber as `traceparent` (and `tracestate`).
+   */
+  send(target: WebhookTarget, batchId: string, events: readonly string[]): Promise<DeliveryOutcome> {
+    return inClientSpan(
+      'router deliver',
+      () => ({
+        'http.request.method': 'POST',
+        'server.address': hostOf(target.callback),
+        'messaging.batch.message_count': events.length,
+        'commitbus.router.batch_id': batchId,
+      }),
+      (carrier) => this.post(target, batchId, events, carrier),
+      (outcome) =>
+        outcome.ok ? { 'http.response.status_code': outcome.status } : { 'error.type': outcome.error },
+    );
+  }
+
+  private async post(
+    target: WebhookTarget,
+    batchId: string,
+    events: readonly string[],
+    carrier: TraceCarrier | undefined,
+  ): Promise<DeliveryOutcome> {
     const body = `[${events.join(',')}]`;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...carrier };
     // A subscriber that gave no uuid gets no credentials (Routemaster would send an empty username).
     if (target.uuid !== null) {
       headers.authorization = `Basic ${Buffer.from(`${target.uuid}:x`).toString('base64')}`;
@@ -112,4 +138,13 @@ function reasonOf(error: unknown): string {
     if (typeof name === 'string') return name;
   }
   return 'delivery failed';
+}
+
+/** The host of a callback URL, for the span (never its path or query). */
+function hostOf(callback: string): string {
+  try {
+    return new URL(callback).hostname;
+  } catch {
+    return 'unknown';
+  }
 }

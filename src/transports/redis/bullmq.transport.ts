@@ -23,6 +23,7 @@ import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
 import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisScheduleTickStore } from './redis.schedule-tick-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
+import { RedisWorkerRegistry } from './redis.worker-registry.js';
 import type { RedisClient } from './redis-client.js';
 import { RedisConnections } from './redis-connections.js';
 import { describeRedisFailure } from './redis-failure.js';
@@ -55,6 +56,8 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   readonly ordering: RedisOrderingStore;
   /** Each schedule's last tick, in a hash under the bus's prefix. */
   readonly ticks: ScheduleTickStore;
+  /** The bus's workers and their beats, in a hash under the bus's prefix. */
+  readonly workers: RedisWorkerRegistry;
   /** The stream published events wait in for a drain. */
   readonly log: RedisStreamEventLog;
   /** Async handler jobs and retries, in BullMQ queues. */
@@ -105,6 +108,9 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     );
     this.ordering = new RedisOrderingStore(this.redis, this.names.ordering, this.redis, this.gapWaitMs);
     this.ticks = new RedisScheduleTickStore(this.redis, this.names, (action, error) =>
+      this.unavailable(action, error),
+    );
+    this.workers = new RedisWorkerRegistry(this.redis, this.names, (action, error) =>
       this.unavailable(action, error),
     );
   }

@@ -45,6 +45,8 @@ export interface QueueNames {
   readonly deadLettersDropped: string;
   /** Hash of schedules' last ticks: field the schedule's name, value the tick (epoch ms). */
   readonly scheduleTicks: string;
+  /** Hash of the bus's workers: field the worker's id, value `<lastBeatAt ms>|<beat JSON>`. */
+  readonly workers: string;
   /** Prefix of the ordered lanes' keys (see `lane-keys.ts` and `ordered-steps.lua`). */
   readonly ordering: string;
 }
@@ -81,5 +83,6 @@ export function queueNames(bus: { readonly prefix: string; readonly name: string
     deadLettersDropped: `${tag}:dead-letters-dropped`,
     ordering: `${tag}:ord:`,
     scheduleTicks: `${tag}:schedule-ticks`,
+    workers: `${tag}:workers`,
   };
 }

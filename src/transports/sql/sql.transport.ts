@@ -15,6 +15,7 @@ import { SqlHandlerJobQueue } from './sql.job-queue.js';
 import { SqlOrderingStore } from './sql.ordering-store.js';
 import { SqlScheduleTickStore } from './sql.schedule-tick-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
+import { SqlWorkerRegistry } from './sql.worker-registry.js';
 import { asUnavailable } from './sql-connection-failure.js';
 import { SqlDb } from './sql-db.js';
 import { openSqlWakeups } from './sql-notifications.js';
@@ -52,6 +53,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly ordering: SqlOrderingStore;
   /** Each schedule's last tick. */
   readonly ticks: ScheduleTickStore;
+  /** The bus's workers and their beats. */
+  readonly workers: SqlWorkerRegistry;
   /**
    * A unit of work's events appended in its own transaction, when it runs on
    * this transport's DataSource: no outbox row, no relay hop.
@@ -62,7 +65,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   /** `true` on a database only this process sees (SQLite in memory): the CLI refuses to show or work it unless asked. */
   readonly inProcess: boolean;
   private readonly wakeups: SqlWakeups;
-  private readonly workers: SqlWorkerHost;
+  private readonly workerHost: SqlWorkerHost;
   private readonly shutdownTimeoutMs: number;
 
   /**
@@ -100,7 +103,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
     this.deadLetters = new SqlDeadLetterStore(this.db, bus, deadLetterRetention(config.deadLetters, logger));
     this.ticks = new SqlScheduleTickStore(this.db, bus);
-    this.workers = new SqlWorkerHost({
+    this.workers = new SqlWorkerRegistry(this.db, bus);
+    this.workerHost = new SqlWorkerHost({
       bus,
       log: this.log,
       jobs: this.jobs,
@@ -127,7 +131,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   }
 
   startWorker(runtime: WorkerRuntime): Promise<TransportWorker> {
-    return this.workers.startWorker(runtime);
+    return this.workerHost.startWorker(runtime);
   }
 
   workerOrdering(): WorkerOrdering {
@@ -154,7 +158,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   }
 
   async close(): Promise<void> {
-    await this.workers.close(this.shutdownTimeoutMs);
+    await this.workerHost.close(this.shutdownTimeoutMs);
     await this.wakeups.close();
     // An owned DataSource (sqliteTransport) is destroyed once the statements under way settle.
     await this.db.close(this.shutdownTimeoutMs);

@@ -89,11 +89,9 @@ describe.each(['postgres', 'sqlite'] as const)('events written in the transactio
     const counted = (await metrics.published.get()).values;
     expect(counted.map((v) => [v.labels.key, v.value])).toEqual([['RECORD.CREATE', 3]]);
 
-    const created = tracing.named('RECORD.CREATE create');
-    const processed = tracing.named('RECORD.CREATE process');
-    expect([created.length, processed.length, tracing.named('RECORD.CREATE publish').length]).toEqual([
-      3, 3, 0,
-    ]);
+    const created = tracing.named('create RECORD.CREATE');
+    const processed = tracing.named('process RECORD.CREATE');
+    expect([created.length, processed.length, tracing.named('send RECORD.CREATE').length]).toEqual([3, 3, 0]);
     for (const event of events) {
       const create = spanOf(created, event.id);
       expect(create && parentIdOf(create)).toBe(app.spanId);

@@ -7,6 +7,7 @@ import { CreateCommitbusSqlOrdering1764300000004 } from './create-ordering-table
 import { CreateCommitbusSqlRules1764300000002 } from './create-rules-tables.migration.js';
 import { CreateCommitbusSqlScheduleTicks1764300000006 } from './create-schedule-ticks-table.migration.js';
 import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migration.js';
+import { CreateCommitbusSqlWorkers1764300000008 } from './create-workers-table.migration.js';
 import { CycleCommitbusSqlIdSequences1764300000007 } from './cycle-id-sequences.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
 import { SqlDeadLetterCountEntity } from './dead-letter-count.entity.js';
@@ -21,6 +22,7 @@ import { SqlParkedEntity } from './parked.entity.js';
 import { SqlRuleEntity } from './rule.entity.js';
 import { SqlScheduleTickEntity } from './schedule-tick.entity.js';
 import { SqlEventEntity, SqlEventIdEntity } from './sql-event.entity.js';
+import { SqlWorkerEntity } from './worker.entity.js';
 
 /**
  * The SQL transport's tables (each port's file beside it adds its own) and
@@ -43,6 +45,7 @@ export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
   SqlLaneWorkerEntity,
   SqlLaneCounterEntity,
   SqlScheduleTickEntity,
+  SqlWorkerEntity,
 ];
 
 /** Migrations creating {@link SQL_TRANSPORT_ENTITIES}, oldest first. */
@@ -55,5 +58,6 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   AddCommitbusSqlDeliveries1764300000005,
   CreateCommitbusSqlScheduleTicks1764300000006,
   CycleCommitbusSqlIdSequences1764300000007,
+  CreateCommitbusSqlWorkers1764300000008,
   AddCommitbusSqlDeadLetterCounts1764300000009,
 ];
