@@ -6,6 +6,7 @@ import { CommitbusSide } from './commitbus-side.js';
 import { compareEventStore } from './event-store-compare.js';
 import { compareSqliteLone } from './event-store-sqlite-compare.js';
 import { type BenchTarget, measureLatency, measureThroughput } from './load.js';
+import { compareScrape } from './metrics-scrape-report.js';
 import { measureOrderingThroughput } from './ordering-throughput.js';
 import { measureOutboxCost, type OutboxCost } from './outbox-cost.js';
 import { RawBullmqSide } from './raw-bullmq-side.js';
@@ -315,12 +316,12 @@ async function compareRouter(prefix: string): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  // `--only sql` or BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, sql,
+  // `--only sql` or BENCH_ONLY=router (or core, ordering, outbox, event-store, event-store-sqlite, sql, scrape,
   // comma-separated) runs only those sections.
   const only = onlySections();
   const runs = (section: string) => only.length === 0 || only.includes(section);
   // Before the long sections, not after them.
-  if (runs('sql')) await assertReachable(DATABASE_URL);
+  if (runs('sql') || runs('scrape')) await assertReachable(DATABASE_URL);
   const figures = runs('core') ? await compareWithRawBullmq(prefix) : {};
   const ordering = runs('ordering') ? await compareOrdering(`${prefix}-ordering`) : {};
   const outboxFigures = runs('outbox') ? outboxJson(await compareOutbox(`${prefix}-outbox`)) : {};
@@ -328,6 +329,7 @@ async function main(): Promise<void> {
   const eventStore = runs('event-store') ? await compareEventStore(DATABASE_URL) : {};
   const sqlite = runs('event-store') || runs('event-store-sqlite') ? await compareSqliteLone() : {};
   const sql = runs('sql') ? await compareSql(DATABASE_URL) : {};
+  const scrape = runs('scrape') ? await compareScrape(REDIS_URL, DATABASE_URL, `${prefix}-scrape`) : {};
   console.log();
   console.log(
     JSON.stringify({
@@ -338,11 +340,21 @@ async function main(): Promise<void> {
       ...eventStore,
       ...sqlite,
       ...sql,
+      ...scrape,
     }),
   );
 }
 
-const SECTIONS = ['core', 'ordering', 'outbox', 'router', 'event-store', 'event-store-sqlite', 'sql'];
+const SECTIONS = [
+  'core',
+  'ordering',
+  'outbox',
+  'router',
+  'event-store',
+  'event-store-sqlite',
+  'sql',
+  'scrape',
+];
 
 /** The sections named by `--only a,b` (or `--only=a,b`) and BENCH_ONLY; none named: all. */
 function onlySections(): string[] {

@@ -90,6 +90,8 @@ export interface BusStatus {
     readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>>;
     /** How many per handler (`undecodable` letters have none). */
     readonly byHandler: Readonly<Record<string, number>>;
+    /** Letters dropped to keep `deadLetters.maxCount` and `deadLetters.maxAgeMs`, since the count began. */
+    readonly dropped: number;
   };
   /** Order keys halted by a handler that gave up. */
   readonly halted: {

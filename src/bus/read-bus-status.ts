@@ -1,5 +1,5 @@
 import type { ResolvedCommitbusOptions } from '../config/commitbus-options.js';
-import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import { countsByHandlerAndKind } from '../dead-letters/dead-letter-groups.js';
 import type { JobCounts } from '../handlers/handler-job-counts.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
 import type { RebasedKeys } from '../ordering/rebased-key.js';
@@ -64,7 +64,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     transport.rules.parkedCount(),
     transport.rules.droppedCount(),
     transport.rules.listRules(),
-    transport.deadLetters.list(),
+    transport.deadLetters.counts(),
     sources.halted(),
     sources.rebased(BUS_STATUS_REBASED_SHOWN),
     sources.outbox === undefined
@@ -75,7 +75,8 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
   const parkedBy = new Map(
     await Promise.all(parkedHandlers.map(async (h) => [h, await transport.rules.parkedCount(h)] as const)),
   );
-  const lettersBy = countBy(letters, (l) => l.handler);
+  // The store's counts, kept as letters come and go: a status never reads the letters themselves.
+  const { byHandler: lettersBy, byKind } = countsByHandlerAndKind(letters);
   const handlers = handlerStatuses(sources.handlerNames, jobs.byHandler, parkedBy, lettersBy);
   return {
     bus: { name: config.name, prefix: config.redis.prefix, transport: transport.name },
@@ -85,9 +86,10 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     parked,
     dropped,
     deadLetters: {
-      count: letters.length,
-      byKind: countBy(letters, (l) => l.kind),
+      count: letters.total,
+      byKind,
       byHandler: lettersBy,
+      dropped: letters.dropped,
     },
     halted: { count: halted.length, first: halted.slice(0, BUS_STATUS_HALTED_SHOWN).map(toHaltedStatus) },
     rebased: {
@@ -136,15 +138,6 @@ function handlerStatuses(
 
 function ageOf(at: Date | undefined, now: number): number | null {
   return at === undefined ? null : Math.max(0, now - at.getTime());
-}
-
-function countBy<K extends string>(letters: readonly DeadLetter[], keyOf: (l: DeadLetter) => K | undefined) {
-  const counts: Partial<Record<K, number>> = {};
-  for (const letter of letters) {
-    const key = keyOf(letter);
-    if (key !== undefined) counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts as Record<K, number>;
 }
 
 function toHaltedStatus(h: HaltedKey): HaltedKeyStatus {

@@ -1,6 +1,7 @@
 import type { Cluster } from 'ioredis';
 import type { BackoffOptions } from '../support/retry-policy.js';
 import type {
+  DeadLetterOptions,
   DrainOptions,
   HandlerRunOptions,
   IdempotencyOptions,
@@ -46,6 +47,8 @@ export interface ResolvedCommitbusOptions {
   idempotency: IdempotencyOptions;
   /** Scheduling rules. */
   scheduling: SchedulingOptions;
+  /** Dead letters' retention. */
+  deadLetters: DeadLetterOptions;
   /** Workers' beats and when one counts as gone. */
   workers: WorkersOptions;
 }
@@ -149,6 +152,8 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   idempotency?: PartialGroup<IdempotencyOptions>;
   /** Scheduling rules. */
   scheduling?: PartialGroup<SchedulingOptions>;
+  /** Dead letters' retention. */
+  deadLetters?: PartialGroup<DeadLetterOptions>;
   /** Workers' beats and when one counts as gone. */
   workers?: PartialGroup<WorkersOptions>;
 }

@@ -53,6 +53,7 @@ export const DEFAULTS = deepFreeze({
   ordering: { mode: 'auto', concurrency: 64, leaseMs: 30_000, upkeepMs: 250 },
   idempotency: { retentionMs: 604_800_000 },
   scheduling: { rulesRefreshMs: 500 },
+  deadLetters: { maxCount: 10_000, maxAgeMs: 180 * 86_400_000 },
   workers: { beatEveryMs: 5_000, goneAfterMs: 15_000 },
   router: {
     delivery: {

@@ -265,3 +265,21 @@ export interface SchedulingOptions {
    */
   rulesRefreshMs: number;
 }
+
+/** Dead letters: how many the store keeps, and for how long (the oldest dropped first beyond either). */
+export interface DeadLetterOptions {
+  /**
+   * The most dead letters kept; storing more drops the oldest (by when they
+   * were given up), each counted in `status().deadLetters.dropped` and
+   * `commitbus_dead_letters_dropped_total`. `0` keeps every letter.
+   * @defaultValue `10_000`
+   */
+  maxCount: number;
+  /**
+   * How long a dead letter is kept after it was given up, in milliseconds;
+   * older ones are dropped when letters are next stored. `0` keeps them
+   * however old.
+   * @defaultValue `15_552_000_000` (180 days)
+   */
+  maxAgeMs: number;
+}

@@ -46,6 +46,8 @@ const NON_NEGATIVE_INTEGERS = [
   'drains.scheduleEveryMs',
   'publishing.backoffMs',
   'handlers.timeoutMs',
+  'deadLetters.maxCount',
+  'deadLetters.maxAgeMs',
 ] as const;
 
 /**

@@ -1,4 +1,5 @@
 import type { DeadLetter, DeadLetterKind, DeadLetterReason } from './dead-letter.js';
+import type { DroppedLettersLog } from './dropped-letters-log.js';
 import type { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 
 /** Which dead letters to list, re-drive or purge: all fields given must match. */
@@ -27,13 +28,67 @@ export interface DeadLetterFilter {
 /** A letter as it was read: removing it by version spares a letter that died again since. */
 export type DeadLetterVersion = Pick<DeadLetter, 'id' | 'deadAt'>;
 
+/** How many letters one group holds: the letters of one handler, kind and reason. */
+export interface DeadLetterGroupCount {
+  /** The letters' handler (`undefined` for letters of no handler, such as `undecodable` ones). */
+  readonly handler: string | undefined;
+  /** The letters' kind. */
+  readonly kind: DeadLetterKind;
+  /** Why they were given up. */
+  readonly reason: DeadLetterReason;
+  /** How many letters the store holds in this group (never 0: a group with none is left out). */
+  readonly count: number;
+}
+
+/** The store's counts: {@link DeadLetterStore.counts}. */
+export interface DeadLetterCounts {
+  /** How many letters the store holds (the sum of the groups' counts). */
+  readonly total: number;
+  /** One entry per group that holds letters, in no particular order. */
+  readonly groups: readonly DeadLetterGroupCount[];
+  /** Letters the store dropped to keep its retention (oldest first), since its count began; it only grows. */
+  readonly dropped: number;
+}
+
+/** How many letters a store keeps, and for how long: {@link DeadLetterStore.add} drops the oldest beyond. */
+export interface DeadLetterRetention {
+  /** At most this many letters; `0` for no limit. */
+  readonly maxCount: number;
+  /** Letters given up (`deadAt`) longer ago than this are dropped; `0` for no limit. */
+  readonly maxAgeMs: number;
+}
+
+/** How an adapter's dead-letter store keeps its retention (what its transport passes it). */
+export interface DeadLetterStoreRetention {
+  /** The limits. @defaultValue none (`0`, `0`) */
+  readonly retention?: DeadLetterRetention;
+  /** Told of each `add` that dropped letters, with how many (a {@link DroppedLettersLog}'s `dropped`). */
+  readonly onDropped?: (count: number) => void;
+}
+
 /**
  * The port of the dead-letter store: a Redis hash and sorted set on the
  * Redis transport, rows of `commitbus_dead_letters` on the SQL one.
  */
 export interface DeadLetterStore {
-  /** Stores letters; a letter replaces one with the same id. */
-  add(letters: readonly DeadLetter[]): Promise<void>;
+  /**
+   * Stores letters; a letter replaces one with the same id. With a
+   * retention, the same call then drops the oldest letters (by `deadAt`)
+   * beyond `maxCount` and those older than `maxAgeMs`, atomically with the
+   * write, adds them to `counts().dropped` and resolves to how many it
+   * dropped (0 without a retention).
+   */
+  add(letters: readonly DeadLetter[]): Promise<number>;
+  /**
+   * The letters' counts by handler, kind and reason, kept as letters are
+   * added, replaced, removed and dropped (in the same atomic step as the
+   * write), so they are exact after every call that resolved. Cheap: it reads
+   * one entry per group, never the letters (O(groups), not O(letters)). A
+   * letter written around the store (by hand, another tool) is not counted,
+   * and removing it changes no count; a counted letter whose stored text was
+   * damaged since stays counted until it is removed.
+   */
+  counts(): Promise<DeadLetterCounts>;
   /**
    * Letters matching `filter`, oldest `deadAt` first. A stored letter that
    * cannot be read is left out and handed to `onCorrupt` (it matches no

@@ -1,8 +1,11 @@
-import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
+import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { ObserverSet } from './observer-set.js';
 
-/** Where a handler path keeps what it gave up. */
-export type DeadLetterSink = Pick<DeadLetterStore, 'add'>;
+/** Where a handler path keeps what it gave up (a `DeadLetterStore`'s `add`; what it resolves to is not read). */
+export interface DeadLetterSink {
+  /** Stores the letters. */
+  add(letters: readonly DeadLetter[]): Promise<unknown>;
+}
 
 /**
  * `store`, telling `observer` of each letter once it is stored (`onDeadLetter`).

@@ -14,8 +14,11 @@ export interface MetricsStatus {
   };
   /** Runs dropped by blocks so far. */
   readonly dropped: number;
-  /** Stored dead letters by kind. */
-  readonly deadLetters: { readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>> };
+  /** Stored dead letters by kind, and those the retention dropped so far (a count that only grows). */
+  readonly deadLetters: {
+    readonly byKind: Readonly<Partial<Record<DeadLetterKind, number>>>;
+    readonly dropped: number;
+  };
   /** Halted order keys (lanes). */
   readonly halted: { readonly count: number };
   /** Re-bases of order keys' lanes so far (a count that only grows). */

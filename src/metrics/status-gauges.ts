@@ -25,9 +25,10 @@ const DEAD_LETTER_KINDS = Object.keys({
  * callbacks): backlog and its oldest event's age, ordered and delayed
  * events, handler jobs and parked work per handler, stored dead letters by
  * kind (0 for a kind with none), halted keys, the outbox's pending rows and
- * relay lag, the bus's workers alive (`<prefix>workers`, from their beats); and `<prefix>dropped_runs_total` and
- * `<prefix>ordered_keys_rebased_total`, counters set to the bus's counts of
- * runs dropped by blocks and of order keys re-based (counts that only grow). One status read
+ * relay lag, the bus's workers alive (`<prefix>workers`, from their beats); and `<prefix>dropped_runs_total`,
+ * `<prefix>ordered_keys_rebased_total` and `<prefix>dead_letters_dropped_total`,
+ * counters set to the bus's counts of runs dropped by blocks, of order keys
+ * re-based and of dead letters dropped by the retention (counts that only grow). One status read
  * serves a scrape; when it fails the gauges keep their last values and
  * `<prefix>status_up` is 0.
  */
@@ -116,6 +117,18 @@ export function registerStatusGauges(
       s.deadLetters.byKind[kind] ?? 0,
     ]),
   );
+  // Kept by the dead-letter store beside its letters, only ever adding to it.
+  const droppedLetters: Counter = new Counter({
+    name: `${prefix}dead_letters_dropped_total`,
+    help: 'Dead letters dropped, oldest first, to keep deadLetters.maxCount and deadLetters.maxAgeMs, on the whole bus',
+    registers: [registry],
+    collect: async () => {
+      const figures = await read();
+      if (figures === undefined) return;
+      droppedLetters.reset();
+      droppedLetters.inc(figures.deadLetters.dropped);
+    },
+  });
   gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
     one(s.halted.count),
   );

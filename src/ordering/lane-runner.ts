@@ -136,8 +136,8 @@ export class LaneRunner {
     if (letters.length > 0) await this.bury(letters);
   }
 
-  private bury(letters: DeadLetter[]): Promise<void> {
-    return observedDeadLetters(this.deps.deadLetters, this.deps.pipeline.observer).add(letters);
+  private async bury(letters: DeadLetter[]): Promise<void> {
+    await observedDeadLetters(this.deps.deadLetters, this.deps.pipeline.observer).add(letters);
   }
 
   /**

@@ -98,7 +98,12 @@ describe.each(TRANSPORT_NAMES)('bus.status() on %s', (transport) => {
     expect(status.backlog.oldestAgeMs).toBeLessThan(10_000);
     expect(status.jobs).toEqual({ waiting: 1, running: 0, retrying: 0 });
     expect(status.parked).toBe(2);
-    expect(status.deadLetters).toEqual({ count: 1, byKind: { handler: 1 }, byHandler: { announce: 1 } });
+    expect(status.deadLetters).toEqual({
+      count: 1,
+      byKind: { handler: 1 },
+      byHandler: { announce: 1 },
+      dropped: 0,
+    });
     expect(status.halted.count).toBe(1);
     expect(status.halted.first).toEqual([
       expect.objectContaining({
@@ -179,7 +184,7 @@ describe.each(TRANSPORT_NAMES)('bus.status() on %s', (transport) => {
       backlog: { events: 0, oldestAgeMs: null, ordered: 0, delayed: 0 },
       jobs: { waiting: 0, running: 0, retrying: 0 },
       parked: 0,
-      deadLetters: { count: 0, byKind: {}, byHandler: {} },
+      deadLetters: { count: 0, byKind: {}, byHandler: {}, dropped: 0 },
       halted: { count: 0, first: [] },
       rules: [],
       handlers: {},

@@ -110,7 +110,12 @@ describe('commitbus status', () => {
       expect(status.bus).toEqual({ name: 'status', prefix, transport: 'redis' });
       expect(status.backlog).toMatchObject({ events: 2, ordered: 1, delayed: 0 });
       expect(status.parked).toBe(2);
-      expect(status.deadLetters).toEqual({ count: 1, byKind: { handler: 1 }, byHandler: { announce: 1 } });
+      expect(status.deadLetters).toEqual({
+        count: 1,
+        byKind: { handler: 1 },
+        byHandler: { announce: 1 },
+        dropped: 0,
+      });
       expect(status.halted).toMatchObject({ count: 1, first: [{ key: 'sku:S', handler: 'moveStock' }] });
       expect(status.rules).toMatchObject([{ kind: 'pause', handler: 'mailOwner' }]);
       expect(status.handlers.mailOwner).toEqual({

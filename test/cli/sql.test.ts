@@ -138,7 +138,12 @@ describe('commitbus status on the SQL transport', () => {
     expect(status.bus).toMatchObject({ name: 'status', transport: 'sql-postgres' });
     expect(status.backlog).toMatchObject({ events: 2, delayed: 0 });
     expect(status.parked).toBe(1);
-    expect(status.deadLetters).toEqual({ count: 1, byKind: { handler: 1 }, byHandler: { announce: 1 } });
+    expect(status.deadLetters).toEqual({
+      count: 1,
+      byKind: { handler: 1 },
+      byHandler: { announce: 1 },
+      dropped: 0,
+    });
     expect(status.rules).toMatchObject([{ kind: 'pause', handler: 'mailOwner' }]);
     expect(status.handlers.mailOwner).toMatchObject({ parked: 1 });
     expect(asTable.code).toBe(0);

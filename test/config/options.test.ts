@@ -257,7 +257,8 @@ describe('loadConfigFromEnv', () => {
     expect(leaves.map((l) => l.path)).toContain('ordering.leaseMs');
     expect(leaves.map((l) => l.path)).toContain('handlers.backoff.jitter');
     expect(leaves.map((l) => l.path)).toContain('redis.cluster');
-    expect(leaves.length).toBe(37);
+    expect(leaves.map((l) => l.path)).toContain('deadLetters.maxCount');
+    expect(leaves.length).toBe(39);
   });
 
   it.each(leaves.map((leaf) => [leaf.path, leaf] as const))(

@@ -72,9 +72,12 @@ function post(dashboard: RunningDashboard, path: string, body: object, headers: 
   });
 }
 
-/** A letter of `handler` as the store holds it, dead `deadAt` ms after the epoch. */
+/** A day ago, to the second: inside the default `deadLetters.maxAgeMs`, so the store keeps the letters. */
+const BASE = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
+
+/** A letter of `handler` as the store holds it, dead `deadAt` ms after {@link BASE}. */
 function letter(eventId: string, handler: string, deadAt: number): DeadLetter {
-  const at = new Date(deadAt);
+  const at = new Date(BASE + deadAt);
   return {
     id: `${eventId}.${handler}`,
     kind: 'handler',

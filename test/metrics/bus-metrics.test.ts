@@ -118,6 +118,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       commitbus_backlog_events: 'gauge',
       commitbus_build_info: 'gauge',
       commitbus_backlog_oldest_age_seconds: 'gauge',
+      commitbus_dead_letters_dropped_total: 'counter',
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
       commitbus_delayed_events: 'gauge',

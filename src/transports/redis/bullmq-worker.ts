@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, type Queue, Worker } from 'bullmq';
+import { deadLetterRetention } from '../../dead-letters/dropped-letters-log.js';
 import { runDrain } from '../../handlers/drain.js';
 import type { HandlerJob } from '../../handlers/handler-job.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
@@ -44,7 +45,12 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Transpo
   let stopping = false;
   const drainLog = new RedisStreamEventLog(connection, names, config.publishing.dedupeWindowMs);
   // On the worker's connection, which waits out outages: work given up is not dropped.
-  const deadLetters = new RedisDeadLetterStore(connection, names);
+  const deadLetters = new RedisDeadLetterStore(
+    connection,
+    names,
+    undefined,
+    deadLetterRetention(config.deadLetters, logger),
+  );
   const drainConnections = new Set<RedisClient>();
   const workerOpts = { connection, prefix: names.bullmqPrefix };
 

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import { deadLetterRetention } from '../../dead-letters/dropped-letters-log.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
@@ -99,8 +100,11 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
       (jobs) => this.jobs.enqueue(jobs),
       (action, error) => this.unavailable(action, error),
     );
-    this.deadLetters = new RedisDeadLetterStore(this.redis, this.names, (action, error) =>
-      this.unavailable(action, error),
+    this.deadLetters = new RedisDeadLetterStore(
+      this.redis,
+      this.names,
+      (action, error) => this.unavailable(action, error),
+      deadLetterRetention(config.deadLetters, logger),
     );
     this.ordering = new RedisOrderingStore(this.redis, this.names.ordering, this.redis, this.gapWaitMs);
     this.ticks = new RedisScheduleTickStore(this.redis, this.names, (action, error) =>

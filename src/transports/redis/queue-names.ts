@@ -37,6 +37,12 @@ export interface QueueNames {
   readonly deadLetters: string;
   /** Sorted set of dead-letter ids by the time they were given up. */
   readonly deadLettersByTime: string;
+  /** Hash: dead-letter id to its group (handler, kind, reason as a JSON array), for the counts. */
+  readonly deadLetterGroups: string;
+  /** Hash: dead-letter group to how many letters it holds. */
+  readonly deadLetterCounts: string;
+  /** Dead letters dropped by the retention so far. */
+  readonly deadLettersDropped: string;
   /** Hash of schedules' last ticks: field the schedule's name, value the tick (epoch ms). */
   readonly scheduleTicks: string;
   /** Hash of the bus's workers: field the worker's id, value `<lastBeatAt ms>|<beat JSON>`. */
@@ -72,6 +78,9 @@ export function queueNames(bus: { readonly prefix: string; readonly name: string
     dropped: `${tag}:dropped`,
     deadLetters: `${tag}:dead-letters`,
     deadLettersByTime: `${tag}:dead-letters-by-time`,
+    deadLetterGroups: `${tag}:dead-letter-groups`,
+    deadLetterCounts: `${tag}:dead-letter-counts`,
+    deadLettersDropped: `${tag}:dead-letters-dropped`,
     ordering: `${tag}:ord:`,
     scheduleTicks: `${tag}:schedule-ticks`,
     workers: `${tag}:workers`,

@@ -1,8 +1,12 @@
 import type { DeadLetter } from '../../dead-letters/dead-letter.js';
 import { decodeDeadLetter, encodeDeadLetter, readLetter } from '../../dead-letters/dead-letter-codec.js';
+import { decodeGroupCounts, groupOf } from '../../dead-letters/dead-letter-groups.js';
 import {
+  type DeadLetterCounts,
   type DeadLetterFilter,
+  type DeadLetterRetention,
   type DeadLetterStore,
+  type DeadLetterStoreRetention,
   type DeadLetterVersion,
   matchesDeadLetterFilter,
 } from '../../dead-letters/dead-letter-store.js';
@@ -15,14 +19,26 @@ import { isRedisOutage } from './redis-outage.js';
 // Letters per script call or HMGET: keeps each round trip and Lua run short.
 const CHUNK = 500;
 
+/** The keys of a {@link RedisDeadLetterStore}. */
+export type DeadLetterKeys = Pick<
+  QueueNames,
+  'deadLetters' | 'deadLettersByTime' | 'deadLetterGroups' | 'deadLetterCounts' | 'deadLettersDropped'
+>;
+
 /**
  * `DeadLetterStore` on Redis: each letter's JSON in a hash under its id,
- * and the ids in a sorted set by `deadAt` for listing oldest first. Both keys
- * live under the bus's prefix (see {@link QueueNames}).
+ * the ids in a sorted set by `deadAt` for listing oldest first, each letter's
+ * group in a hash by id and the groups' counts in another, and the count of
+ * letters the retention dropped. Every key lives under the bus's prefix and
+ * its hash tag (see {@link QueueNames}), so each script's keys share a
+ * Cluster slot.
  */
 export class RedisDeadLetterStore implements DeadLetterStore {
   private readonly hash: string;
   private readonly byTime: string;
+  private readonly keys: DeadLetterKeys;
+  private readonly retention: DeadLetterRetention;
+  private readonly onDropped: ((count: number) => void) | undefined;
 
   /**
    * @param unavailable - what an outage's error becomes (the server named, no password); other
@@ -30,15 +46,29 @@ export class RedisDeadLetterStore implements DeadLetterStore {
    */
   constructor(
     private readonly client: RedisClient,
-    names: Pick<QueueNames, 'deadLetters' | 'deadLettersByTime'>,
+    names: DeadLetterKeys,
     private readonly unavailable: (action: string, error: unknown) => Error = (_, error) => error as Error,
+    options: DeadLetterStoreRetention = {},
   ) {
     this.hash = names.deadLetters;
     this.byTime = names.deadLettersByTime;
+    this.keys = names;
+    this.retention = options.retention ?? { maxCount: 0, maxAgeMs: 0 };
+    this.onDropped = options.onDropped;
   }
 
-  add(letters: readonly DeadLetter[]): Promise<void> {
+  add(letters: readonly DeadLetter[]): Promise<number> {
     return this.call(`store ${letters.length} dead letter(s)`, () => this.addAll(letters));
+  }
+
+  counts(): Promise<DeadLetterCounts> {
+    return this.call('count dead letters', async () => {
+      const [groups, dropped] = await Promise.all([
+        this.client.hgetall(this.keys.deadLetterCounts),
+        this.client.get(this.keys.deadLettersDropped),
+      ]);
+      return decodeGroupCounts(Object.entries(groups), Number(dropped ?? 0));
+    });
   }
 
   list(
@@ -67,11 +97,22 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     }
   }
 
-  private async addAll(letters: readonly DeadLetter[]): Promise<void> {
+  private async addAll(letters: readonly DeadLetter[]): Promise<number> {
+    const k = this.keys;
+    const { maxCount, maxAgeMs } = this.retention;
+    let dropped = 0;
     for (const chunk of chunks(letters)) {
-      const triples = chunk.flatMap((l) => [l.id, l.deadAt.getTime(), encodeDeadLetter(l)]);
-      await deadLetterScripts(this.client).commitbusAddDeadLetters(this.hash, this.byTime, ...triples);
+      const quads = chunk.flatMap((l) => [l.id, l.deadAt.getTime(), groupOf(l), encodeDeadLetter(l)]);
+      const cutoff = maxAgeMs > 0 ? Date.now() - maxAgeMs : '';
+      dropped += await deadLetterScripts(this.client).commitbusAddDeadLetters(
+        ...[k.deadLetters, k.deadLettersByTime, k.deadLetterGroups, k.deadLetterCounts, k.deadLettersDropped],
+        maxCount,
+        cutoff,
+        ...quads,
+      );
     }
+    if (dropped > 0) this.onDropped?.(dropped);
+    return dropped;
   }
 
   private async listFrom(
@@ -109,8 +150,7 @@ export class RedisDeadLetterStore implements DeadLetterStore {
         typeof ref === 'string' ? [ref, ''] : [ref.id, ref.deadAt.getTime()],
       );
       removed += await deadLetterScripts(this.client).commitbusRemoveDeadLetters(
-        this.hash,
-        this.byTime,
+        ...[this.hash, this.byTime, this.keys.deadLetterGroups, this.keys.deadLetterCounts],
         ...pairs,
       );
     }

@@ -105,9 +105,9 @@ export class SqlWorkerHost implements WorkerHost {
     const { jobs, deadLetters } = this.deps;
     return {
       add: async (letters) => {
-        const held = await jobs.whileHeld(claimed.job.jobId, claimed.lease, (tx) =>
-          deadLetters.addWith(tx, letters),
-        );
+        const held = await jobs.whileHeld(claimed.job.jobId, claimed.lease, async (tx) => {
+          await deadLetters.addWith(tx, letters);
+        });
         if (!held) throw new SqlLeaseLostError(claimed.job.jobId);
       },
     };

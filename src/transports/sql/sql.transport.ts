@@ -1,4 +1,5 @@
 import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
+import { deadLetterRetention } from '../../dead-letters/dropped-letters-log.js';
 import type { EventPublisher } from '../../events/event-publisher.js';
 import type { AppendResult, OutgoingEvent } from '../../events/outgoing-event.js';
 import type { TransportWorker, WorkerRuntime } from '../../handlers/handler-worker.js';
@@ -100,7 +101,7 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.transactional = new SqlTransactionalPublisher(this.db, this.log, this.wakeups);
     this.jobs = new SqlHandlerJobQueue(this.db, bus, this.wakeups);
     this.rules = new SqlSchedulingRuleStore(this.db, bus, this.jobs);
-    this.deadLetters = new SqlDeadLetterStore(this.db, bus);
+    this.deadLetters = new SqlDeadLetterStore(this.db, bus, deadLetterRetention(config.deadLetters, logger));
     this.ticks = new SqlScheduleTickStore(this.db, bus);
     this.workers = new SqlWorkerRegistry(this.db, bus);
     this.workerHost = new SqlWorkerHost({

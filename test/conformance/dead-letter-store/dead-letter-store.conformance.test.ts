@@ -6,45 +6,14 @@
  * reported by id and removable by id.
  */
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterStore } from '../../../src/dead-letters/dead-letter-store.js';
 import { CorruptDeadLetterError } from '../../../src/index.js';
-import { queueNames, RedisDeadLetterStore } from '../../../src/transports/redis/index.js';
-import { SqlDeadLetterStore } from '../../../src/transports/sql/sql.dead-letter-store.js';
 import { adaptersFor } from '../adapters.js';
 import { conformanceBed } from '../bed.js';
 import { letter } from './letters.js';
+import { rawWriter } from './raw-letter.js';
 
 const bed = conformanceBed('conformance-dead-letters');
-
-/**
- * Stores `json` under `id` as it is, the way a hand edit or another tool
- * would: in the Redis store's keys of bus `name`, or in the SQL store's table
- * (a row of bus `name`).
- */
-async function writeRaw(
-  store: DeadLetterStore,
-  name: string,
-  id: string,
-  deadAt: number,
-  json: string,
-): Promise<void> {
-  if (store instanceof RedisDeadLetterStore) {
-    const names = queueNames({ prefix: bed.prefix, name });
-    await bed.redis.hset(names.deadLetters, id, json);
-    await bed.redis.zadd(names.deadLettersByTime, deadAt, id);
-    return;
-  }
-  if (store instanceof SqlDeadLetterStore) {
-    await store.db.execute(`INSERT INTO ${store.table} (bus, id, dead_at, data) VALUES (?, ?, ?, ?)`, [
-      store.bus,
-      id,
-      deadAt,
-      json,
-    ]);
-    return;
-  }
-  throw new Error(`no raw writer for ${store.constructor.name}`);
-}
+const writeRaw = rawWriter(bed);
 
 describe.each(adaptersFor('deadLetters'))('DeadLetterStore on $name', (adapter) => {
   it('keeps letters by id, oldest first, and removes a version only if it is still the stored one', async () => {

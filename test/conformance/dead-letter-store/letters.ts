@@ -1,9 +1,12 @@
 /** The letters the dead-letter store suites store (and the Redis store's own test beside them). */
 import { type DeadLetter, handlerDeadLetter } from '../../../src/dead-letters/dead-letter.js';
 
-/** A letter as a store would hold it: `<eventId>.<handler>`, given up at `deadAt`. */
+/** A day ago, to the second: the letters' times count from it, well inside the default retention. */
+export const LETTERS_BASE = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
+
+/** A letter as a store would hold it: `<eventId>.<handler>`, given up `deadAt` ms after {@link LETTERS_BASE}. */
 export function letter(id: string, deadAt: number, overrides: Partial<DeadLetter> = {}): DeadLetter {
-  const at = new Date(deadAt);
+  const at = new Date(LETTERS_BASE + deadAt);
   return {
     id,
     kind: 'handler',

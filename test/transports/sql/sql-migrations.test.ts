@@ -14,7 +14,7 @@ import { openSqlWakeups } from '../../../src/transports/sql/sql-notifications.js
 import { PG, resetSchema } from '../../helpers/postgres.js';
 
 const TABLES =
-  /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|schedule_ticks|lanes|lane_events|lane_workers|lane_counters|workers)\b/;
+  /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|dead_letter_counts|schedule_ticks|lanes|lane_events|lane_workers|lane_counters|workers)\b/;
 const opened: DataSource[] = [];
 afterAll(async () => {
   for (const ds of opened) {

@@ -21,6 +21,8 @@ export interface SqlDeadLetterRow {
   reason: string | null;
   /** The encoded letter (`encodeDeadLetter`). */
   data: string;
+  /** The group the letter is counted in (`commitbus_dead_letter_counts`); `null` for a row written around the store. */
+  countGroup: string | null;
 }
 
 /**
@@ -40,6 +42,7 @@ export const SqlDeadLetterEntity = new EntitySchema<SqlDeadLetterRow>({
     kind: { name: 'kind', type: 'varchar', length: 32, nullable: true },
     reason: { name: 'reason', type: 'varchar', length: 32, nullable: true },
     data: { name: 'data', type: 'text' },
+    countGroup: { name: 'count_group', type: 'varchar', length: 600, nullable: true },
   },
   indices: [{ name: 'commitbus_dead_letters_dead_at', columns: ['bus', 'deadAt'] }],
 });

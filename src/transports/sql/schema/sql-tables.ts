@@ -1,4 +1,5 @@
 import type { EntitySchema, MigrationInterface } from 'typeorm';
+import { AddCommitbusSqlDeadLetterCounts1764300000009 } from './add-dead-letter-counts.migration.js';
 import { AddCommitbusSqlDeliveries1764300000005 } from './add-deliveries.migration.js';
 import { CreateCommitbusSqlDeadLetters1764300000003 } from './create-dead-letters-table.migration.js';
 import { CreateCommitbusSqlJobs1764300000001 } from './create-jobs-table.migration.js';
@@ -9,6 +10,7 @@ import { CreateCommitbusSqlEvents1764300000000 } from './create-sql-events.migra
 import { CreateCommitbusSqlWorkers1764300000008 } from './create-workers-table.migration.js';
 import { CycleCommitbusSqlIdSequences1764300000007 } from './cycle-id-sequences.migration.js';
 import { SqlDeadLetterEntity } from './dead-letter.entity.js';
+import { SqlDeadLetterCountEntity } from './dead-letter-count.entity.js';
 import { SqlDroppedEntity } from './dropped.entity.js';
 import { SqlJobEntity } from './job.entity.js';
 import { SqlLaneEntity } from './lane.entity.js';
@@ -37,6 +39,7 @@ export const SQL_TRANSPORT_ENTITIES: readonly EntitySchema<any>[] = [
   SqlDroppedEntity,
   SqlLockEntity,
   SqlDeadLetterEntity,
+  SqlDeadLetterCountEntity,
   SqlLaneEntity,
   SqlLaneEventEntity,
   SqlLaneWorkerEntity,
@@ -56,4 +59,5 @@ export const SQL_TRANSPORT_MIGRATIONS: readonly (new () => MigrationInterface)[]
   CreateCommitbusSqlScheduleTicks1764300000006,
   CycleCommitbusSqlIdSequences1764300000007,
   CreateCommitbusSqlWorkers1764300000008,
+  AddCommitbusSqlDeadLetterCounts1764300000009,
 ];
