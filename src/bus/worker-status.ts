@@ -1,25 +1,14 @@
 import type { WorkersOptions } from '../config/option-groups.js';
-import type { WorkerRecord, WorkerRegistry } from '../handlers/worker-registry.js';
+import type { WorkerBeat, WorkerRecord, WorkerRegistry } from '../handlers/worker-registry.js';
 
 /** How many times `workers.goneAfterMs` a worker's record is kept after its last beat. */
 export const WORKER_RECORD_KEPT_GONE_AFTERS = 10;
 
-/** One worker of the bus, as a `BusStatus` lists it. */
-export interface WorkerStatus {
-  /** Its id (a UUID for the worker's life). */
-  readonly id: string;
-  /** The host it runs on. */
-  readonly host: string;
-  /** Its process id. */
-  readonly pid: number;
-  /** The commitbus version it runs. */
-  readonly version: string;
-  /** Its transport's name. */
-  readonly transport: string;
-  /** Async handler jobs it runs at once. */
-  readonly concurrency: number;
-  /** Handler runs under way at its last beat. */
-  readonly busy: number;
+/**
+ * One worker of the bus, as a `BusStatus` lists it: its beat (see
+ * `WorkerBeat`) as plain JSON, dates as ISO 8601 strings.
+ */
+export interface WorkerStatus extends Omit<WorkerBeat, 'startedAt'> {
   /** When it started (ISO 8601). */
   readonly startedAt: string;
   /** When its last beat was stored (ISO 8601, the transport's clock). */

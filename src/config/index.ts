@@ -7,6 +7,7 @@ export { DEFAULT_CONFIG, DEFAULTS } from './config.js';
 export { ConfigError } from './errors/config.error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';
 export type {
+  DeadLetterOptions,
   DrainOptions,
   HandlerRunOptions,
   IdempotencyOptions,

@@ -35,7 +35,7 @@ const FILTER_COLUMNS = [
  * again, so a row whose columns were edited by hand lists as its letter says.
  * Each letter's group is in `count_group`, and the groups' counts in
  * `commitbus_dead_letter_counts`, changed in the transaction that writes or
- * removes the letters (see {@link SqlDeadLetterCounts}).
+ * removes the letters (see `SqlDeadLetterCounts`).
  */
 export class SqlDeadLetterStore implements DeadLetterStore {
   private readonly groups: SqlDeadLetterCounts;
