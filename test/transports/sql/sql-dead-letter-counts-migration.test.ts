@@ -4,39 +4,18 @@
  * status read after an upgrade shows them; a row without kind or reason (a
  * hand edit) is left uncounted, as the store's contract says.
  */
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { afterAll, describe, expect, it } from 'vitest';
-import { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { COMMITBUS_MIGRATIONS } from '../../../src/index.js';
 import { silentLogger } from '../../../src/support/logger.js';
 import { SqlDb } from '../../../src/transports/sql/index.js';
 import { AddCommitbusSqlDeadLetterCounts1764300000009 } from '../../../src/transports/sql/schema/add-dead-letter-counts.migration.js';
 import { SqlDeadLetterStore } from '../../../src/transports/sql/sql.dead-letter-store.js';
-import { PG, resetSchema } from '../../helpers/postgres.js';
-
-const opened: DataSource[] = [];
-afterAll(async () => {
-  for (const ds of opened) {
-    const { schema } = ds.options as { schema?: string };
-    if (schema !== undefined) await ds.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await ds.destroy();
-  }
-});
+import { migratedDataSource } from '../../helpers/sql-migrated.js';
 
 describe('the dead-letter counts migration', () => {
   it.each(['postgres', 'sqlite'] as const)('counts the letters stored before it on %s', async (dialect) => {
-    const schema = `cb_dlcount_${randomBytes(4).toString('hex')}`;
-    if (dialect === 'postgres') await resetSchema(schema);
     const before = COMMITBUS_MIGRATIONS.filter((m) => m !== AddCommitbusSqlDeadLetterCounts1764300000009);
-    const common = { entities: [...COMMITBUS_ENTITIES], migrations: [...before] };
-    const ds = new DataSource(
-      dialect === 'postgres'
-        ? { type: 'postgres', ...PG, username: PG.user, schema, ...common }
-        : { type: 'better-sqlite3', database: ':memory:', ...common },
-    );
-    await ds.initialize();
-    opened.push(ds);
-    await ds.runMigrations();
+    const { dataSource: ds } = await migratedDataSource(dialect, before);
     const db = new SqlDb(ds, silentLogger);
     const table = db.table('commitbus_dead_letters');
     const rows: [string, string, string | null, string | null, string | null][] = [

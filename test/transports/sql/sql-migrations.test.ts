@@ -3,40 +3,19 @@
  * them, on PostgreSQL and SQLite: after `COMMITBUS_MIGRATIONS` the schema
  * builder has nothing to change on them.
  */
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { afterAll, describe, expect, it } from 'vitest';
-import { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/support/logger.js';
 import { SqlDb } from '../../../src/transports/sql/index.js';
 import { SqlEventLog } from '../../../src/transports/sql/sql.event-log.js';
 import { openSqlWakeups } from '../../../src/transports/sql/sql-notifications.js';
-import { PG, resetSchema } from '../../helpers/postgres.js';
+import { migratedDataSource } from '../../helpers/sql-migrated.js';
 
 const TABLES =
   /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|dead_letter_counts|schedule_ticks|lanes|lane_events|lane_workers|lane_counters|workers)\b/;
-const opened: DataSource[] = [];
-afterAll(async () => {
-  for (const ds of opened) {
-    const { schema } = ds.options as { schema?: string };
-    if (schema !== undefined) await ds.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await ds.destroy();
-  }
-});
 
 describe('SQL transport migrations', () => {
   it.each(['postgres', 'sqlite'] as const)('match the entities on %s', async (dialect) => {
-    const schema = `cb_sqlmig_${randomBytes(4).toString('hex')}`;
-    if (dialect === 'postgres') await resetSchema(schema);
-    const common = { entities: [...COMMITBUS_ENTITIES], migrations: [...COMMITBUS_MIGRATIONS] };
-    const ds = new DataSource(
-      dialect === 'postgres'
-        ? { type: 'postgres', ...PG, username: PG.user, schema, ...common }
-        : { type: 'better-sqlite3', database: ':memory:', ...common },
-    );
-    await ds.initialize();
-    opened.push(ds);
-    await ds.runMigrations();
+    const { dataSource: ds } = await migratedDataSource(dialect);
     const { upQueries } = await ds.driver.createSchemaBuilder().log();
     expect(upQueries.map((q) => q.query).filter((q) => TABLES.test(q))).toEqual([]);
   });
@@ -44,19 +23,7 @@ describe('SQL transport migrations', () => {
 
 describe('SQL transport id sequences (postgres)', () => {
   it('start again at 1 after their last integer value: appends go on past 2^31 - 1 ids', async () => {
-    const schema = `cb_sqlseq_${randomBytes(4).toString('hex')}`;
-    await resetSchema(schema);
-    const ds = new DataSource({
-      type: 'postgres',
-      ...PG,
-      username: PG.user,
-      schema,
-      entities: [...COMMITBUS_ENTITIES],
-      migrations: [...COMMITBUS_MIGRATIONS],
-    });
-    await ds.initialize();
-    opened.push(ds);
-    await ds.runMigrations();
+    const { dataSource: ds, schema } = await migratedDataSource('postgres');
     await ds.query(`SELECT setval(pg_get_serial_sequence('${schema}.commitbus_events', 'id'), 2147483646)`);
     const db = new SqlDb(ds);
     const wakeups = openSqlWakeups(db, 'seq', silentLogger);
