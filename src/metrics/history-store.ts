@@ -21,12 +21,16 @@ export interface HistorySample {
   readonly deadLettered: number;
   /** Events published and not yet drained, as sampled; `null` when not sampled. */
   readonly backlog: number | null;
-  /** Age of the oldest of them in ms, as sampled; `null` when not sampled or none waits. */
+  /** Age of the oldest of them in ms, as sampled (0 when none waits); `null` when not sampled. */
   readonly backlogAgeMs: number | null;
 }
 
-/** One stored minute: its start and what was recorded in it. */
-export interface HistoryMinute extends HistorySample {
+/**
+ * One minute of a bus's history: its start and what was recorded in it,
+ * summed over the bus's processes (`bus.history()` returns one per minute,
+ * zero-filled; a store returns the minutes it holds).
+ */
+export interface HistoryPoint extends HistorySample {
   /** The minute's start (a whole minute, on the store's clock). */
   readonly minute: Date;
 }
@@ -36,7 +40,7 @@ export interface HistoryReading {
   /** The store's clock when it read: the current minute is `now`'s. */
   readonly now: Date;
   /** The minutes stored in the range, oldest first; a minute nothing was recorded in is absent. */
-  readonly minutes: readonly HistoryMinute[];
+  readonly minutes: readonly HistoryPoint[];
 }
 
 /**

@@ -8,7 +8,7 @@
  * (What a bus records, and `bus.history()`, is test/bus/history.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import type { HistoryMinute, HistorySample } from '../../src/metrics/history-store.js';
+import type { HistoryPoint, HistorySample } from '../../src/metrics/history-store.js';
 import { minuteOf } from '../../src/metrics/history-store.js';
 import { adaptersFor } from './adapters.js';
 import { conformanceBed } from './bed.js';
@@ -31,7 +31,7 @@ function sampleOf(fields: Partial<HistorySample> = {}): HistorySample {
 }
 
 /** The counters summed and the gauges' largest value over `minutes` (null when none has one). */
-function total(minutes: readonly HistoryMinute[]): HistorySample {
+function total(minutes: readonly HistoryPoint[]): HistorySample {
   const most = (values: (number | null)[]) => {
     const given = values.filter((v): v is number => v !== null);
     return given.length === 0 ? null : Math.max(...given);

@@ -1,6 +1,6 @@
 import {
   HISTORY_MINUTES,
-  type HistoryMinute,
+  type HistoryPoint,
   type HistoryReading,
   type HistorySample,
   type HistoryStore,
@@ -57,7 +57,7 @@ export class RedisHistoryStore implements HistoryStore {
       throw this.unavailable('read the history', error);
     }
     const [now, ...pairs] = reply;
-    const minutes: HistoryMinute[] = [];
+    const minutes: HistoryPoint[] = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       minutes.push(decodeMinute(pairs[i] as string, pairs[i + 1] as string));
     }
@@ -75,7 +75,7 @@ function gauge(n: number | null): string {
 }
 
 /** A hash field and value, as a minute. */
-function decodeMinute(field: string, value: string): HistoryMinute {
+function decodeMinute(field: string, value: string): HistoryPoint {
   const [published, handled, failed, retried, deadLettered, backlog, backlogAgeMs] = value.split(' ');
   const count = (part: string | undefined) => Number(part ?? 0);
   const sampled = (part: string | undefined) => (part === undefined || part === '-' ? null : Number(part));
