@@ -8,6 +8,7 @@ import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
 import type { DispatchTarget } from './dispatch.op.js';
 import { DispatchBatcher } from './dispatch-batcher.js';
+import type { DispatchOptions } from './dispatch-options.js';
 import { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
@@ -15,6 +16,7 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkOptions, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { type EventStoreStatus, readEventStoreStatus } from './event-store-status.js';
 import { type FailureListener, FailureNotices, type StoreFailure } from './failure-notices.js';
 import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
@@ -30,18 +32,6 @@ import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
 import { VersionWatch, waitTimeout } from './version-watch.js';
-
-/** How to dispatch one event. */
-export interface DispatchOptions {
-  /** Resolve once queued (with the queued event) instead of once handled. @defaultValue true */
-  readonly wait?: boolean;
-  /** Keep its history row when pruning. @defaultValue false */
-  readonly important?: boolean;
-  /** When it happened, epoch ms. @defaultValue now */
-  readonly ts?: number;
-  /** Waiting, give up after this many ms with `EventStoreTimeoutError` (the event stays queued). @defaultValue no limit */
-  readonly timeoutMs?: number;
-}
 
 /**
  * An event-sourced store: events are queued with gap-free versions, and one
@@ -255,16 +245,17 @@ export class EventStore implements DispatchTarget {
     return this.read((manager) => haltedEvent(this.queue, manager));
   }
 
+  /** Where the store stands: its version, events queued, the halted event, whether this process writes. */
+  status(): Promise<EventStoreStatus> {
+    this.open();
+    return this.read((manager) => readEventStoreStatus(this.queue, manager, this.isWriter));
+  }
+
   /** History rows `from..to` (inclusive), in order. */
   history(from: number, to: number): Promise<HistoryEvent[]> {
     this.open();
-    if (
-      !Number.isSafeInteger(from) ||
-      !Number.isSafeInteger(to) ||
-      from < 1 ||
-      to < from ||
-      to - from >= 10_000
-    ) {
+    const integers = Number.isSafeInteger(from) && Number.isSafeInteger(to);
+    if (!integers || from < 1 || to < from || to - from >= 10_000) {
       throw new EventStoreUsageError(
         `history(from, to) reads 1 to 10,000 rows, from v1 up; got ${String(from)}..${String(to)}: read long ranges page by page`,
       );

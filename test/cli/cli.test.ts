@@ -101,6 +101,9 @@ describe('commitbus status', () => {
       orderKey: null,
       orderPosition: null,
     });
+    // As bull-board's pause button does: no worker would take the queue's jobs.
+    const asyncQueue = bus.transport.bullmqQueues?.find((q) => q.name === 'status-async');
+    await asyncQueue?.pause();
     try {
       const [asJson, asTable] = await Promise.all([
         cli('status', ['status', '--json']),
@@ -130,7 +133,12 @@ describe('commitbus status', () => {
       expect(asTable.code).toBe(0);
       expect(asTable.stdout).toMatch(/backlog \(events to drain\)\s*│\s*2/);
       expect(asTable.stdout).toMatch(/sku:S/);
+      expect(status.pausedQueues).toEqual(['status-async']);
+      expect(asTable.stdout).toMatch(/dead letters dropped \(retention, so far\)\s*│\s*0/);
+      expect(asTable.stdout).toMatch(/paused BullMQ queues\s*│\s*1/);
+      expect(asTable.stdout).toMatch(/paused BullMQ queues \(.*\): status-async/);
     } finally {
+      await asyncQueue?.resume();
       await schemaSource.getRepository(OutboxRecordEntity).clear();
     }
   });
