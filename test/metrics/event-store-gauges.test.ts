@@ -6,24 +6,12 @@
  * keep their values. On PostgreSQL and SQLite.
  */
 import { expect, it } from 'vitest';
-import { defineModel, type EventStore, type StoreEvent } from '../../src/index.js';
+import type { EventStore } from '../../src/index.js';
 import { createBusMetrics } from '../../src/metrics/index.js';
-import { type Item, ItemEntity } from '../fixtures/es-items.js';
+import { shelf } from '../fixtures/es-items.js';
 import { describeOnBothDatabases } from '../helpers/event-store-bed.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-/** `ITEM` inserts an item; one named `bad` fails its transact step, so the store halts at it. */
-const shelf = defineModel<Item>({
-  name: 'shelf',
-  entity: ItemEntity,
-  reducers: {
-    ITEM: (event: StoreEvent<{ id: string }>) => ({ ins: [{ id: event.data.id, name: null, qty: 1 }] }),
-  },
-  transact: async ({ event }) => {
-    if ((event.data as { id?: string }).id === 'bad') throw new Error('the shelf is full');
-  },
-});
 
 describeOnBothDatabases('metrics event store gauges', (bed) => {
   it('show version, queued, halted and writer, and status_up 0 once the store cannot be read', async () => {

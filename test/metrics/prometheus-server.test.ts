@@ -15,15 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createEventStore,
   defineHandler,
-  defineModel,
   type EventBus,
   type EventStore,
   type RunningWorker,
-  type StoreEvent,
   silentLogger,
 } from '../../src/index.js';
 import { createBusMetrics } from '../../src/metrics/index.js';
-import { type Item, ItemEntity } from '../fixtures/es-items.js';
+import { ItemEntity, shelf } from '../fixtures/es-items.js';
 import { fastConfig } from '../helpers/buses.js';
 import { recordCreated, recordPublished, TEST_EVENTS } from '../helpers/events.js';
 import { openSqlite } from '../helpers/outbox.js';
@@ -34,18 +32,6 @@ import { waitFor } from '../helpers/wait-for.js';
 
 const JOB = 'commitbus-e2e';
 const SCRAPED = { timeoutMs: 20_000, intervalMs: 250 };
-
-/** `ITEM` inserts an item; the one named `bad` fails its transact step, and the store halts at it. */
-const shelf = defineModel<Item>({
-  name: 'shelf',
-  entity: ItemEntity,
-  reducers: {
-    ITEM: (event: StoreEvent<{ id: string }>) => ({ ins: [{ id: event.data.id, name: null, qty: 1 }] }),
-  },
-  transact: async ({ event }) => {
-    if ((event.data as { id?: string }).id === 'bad') throw new Error('the shelf is full');
-  },
-});
 
 /** Every query of the shipped dashboard's panels, with Grafana's variables filled in for this job. */
 function dashboardQueries(): { panel: string; expr: string }[] {
