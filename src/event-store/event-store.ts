@@ -21,7 +21,13 @@ import { type FailureListener, FailureNotices, type StoreFailure } from './failu
 import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
 import { checkModelTables } from './model-tables.js';
-import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
+import {
+  checkVersion,
+  haltedEvent,
+  type OperatorNote,
+  operatorAction,
+  reportOperatorAction,
+} from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { pickModels, type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
@@ -54,6 +60,7 @@ export class EventStore implements DispatchTarget {
   private readonly failures: FailureNotices;
   private readonly limits: DispatchLimits;
   private readonly logger: Logger;
+  private readonly bus: EventStoreOptions['bus'];
   /** Durable subscriptions to the history, with stored checkpoints, in any process (see {@link Subscriptions}). */
   readonly subscriptions: Subscriptions;
   private ready: Promise<void> | undefined;
@@ -83,6 +90,7 @@ export class EventStore implements DispatchTarget {
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
     this.failures = new FailureNotices(this.logger);
+    this.bus = options.bus;
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
     this.processor = new StoreProcessor(
@@ -355,10 +363,7 @@ export class EventStore implements DispatchTarget {
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );
     this.processor.wake();
-    this.logger.warn(
-      { action, v, type: event.type, by: note.by, reason: note.reason },
-      `event store: operator ${action} of v${v} (${event.type})`,
-    );
+    await reportOperatorAction(this.logger, this.bus?.audit, action, event, note);
     return event;
   }
 
