@@ -183,10 +183,13 @@ function ruleTarget(body: Body): RuleTarget {
     : { handlingKey: text(handlingKey, 'handlingKey') };
 }
 
-// The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409;
-// an outage is a 503.
-// Anything else is a fault of ours or of a store: logged, and answered without its message (it may name internals).
-function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
+/**
+ * Answers a failed API request: the operator's mistakes (unknown handler,
+ * nothing halted) are 400s with what to do, a partial re-drive a 409, an
+ * outage a 503; anything else is a fault of ours or of a store: logged, and
+ * answered without its message (it may name internals).
+ */
+export function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
   if (error instanceof DeadLetterRedriveError) {
     return reply
       .code(409)

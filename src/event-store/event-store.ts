@@ -192,6 +192,12 @@ export class EventStore implements DispatchTarget {
     return (await this.read((manager) => this.queue.versions(manager))).handled;
   }
 
+  /** The last version queued and the last handled (the events waiting are the difference), read from the database. */
+  async versions(): Promise<{ queued: number; handled: number }> {
+    this.open();
+    return this.read((manager) => this.queue.versions(manager));
+  }
+
   /**
    * Resolves with event `v`'s history once the store is at `v` or beyond,
    * whichever process handled it; a version not queued yet is waited for

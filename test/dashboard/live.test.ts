@@ -1,0 +1,212 @@
+/**
+ * The overview page live, in a real headless Chromium on Redis with a real
+ * bus and worker: it reads itself again every `refreshMs` and the numbers
+ * change without a reload (an operator's typed filter kept), "updated at"
+ * advances, a dashboard that stops answering shows stale; the history
+ * charts draw the minutes of `GET api/history`; bull-board is read-only by
+ * default (a pause refused, the queue running) and a paused queue is flagged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventBus } from '../../src/bus/event-bus.js';
+import { startDashboard } from '../../src/dashboard/index.js';
+import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
+import { fastConfig } from '../helpers/buses.js';
+import { type Browser, launchChromium } from '../helpers/chromium.js';
+import { type RecordCreated, recordCreated, TEST_EVENTS } from '../helpers/events.js';
+import { redisTestBed } from '../helpers/redis-test-bed.js';
+import { testRedis } from '../helpers/transports.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const bed = redisTestBed('dash-live');
+
+/** The little of the browser's globals the page functions below read (the tests compile without the DOM's types). */
+interface Dom {
+  document: {
+    activeElement: { getAttribute(name: string): string | null } | null;
+    querySelector(selector: string): { textContent: string | null } | null;
+    body: { classList: { contains(name: string): boolean } };
+  };
+  __kept?: boolean;
+}
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+const failing = defineHandler<RecordCreated>('live.failing', () => {
+  throw new Error('live.failing is down');
+});
+const handlers: EventHandlersConfig = { 'RECORD.CREATE': [{ handler: failing, attempts: 1 }] };
+
+async function startBus(name: string): Promise<EventBus> {
+  const config = fastConfig({ prefix: bed.prefix, name });
+  return (await bed.buses.start({ events: TEST_EVENTS, handlers, config, transport: testRedis() })).bus;
+}
+
+describe('the live overview page', () => {
+  it('updates its numbers in place after events are published, keeps a typed filter, and shows stale once the dashboard is gone', async () => {
+    const bus = await startBus('live');
+    const dashboard = await startDashboard({ bus, refreshMs: 150 });
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    try {
+      await page.goto(`${dashboard.url}/`);
+      const deadLetters = page.locator('dd[data-field="dead-letters"]');
+      expect(await deadLetters.textContent()).toBe('0');
+      expect(await page.locator('#all-clear').isVisible()).toBe(true);
+      const updatedAt = async () => Number(await page.locator('#live').getAttribute('data-updated-at'));
+      const first = await updatedAt();
+      expect(await page.locator('#live').textContent()).toMatch(/^updated at \d\d:\d\d:\d\d$/);
+
+      // The operator types into the rules form; a rule set elsewhere re-renders its section meanwhile.
+      const input = page.locator('#rules-section form input[name="handler"]');
+      await input.fill('half.typed');
+      await bus.rules.pause({ handlingKey: 'RECORD.PUBLISH' });
+      await page.locator('#rules td', { hasText: 'RECORD.PUBLISH' }).waitFor();
+      expect(await input.inputValue()).toBe('half.typed');
+      await expect
+        .poll(() =>
+          page.evaluate(() => (globalThis as unknown as Dom).document.activeElement?.getAttribute('name')),
+        )
+        .toBe('handler');
+
+      // A marker on the window survives only if the page never reloads.
+      await page.evaluate(() => {
+        (globalThis as unknown as Dom).__kept = true;
+      });
+      await Promise.all(['l1', 'l2', 'l3'].map((id) => bus.publish(recordCreated(id))));
+      await waitFor('three letters', async () => (await bus.deadLetters.list()).length === 3);
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as Dom).document.querySelector('dd[data-field="dead-letters"]')
+            ?.textContent === '3',
+        undefined,
+        { timeout: 10_000 },
+      );
+      expect(await page.evaluate(() => (globalThis as unknown as Dom).__kept)).toBe(true);
+      expect(await updatedAt()).toBeGreaterThan(first);
+      // Dead letters that grew while the page watched are flagged, in words too, and the count marked as changed.
+      const growing = page.locator('#dead-letters-growing');
+      expect(await growing.textContent()).toBe(
+        'growingDead letters growing: +3 seen by this page in the last 5 minutes.',
+      );
+      expect(await page.locator('#all-clear').isVisible()).toBe(false);
+      expect(await page.locator('#attention-count').textContent()).toBe('1');
+      expect(
+        await page.locator('#handlers tr', { hasText: 'live.failing' }).locator('td').last().textContent(),
+      ).toBe('3');
+      expect(await input.inputValue()).toBe('half.typed');
+
+      // The dashboard stops: the page says it is stale and keeps what it showed.
+      await dashboard.close();
+      await page.locator('#live.stale').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#live').textContent()).toMatch(
+        /^stale: the dashboard does not answer \(showing \d\d:\d\d:\d\d\)$/,
+      );
+      expect(
+        await page.evaluate(() => (globalThis as unknown as Dom).document.body.classList.contains('stale')),
+      ).toBe(true);
+      expect(await deadLetters.textContent()).toBe('3');
+      // Nothing the page does is refused by its Content-Security-Policy (uPlot's files included).
+      expect(errors.filter((e) => e.includes('Content Security Policy'))).toEqual([]);
+    } finally {
+      await page.close();
+      await dashboard.close();
+    }
+  });
+
+  it('says "No history yet" when the bus keeps none, and GET api/history says so', async () => {
+    const bus = await startBus('nohistory');
+    const dashboard = await startDashboard({ bus, refreshMs: 150 });
+    const page = await browser.context.newPage();
+    try {
+      const answer = await fetch(`${dashboard.url}/api/history`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      const view = (await answer.json()) as { available: boolean; points: unknown[] };
+      if (!view.available) {
+        expect(view.points).toEqual([]);
+        await page.goto(`${dashboard.url}/`);
+        await page.locator('#no-history', { hasText: 'No history yet' }).waitFor();
+        expect(await page.locator('[data-chart]:not([hidden])').count()).toBe(0);
+      }
+    } finally {
+      await page.close();
+      await dashboard.close();
+    }
+  });
+
+  it('serves uPlot under its base path with a cache header', async () => {
+    const bus = await startBus('assets');
+    const dashboard = await startDashboard({ bus, basePath: '/ops' });
+    try {
+      const script = await fetch(`${dashboard.url}/assets/uplot.js`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(script.headers.get('cache-control')).toBe('public, max-age=86400');
+      expect(await script.text()).toContain('uPlot');
+      const style = await fetch(`${dashboard.url}/assets/uplot.css`);
+      expect(style.headers.get('content-type')).toMatch(/^text\/css/);
+      expect(await style.text()).toContain('.uplot');
+      expect((await fetch(`${dashboard.url}/assets/other.js`)).status).toBe(404);
+    } finally {
+      await dashboard.close();
+    }
+  });
+});
+
+describe('bull-board on the dashboard', () => {
+  it('is read-only by default: a pause is refused and the queue keeps running', async () => {
+    const bus = await startBus('readonly');
+    const dashboard = await startDashboard({ bus });
+    try {
+      const queues = bus.transport.bullmqQueues ?? [];
+      const drain = queues[0];
+      expect(drain).toBeDefined();
+      const answer = await fetch(`${dashboard.url}/queues/api/queues/${drain?.name}/pause`, {
+        method: 'PUT',
+      });
+      expect(answer.status).toBe(405);
+      expect(await drain?.isPaused()).toBe(false);
+      const page = await (await fetch(`${dashboard.url}/`)).text();
+      expect(page).toContain('<span class="meta" id="bull-board-mode">read-only</span>');
+    } finally {
+      await dashboard.close();
+    }
+  });
+
+  it('with { readOnly: false } takes a pause, and the overview flags the paused queue in words', async () => {
+    const bus = await startBus('writable');
+    const dashboard = await startDashboard({ bus, bullBoard: { readOnly: false }, refreshMs: 150 });
+    const page = await browser.context.newPage();
+    const queue = (bus.transport.bullmqQueues ?? [])[1];
+    try {
+      await page.goto(`${dashboard.url}/`);
+      expect(await page.locator('#bull-board-mode').textContent()).toBe('writable');
+      const answer = await fetch(`${dashboard.url}/queues/api/queues/${queue?.name}/pause`, {
+        method: 'PUT',
+      });
+      expect(answer.status).toBe(200);
+      expect(await queue?.isPaused()).toBe(true);
+      const flag = page.locator('#attention li[data-attention="paused-queues"]');
+      await flag.waitFor({ timeout: 10_000 });
+      expect(await flag.textContent()).toBe(
+        `pausedBullMQ queue(s) paused: ${queue?.name} (their jobs wait until resumed).`,
+      );
+      expect(await page.locator(`#queues tr[data-queue="${queue?.name}"] td`).nth(1).textContent()).toBe(
+        'pausedno job taken until resumed',
+      );
+    } finally {
+      await queue?.resume();
+      await page.close();
+      await dashboard.close();
+    }
+  });
+});
