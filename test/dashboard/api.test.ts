@@ -244,17 +244,48 @@ describe('the dashboard with an event store (SQLite)', () => {
       transport: sqliteTransport({ pollMs: 20 }),
     });
     const dashboard = await open({ bus, eventStore: store });
+    await store.subscriptions.start({
+      name: 'mailer',
+      maxAttempts: 1,
+      handle: () => {
+        throw new Error('mailer is <i>down</i>');
+      },
+    });
     await store.dispatch('ITEM.RESULT', { ins: [{ id: 'a', name: 'a', qty: 1 }] });
     await store.dispatch('ITEM.BAD', { x: 1 }, { wait: false });
-    await waitFor('the halt', async () => (await overview(dashboard)).eventStore?.halted !== undefined);
+    await store.dispatch('ITEM.RESULT', { ins: [{ id: 'b', name: 'b', qty: 1 }] }, { wait: false });
+    await waitFor(
+      'the halts',
+      async () => {
+        const view = (await overview(dashboard)).eventStore;
+        return view?.halted !== undefined && view.haltedSubscriptions.length === 1;
+      },
+      { describe: async () => (await overview(dashboard)).eventStore },
+    );
     expect((await overview(dashboard)).eventStore).toMatchObject({
       version: 1,
+      queued: 2,
+      writerHere: true,
       halted: { v: 2, type: 'ITEM.BAD' },
+      haltedSubscriptions: [{ name: 'mailer', v: 1, error: 'Error: mailer is <i>down</i>' }],
     });
     const page = await (await fetch(`${dashboard.url}/`)).text();
     expect(page).toContain('cannot &lt;b&gt;reduce&lt;/b&gt;');
+    // Both halts are flagged at the top of the page, in words.
+    expect(page).toContain(
+      '<li class="attention" data-attention="event-store-halted"><span class="label">halted</span>Event store halted at v2 (ITEM.BAD).</li>',
+    );
+    expect(page).toContain(
+      '<span class="label">halted</span>Event store subscription mailer halted at v1.</li>',
+    );
+    expect(page).toContain('<td class="error">Error: mailer is &lt;i&gt;down&lt;/i&gt;</td>');
+    expect(page).toContain('<dd id="es-queued">2</dd>');
     expect(await (await post(dashboard, '/event-store/skip', { v: 2 })).json()).toMatchObject({ v: 2 });
-    await waitFor('v2 skipped', async () => (await overview(dashboard)).eventStore?.version === 2);
+    await waitFor(
+      'v2 skipped and v3 handled',
+      async () => (await overview(dashboard)).eventStore?.version === 3,
+    );
+    expect((await overview(dashboard)).eventStore?.queued).toBe(0);
     expect((await overview(dashboard)).eventStore?.halted).toBeUndefined();
     const noStore = await open({ bus });
     expect((await post(noStore, '/event-store/retry', {})).status).toBe(400);
