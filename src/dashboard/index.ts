@@ -4,9 +4,12 @@
  * @module commitbus/dashboard
  */
 
+export type { AuditEntryView } from './bus-audit.js';
+export type { HistoryPoint, HistoryView } from './bus-history.js';
 export type {
   DashboardAuth,
   DashboardBasicAuth,
+  DashboardBullBoardOptions,
   DashboardOptions,
   DashboardRequest,
   RunningDashboard,
@@ -14,6 +17,7 @@ export type {
 export type {
   DashboardSnapshot,
   EventStoreView,
+  HaltedSubscriptionView,
   QueueView,
   SnapshotPart,
   SubscriberView,

@@ -20,12 +20,14 @@ const DEFAULT_READ_TIMEOUT_MS = 5_000;
 const DEFAULT_REFRESH_MS = 5_000;
 
 /**
- * Starts the operations dashboard: a page with the bus's backlog, dead
- * letters (re-drive, purge), halted order keys (re-drive, skip), pause and
- * block rules, the router's subscribers and the event store's version and
- * halt, a JSON API under `<basePath>/api`, and bull-board for the BullMQ
- * queues at `<basePath>/queues` (Redis transport; bull-board is an optional
- * peer dependency, loaded only here). Listens on 127.0.0.1 unless told
+ * Starts the operations dashboard: a page that updates itself every
+ * `refreshMs` with what needs attention, the bus's backlog, history charts,
+ * workers, dead letters (re-drive, purge), halted order keys (re-drive,
+ * skip), pause and block rules, the router's subscribers, the event store's
+ * version and halt, and the audit trail; a JSON API under `<basePath>/api`;
+ * and bull-board, read-only unless told, for the BullMQ queues at
+ * `<basePath>/queues` (Redis transport; bull-board is an optional peer
+ * dependency, loaded only here). Listens on 127.0.0.1 unless told
  * otherwise, answers only to its own host names (`allowedHosts`), and takes
  * no action (a POST, or bull-board's PUTs) that another site's page sent.
  *
