@@ -6,12 +6,12 @@
  * charts draw the minutes of `GET api/history`; bull-board is read-only by
  * default (a pause refused, the queue running) and a paused queue is flagged.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventBus } from '../../src/bus/event-bus.js';
 import { startDashboard } from '../../src/dashboard/index.js';
 import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
 import { fastConfig } from '../helpers/buses.js';
-import { type Browser, launchChromium } from '../helpers/chromium.js';
+import { chromiumForFile } from '../helpers/chromium.js';
 import { type RecordCreated, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { testRedis } from '../helpers/transports.js';
@@ -72,14 +72,7 @@ interface CanvasDom {
     };
   };
 }
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 const failing = defineHandler<RecordCreated>('live.failing', () => {
   throw new Error('live.failing is down');
@@ -95,7 +88,7 @@ describe('the live overview page', () => {
   it('updates its numbers in place after events are published, keeps a typed filter, and shows stale once the dashboard is gone', async () => {
     const bus = await startBus('live');
     const dashboard = await startDashboard({ bus, refreshMs: 150 });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const errors: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
@@ -169,7 +162,7 @@ describe('the live overview page', () => {
   it('says "No history yet" when the bus keeps none, and GET api/history says so', async () => {
     const bus = await startBus('nohistory');
     const dashboard = await startDashboard({ bus, refreshMs: 150 });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     try {
       const answer = await fetch(`${dashboard.url}/api/history`);
       expect(answer.status).toBe(200);
@@ -193,7 +186,7 @@ describe('the live overview page', () => {
     const minutes = pointsEndingNow(30);
     Object.assign(bus, { history: async () => minutes });
     const dashboard = await startDashboard({ bus, refreshMs: 150 });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     try {
       const api = (await (await fetch(`${dashboard.url}/api/history`)).json()) as {
         available: boolean;
@@ -271,7 +264,7 @@ describe('bull-board on the dashboard', () => {
   it('with { readOnly: false } takes a pause, and the overview flags the paused queue in words', async () => {
     const bus = await startBus('writable');
     const dashboard = await startDashboard({ bus, bullBoard: { readOnly: false }, refreshMs: 150 });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const queue = (bus.transport.bullmqQueues ?? [])[1];
     try {
       await page.goto(`${dashboard.url}/`);
