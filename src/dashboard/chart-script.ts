@@ -2,9 +2,11 @@
  * The page's charts (no build step): `window.__commitbus.drawHistory(view)`
  * draws what `GET api/history` answered with uPlot (loaded before it from
  * `<basePath>/assets/uplot.js`), one chart for each `[data-chart]` of the
- * history section, its lines from the chart's `data-lines`; a chart already
+ * history section, its lines from the chart's `data-lines` (none while no
+ * minute has anything recorded: "No history yet."); a chart already
  * drawn takes the new data in place. Each chart's `data-points` and
- * `window.__charts[id]` tell how many minutes it holds (what the tests read).
+ * `window.__charts[id]` tell how many minutes it holds, and the latter each
+ * line's last value and total (what the tests read).
  */
 export const CHART_SCRIPT = `
 (() => {
@@ -30,9 +32,14 @@ export const CHART_SCRIPT = `
       empty.textContent = 'No charts: uPlot did not load.';
       return;
     }
-    empty.hidden = points.length > 0;
-    empty.textContent = view.available ? 'No history yet.' : 'No history yet: this bus keeps none.';
-    if (points.length === 0) return;
+    // Every minute is present (zero-filled): "no history" is no minute with anything recorded.
+    const recorded = points.some((p) => p.published || p.handled || p.failed || p.retried || p.deadLettered || p.backlog != null);
+    empty.hidden = recorded;
+    empty.textContent = 'No history yet.';
+    if (!recorded) {
+      for (const box of section.querySelectorAll('[data-chart]')) box.hidden = true;
+      return;
+    }
     for (const box of section.querySelectorAll('[data-chart]')) {
       const id = box.dataset.chart;
       const lines = JSON.parse(box.dataset.lines);
@@ -44,6 +51,7 @@ export const CHART_SCRIPT = `
       charts[id].points = points.length;
       charts[id].series = lines.length;
       charts[id].last = lines.map((_, i) => data[i + 1][points.length - 1]);
+      charts[id].totals = lines.map((_, i) => data[i + 1].reduce((sum, v) => sum + (v || 0), 0));
       box.dataset.points = String(points.length);
       box.dataset.series = String(lines.length);
     }

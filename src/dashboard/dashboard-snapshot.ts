@@ -8,9 +8,10 @@ import type { HaltedKey } from '../ordering/halted-key.js';
 import type { RouterStores } from '../router/router-stores.js';
 import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+import type { OperatorAction } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { bullmqQueueCounts } from './bullmq-queues.js';
-import { type AuditEntryView, hasAudit, readAudit } from './bus-audit.js';
+import { readAudit } from './bus-audit.js';
 import { noAnswerMessage } from './read-within.js';
 
 /** Dead letters shown on the page; `GET api/dead-letters?limit=` lists more. */
@@ -102,8 +103,8 @@ export interface DashboardSnapshot {
   readonly subscribers?: SnapshotPart<readonly SubscriberView[]>;
   /** The event store, when the dashboard was given one. */
   readonly eventStore?: SnapshotPart<EventStoreView>;
-  /** The newest operator actions, newest first, when the bus keeps an audit trail. */
-  readonly audit?: SnapshotPart<readonly AuditEntryView[]>;
+  /** The newest operator actions of the audit trail (`bus.audit.list()`), newest first. */
+  readonly audit: SnapshotPart<readonly OperatorAction[]>;
 }
 
 /** Where a snapshot is read from. */
@@ -146,7 +147,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     part('rules', () => bus.rules.list()),
     router === undefined ? undefined : part('router', () => readSubscribers(router)),
     eventStore === undefined ? undefined : part('event store', () => readEventStore(eventStore)),
-    hasAudit(bus) ? part('audit trail', () => readAudit(bus)) : undefined,
+    part('audit trail', () => readAudit(bus)),
   ]);
   return {
     bus: bus.config.name,
@@ -163,7 +164,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     rules,
     ...(subscribers === undefined ? {} : { subscribers }),
     ...(store === undefined ? {} : { eventStore: store }),
-    ...(audit === undefined ? {} : { audit }),
+    audit,
   };
 }
 async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {

@@ -4,8 +4,7 @@
  * @module commitbus/dashboard
  */
 
-export type { AuditEntryView } from './bus-audit.js';
-export type { HistoryPoint, HistoryView } from './bus-history.js';
+export type { HistoryView } from './bus-history.js';
 export type {
   DashboardAuth,
   DashboardBasicAuth,

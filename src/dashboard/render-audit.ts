@@ -1,11 +1,11 @@
-import type { AuditEntryView } from './bus-audit.js';
+import type { OperatorAction } from '../support/operator-action-log.js';
 import { AUDIT_SHOWN } from './bus-audit.js';
 import { isUnavailable, type SnapshotPart } from './dashboard-snapshot.js';
 import { html, type SafeHtml } from './html.js';
 import { time } from './render-format.js';
 
 /** The audit trail: the newest operator actions (who, from where, what, on what, how many). */
-export function auditSection(part: SnapshotPart<readonly AuditEntryView[]>): SafeHtml {
+export function auditSection(part: SnapshotPart<readonly OperatorAction[]>): SafeHtml {
   if (isUnavailable(part)) {
     return html`<section id="audit-section"><h2>Operator actions</h2><p class="error unavailable">unavailable: ${part.unavailable}</p></section>`;
   }

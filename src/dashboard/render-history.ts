@@ -1,4 +1,4 @@
-import type { HistoryPoint } from './bus-history.js';
+import type { HistoryPoint } from '../metrics/history-store.js';
 import { html, type SafeHtml } from './html.js';
 
 /** A line of a chart: a field of {@link HistoryPoint}, its label, its colour, and a factor to scale it by. */

@@ -60,7 +60,7 @@ ${haltedSection(snapshot.halted)}
 ${rulesSection(snapshot.rules)}
 ${snapshot.subscribers === undefined ? '' : subscribersSection(snapshot.subscribers)}
 ${snapshot.eventStore === undefined ? '' : eventStoreSection(snapshot.eventStore)}
-${snapshot.audit === undefined ? '' : auditSection(snapshot.audit)}
+${auditSection(snapshot.audit)}
 </main>
 <script nonce="${nonce}" src="${assetPath(basePath, 'uplot.js')}"></script>
 <script nonce="${nonce}">${new SafeHtml(CHART_SCRIPT)}</script>

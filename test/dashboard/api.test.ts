@@ -127,6 +127,15 @@ describe('the dashboard on an embedded bus', () => {
     expect(await unknown.json()).toMatchObject({ code: 'COMMITBUS_RULE_TARGET' });
     await post(dashboard, '/rules', { action: 'resume', handler: 'dashboard.api.notes' });
     expect(await bus.rules.list()).toEqual([]);
+    // Both actions are in the audit trail, from the dashboard, newest first; the refused one is not.
+    expect((await overview(dashboard)).audit).toMatchObject([
+      { source: 'dashboard', action: 'rules.resume', target: 'handler:dashboard.api.notes', count: 1 },
+      { source: 'dashboard', action: 'rules.pause', target: 'handler:dashboard.api.notes', count: 1 },
+    ]);
+    const page = await (await fetch(`${dashboard.url}/`)).text();
+    expect(page).toMatch(
+      /<tr data-action="[^"]+"><td><time[^>]*>[^<]+<\/time><\/td><td>[^<]+@[^<]+<\/td><td>dashboard<\/td><td>rules\.resume<\/td><td>handler:dashboard\.api\.notes<\/td><td class="n">1<\/td><\/tr>/,
+    );
   });
 
   it('lists a halted order key and re-drives it: the handler runs again and the key goes on', async () => {
@@ -210,6 +219,22 @@ describe('the dashboard on an embedded bus', () => {
       headers: { authorization: right, 'x-team': 'intruders' },
     });
     expect(refused.status).toBe(403);
+    // An action is recorded as the Basic user's, never with the password.
+    const purged = await post(
+      dashboard,
+      '/dead-letters/purge',
+      { all: true },
+      { ...ACTION, authorization: right },
+    );
+    expect(await purged.json()).toMatchObject({ purged: 0 });
+    const [action] = await bus.audit.list();
+    expect(action).toMatchObject({
+      actor: 'ops',
+      source: 'dashboard',
+      action: 'dead-letters.purge',
+      count: 0,
+    });
+    expect(JSON.stringify(action)).not.toContain('pa:ss');
   });
 
   it('throws BullBoardMissingError saying what to install when bull-board is not there', async () => {

@@ -27,29 +27,14 @@ interface Dom {
     body: { classList: { contains(name: string): boolean } };
   };
   __kept?: boolean;
-  __charts?: Record<string, { points: number; last: (number | null)[] }>;
+  __charts?: Record<string, { points: number; last: (number | null)[]; totals: number[] }>;
 }
 
-/** Minute `i` of a made-up history: `i` published, half of them handled, an age of `i` seconds. */
-function point(i: number) {
-  return {
-    minute: new Date(0),
-    published: i,
-    handled: Math.floor(i / 2),
-    failed: i % 3,
-    retried: i % 2,
-    deadLettered: 0,
-    backlog: i,
-    backlogAgeMs: i * 1_000,
-  };
-}
-
-function pointsEndingNow(count: number) {
-  const last = Math.floor(Date.now() / 60_000) * 60_000;
-  return Array.from({ length: count }, (_, i) => ({
-    ...point(i),
-    minute: new Date(last - (count - 1 - i) * 60_000),
-  }));
+/** A minute of `GET api/history`, as JSON. */
+interface Minute {
+  minute: string;
+  published: number;
+  backlog: number | null;
 }
 
 /** How many pixels of the canvas `selector` names are painted (run in the page). */
@@ -159,63 +144,46 @@ describe('the live overview page', () => {
     }
   });
 
-  it('says "No history yet" when the bus keeps none, and GET api/history says so', async () => {
-    const bus = await startBus('nohistory');
+  it('says "No history yet" before the bus recorded a minute, then draws the charts from GET api/history and updates them in place', async () => {
+    const config = fastConfig({ prefix: bed.prefix, name: 'charts', history: { flushEveryMs: 30 } });
+    // No worker yet: nothing counted, no backlog sampled.
+    const bus = bed.buses.create({ events: TEST_EVENTS, handlers, config, transport: testRedis() });
     const dashboard = await startDashboard({ bus, refreshMs: 150 });
     const page = await browser().context.newPage();
     try {
-      const answer = await fetch(`${dashboard.url}/api/history`);
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get('cache-control')).toBe('no-store');
-      const view = (await answer.json()) as { available: boolean; points: unknown[] };
-      if (!view.available) {
-        expect(view.points).toEqual([]);
-        await page.goto(`${dashboard.url}/`);
-        await page.locator('#no-history', { hasText: 'No history yet' }).waitFor();
-        expect(await page.locator('[data-chart]:not([hidden])').count()).toBe(0);
-      }
-    } finally {
-      await page.close();
-      await dashboard.close();
-    }
-  });
-
-  it('draws the history charts from GET api/history and takes each new minute in place', async () => {
-    const bus = await startBus('charts');
-    // Until the bus keeps its history (issue 20's history store), the minutes are given here in its shape.
-    const minutes = pointsEndingNow(30);
-    Object.assign(bus, { history: async () => minutes });
-    const dashboard = await startDashboard({ bus, refreshMs: 150 });
-    const page = await browser().context.newPage();
-    try {
-      const api = (await (await fetch(`${dashboard.url}/api/history`)).json()) as {
-        available: boolean;
-        points: { minute: string; published: number }[];
-      };
-      expect(api.available).toBe(true);
-      expect(api.points).toHaveLength(30);
-      expect(api.points[29]).toMatchObject({ minute: minutes[29]?.minute.toISOString(), published: 29 });
-
+      const empty = (await (await fetch(`${dashboard.url}/api/history`)).json()) as { points: Minute[] };
+      expect(empty.points).toHaveLength(1440);
+      expect(empty.points.every((p) => p.published === 0 && p.backlog === null)).toBe(true);
       await page.goto(`${dashboard.url}/`);
+      await page.locator('#no-history', { hasText: 'No history yet.' }).waitFor();
+      expect(await page.locator('[data-chart]:not([hidden])').count()).toBe(0);
+
+      await bus.startWorker({ handleSignals: false });
+      await Promise.all(['c1', 'c2', 'c3'].map((id) => bus.publish(recordCreated(id))));
+      const totals = () => page.evaluate(() => (globalThis as unknown as Dom).__charts?.throughput?.totals);
+      await expect.poll(totals, { timeout: 10_000 }).toEqual([3, 0]);
       const throughput = page.locator('#chart-throughput');
-      await page.waitForFunction(() => (globalThis as unknown as Dom).__charts?.throughput?.points === 30);
-      expect(await throughput.getAttribute('data-points')).toBe('30');
+      expect(await throughput.getAttribute('data-points')).toBe('1440');
       expect(await throughput.getAttribute('data-series')).toBe('2');
       expect(await page.locator('#no-history').isHidden()).toBe(true);
       for (const id of ['throughput', 'failures', 'dead-letters', 'backlog', 'backlog-age']) {
         expect(await page.locator(`#chart-${id} canvas`).count()).toBe(1);
       }
       expect(await page.evaluate(paintedPixels, '#chart-throughput canvas')).toBeGreaterThan(100);
-      // The age is drawn in seconds.
-      expect(
-        await page.evaluate(() => (globalThis as unknown as Dom).__charts?.['backlog-age']?.last),
-      ).toEqual([29]);
+      // Each run failed and was dead-lettered: the other charts have them too.
+      const chart = (id: string) =>
+        page.evaluate((name) => (globalThis as unknown as Dom).__charts?.[name]?.totals, id);
+      await expect.poll(() => chart('dead-letters'), { timeout: 10_000 }).toEqual([3]);
+      expect(await chart('failures')).toEqual([3, 0]);
 
-      minutes.push({ ...point(minutes.length), minute: new Date(Date.now()) });
-      await page.waitForFunction(() => (globalThis as unknown as Dom).__charts?.throughput?.points === 31);
-      expect(await page.evaluate(() => (globalThis as unknown as Dom).__charts?.throughput?.last)).toEqual([
-        30, 15,
-      ]);
+      // GET api/history says the same minutes.
+      const api = (await (await fetch(`${dashboard.url}/api/history`)).json()) as { points: Minute[] };
+      expect(api.points.reduce((sum, p) => sum + p.published, 0)).toBe(3);
+      expect(api.points.at(-1)?.minute).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
+
+      // A new event is drawn at the next read, with no reload.
+      await bus.publish(recordCreated('c4'));
+      await expect.poll(totals, { timeout: 10_000 }).toEqual([4, 0]);
     } finally {
       await page.close();
       await dashboard.close();
