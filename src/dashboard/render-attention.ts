@@ -18,8 +18,9 @@ export function workWaiting(status: BusStatus): number {
 
 /**
  * What needs attention now, at the top of the page: no worker alive while
- * work waits, halted order keys, a halted event store or subscription, a
- * paused BullMQ queue, a part that could not be read. The page's script adds
+ * work waits, halted order keys, a halted event store or subscription,
+ * pause and block rules in force, a paused BullMQ queue, the bus's status
+ * unreadable. The page's script adds
  * dead letters growing (since its last read, or in the last minutes of
  * history) to the same list.
  */
@@ -56,6 +57,17 @@ function flagsOf(snapshot: DashboardSnapshot): Flag[] {
       level: 'attention',
       label: 'halted',
       text: `${halted.length} order key lane(s) halted: ${keys}.`,
+    });
+  }
+  if (!isUnavailable(snapshot.rules) && snapshot.rules.length > 0) {
+    const rules = snapshot.rules.map(
+      (r) => `${r.kind} ${'handler' in r.target ? r.target.handler : r.target.handlingKey}`,
+    );
+    flags.push({
+      id: 'rules',
+      level: 'warn',
+      label: 'rules',
+      text: `${rules.length} pause or block rule(s) in force: ${rules.join(', ')}.`,
     });
   }
   if (!isUnavailable(queues)) {

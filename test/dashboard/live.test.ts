@@ -120,7 +120,10 @@ describe('the live overview page', () => {
         'growingDead letters growing: +3 seen by this page in the last 5 minutes.',
       );
       expect(await page.locator('#all-clear').isVisible()).toBe(false);
-      expect(await page.locator('#attention-count').textContent()).toBe('1');
+      expect(await page.locator('#attention-count').textContent()).toBe('2');
+      expect(await page.locator('#attention li[data-attention="rules"]').textContent()).toBe(
+        'rules1 pause or block rule(s) in force: pause RECORD.PUBLISH.',
+      );
       expect(
         await page.locator('#handlers tr', { hasText: 'live.failing' }).locator('td').last().textContent(),
       ).toBe('3');
