@@ -147,6 +147,30 @@ describe('the live overview page', () => {
     }
   });
 
+  it('shows stale while the dashboard refuses to answer, and live again once it answers', async () => {
+    const bus = await startBus('refusing');
+    let allowed = true;
+    const dashboard = await startDashboard({ bus, refreshMs: 100, auth: () => allowed });
+    const page = await browser().context.newPage();
+    try {
+      await page.goto(`${dashboard.url}/`);
+      allowed = false;
+      await page.locator('#live.stale').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#live').textContent()).toMatch(
+        /^stale: the dashboard answered HTTP 403 \(showing \d\d:\d\d:\d\d\)$/,
+      );
+      allowed = true;
+      await page.locator('#live:not(.stale)').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#live').textContent()).toMatch(/^updated at \d\d:\d\d:\d\d$/);
+      expect(
+        await page.evaluate(() => (globalThis as unknown as Dom).document.body.classList.contains('stale')),
+      ).toBe(false);
+    } finally {
+      await page.close();
+      await dashboard.close();
+    }
+  });
+
   it('says "No history yet" before the bus recorded a minute, then draws the charts from GET api/history and updates them in place', async () => {
     const config = fastConfig({ prefix: bed.prefix, name: 'charts', history: { flushEveryMs: 30 } });
     // No worker yet: nothing counted, no backlog sampled.
