@@ -51,7 +51,7 @@ export const LIVE_SCRIPT = `
   const mainIn = (text) => {
     const start = text.indexOf('<main');
     const end = text.lastIndexOf('</main>');
-    if (start < 0 || end < start) throw new Error('the dashboard answered without its page');
+    if (start < 0 || end < start) return null;
     const template = document.createElement('template');
     template.innerHTML = text.slice(start, end + 7);
     return template.content.querySelector('main');
@@ -128,8 +128,12 @@ export const LIVE_SCRIPT = `
         fetch(base + '/', { headers: { accept: 'text/html' }, cache: 'no-store' }),
         readHistory(),
       ]);
-      if (!page.ok) throw new Error('the dashboard answered HTTP ' + page.status);
-      swap(mainIn(await page.text()));
+      const next = page.ok ? mainIn(await page.text()) : null;
+      if (next === null) {
+        stale(page.ok ? 'the dashboard answered without its page' : 'the dashboard answered HTTP ' + page.status);
+        return;
+      }
+      swap(next);
       const dead = Number(mainOf().dataset.deadLetters);
       if (dead > deadBefore) growth.push([Date.now(), dead - deadBefore]);
       deadBefore = dead;
