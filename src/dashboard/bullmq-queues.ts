@@ -7,8 +7,7 @@ export function bullmqQueuesOf(bus: EventBus): readonly Queue[] {
 }
 
 /**
- * Job counts by state of each of `queues`, the bus's, and whether it is
- * paused (by bull-board or a script: commitbus never pauses one). Redis is pinged first
+ * Job counts by state of each of `queues`, the bus's. Redis is pinged first
  * through the bus's own connection, so an outage fails soon with a
  * `TransportUnavailableError` (BullMQ waits for Redis without end).
  */
@@ -16,13 +15,10 @@ export async function bullmqQueueCounts(
   bus: EventBus,
   queues: readonly Queue[],
   states: readonly JobType[],
-): Promise<{ name: string; counts: Record<string, number>; paused: boolean }[]> {
+): Promise<{ name: string; counts: Record<string, number> }[]> {
   if (queues.length === 0) return [];
   await bus.transport.reachable?.('read the BullMQ queues');
   return Promise.all(
-    queues.map(async (queue) => {
-      const [counts, paused] = await Promise.all([queue.getJobCounts(...states), queue.isPaused()]);
-      return { name: queue.name, counts, paused };
-    }),
+    queues.map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...states) })),
   );
 }

@@ -23,8 +23,6 @@ export interface QueueView {
   readonly name: string;
   /** Jobs by state: waiting, active, delayed, prioritized, failed. */
   readonly counts: Readonly<Record<string, number>>;
-  /** Whether the queue is paused: its workers take no job until it is resumed. */
-  readonly paused: boolean;
 }
 
 /** A router subscriber and its queue; its signing secrets are never shown. */
@@ -183,11 +181,7 @@ async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> 
 }
 
 async function readEventStore(store: EventStore): Promise<EventStoreView> {
-  const [versions, halted, subscriptions] = await Promise.all([
-    store.versions(),
-    store.halted(),
-    store.subscriptions.list(),
-  ]);
+  const [status, subscriptions] = await Promise.all([store.status(), store.subscriptions.list()]);
   const haltedSubscriptions = subscriptions
     .filter((s) => s.status === 'halted')
     .map((s) => ({
@@ -196,10 +190,10 @@ async function readEventStore(store: EventStore): Promise<EventStoreView> {
       error: s.error === undefined ? '' : `${s.error.name}: ${s.error.message}`,
     }));
   return {
-    version: versions.handled,
-    queued: Math.max(0, versions.queued - versions.handled),
-    writerHere: store.isWriter,
-    ...(halted === undefined ? {} : { halted }),
+    version: status.version,
+    queued: status.queued,
+    writerHere: status.writer,
+    ...(status.halted === null ? {} : { halted: status.halted }),
     haltedSubscriptions,
   };
 }

@@ -33,7 +33,7 @@ export function attentionSection(snapshot: DashboardSnapshot): SafeHtml {
 
 function flagsOf(snapshot: DashboardSnapshot): Flag[] {
   const flags: Flag[] = [];
-  const { status, halted, queues, eventStore } = snapshot;
+  const { status, halted, eventStore } = snapshot;
   if (isUnavailable(status)) {
     flags.push({
       id: 'status',
@@ -70,8 +70,8 @@ function flagsOf(snapshot: DashboardSnapshot): Flag[] {
       text: `${rules.length} pause or block rule(s) in force: ${rules.join(', ')}.`,
     });
   }
-  if (!isUnavailable(queues)) {
-    const paused = queues.filter((q) => q.paused).map((q) => q.name);
+  if (!isUnavailable(status)) {
+    const paused = status.pausedQueues;
     if (paused.length > 0) {
       flags.push({
         id: 'paused-queues',

@@ -9,14 +9,14 @@ const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];
 /**
  * `bus.status()`'s counts (each `dd` named by `data-field`, so the page's
  * script can tell which changed), its handlers, and the BullMQ queues' job
- * counts with their state (a paused queue flagged).
+ * counts with their state (a queue in `status.pausedQueues` flagged).
  */
 export function backlogSection(snapshot: DashboardSnapshot): SafeHtml {
   const s = snapshot.status;
   if (isUnavailable(s)) return unavailableSection('backlog', 'Backlog', s);
   return html`<section id="backlog"><h2>Backlog</h2>
 <dl class="counts">${countsOf(s).map(([field, label, n]) => html`<div><dt>${label}</dt><dd data-field="${field}">${n}</dd></div>`)}</dl>
-${handlersTable(s)}${queuesPart(snapshot)}</section>`;
+${handlersTable(s)}${queuesPart(snapshot, new Set(s.pausedQueues))}</section>`;
 }
 
 function countsOf(s: BusStatus): [string, string, number | string][] {
@@ -46,7 +46,7 @@ function handlersTable(s: BusStatus): SafeHtml | string {
   )}</tbody></table>`;
 }
 
-function queuesPart(snapshot: DashboardSnapshot): SafeHtml {
+function queuesPart(snapshot: DashboardSnapshot, paused: ReadonlySet<string>): SafeHtml {
   const views = snapshot.queues;
   if (isUnavailable(views)) {
     return html`<p class="error unavailable">BullMQ queues unavailable: ${views.unavailable}</p>`;
@@ -54,12 +54,12 @@ function queuesPart(snapshot: DashboardSnapshot): SafeHtml {
   if (views.length === 0) {
     return html`<p class="note">The ${snapshot.transport} transport has no BullMQ queues: only commitbus's own views are shown.</p>`;
   }
-  return html`<table id="queues"><thead><tr><th>BullMQ queue</th><th>state</th>${STATES.map((st) => html`<th class="n">${st}</th>`)}</tr></thead><tbody>${views.map(queueRow)}</tbody></table>`;
+  return html`<table id="queues"><thead><tr><th>BullMQ queue</th><th>state</th>${STATES.map((st) => html`<th class="n">${st}</th>`)}</tr></thead><tbody>${views.map((q) => queueRow(q, paused.has(q.name)))}</tbody></table>`;
 }
 
-function queueRow(q: QueueView): SafeHtml {
-  const state = q.paused
+function queueRow(q: QueueView, paused: boolean): SafeHtml {
+  const state = paused
     ? html`<td class="warn-text"><span class="label">paused</span>no job taken until resumed</td>`
     : html`<td class="ok-text">running</td>`;
-  return html`<tr data-queue="${q.name}"${q.paused ? html` class="warn"` : ''}><td>${q.name}</td>${state}${STATES.map((st) => html`<td class="n">${q.counts[st] ?? 0}</td>`)}</tr>`;
+  return html`<tr data-queue="${q.name}"${paused ? html` class="warn"` : ''}><td>${q.name}</td>${state}${STATES.map((st) => html`<td class="n">${q.counts[st] ?? 0}</td>`)}</tr>`;
 }

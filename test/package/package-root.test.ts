@@ -307,6 +307,8 @@ describe('the subpath exports', () => {
     expect(exportedNames('src/metrics/index.ts').types).toEqual([
       'BusMetricsOptions',
       'MetricsAddress',
+      'MetricsEventStore',
+      'MetricsEventStoreStatus',
       'MetricsRegistry',
       'MetricsServerOptions',
       'MetricsSource',
