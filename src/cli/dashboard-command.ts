@@ -11,6 +11,8 @@ interface DashboardFlags {
   readonly host: string;
   readonly basePath?: string;
   readonly allowedHost?: string[];
+  readonly refreshMs?: string;
+  readonly bullBoardWritable?: boolean;
 }
 
 const DEFAULT_PORT = '3100';
@@ -31,6 +33,11 @@ export function addDashboardCommand(program: Command): Command {
     .option(
       '--allowed-host <name...>',
       'host names the page may be reached by besides the bound one (behind a proxy)',
+    )
+    .option('--refresh-ms <ms>', 'how often the page updates itself (default 5000)')
+    .option(
+      '--bull-board-writable',
+      'let bull-board pause, retry, clean and remove jobs (dangerous: it goes around commitbus); read-only if left out',
     )
     .action(async (flags: DashboardFlags, command: Command) => {
       // Before the module loads: a signal that comes while it does stops the dashboard once it serves.
@@ -55,6 +62,8 @@ function serve(flags: DashboardFlags, command: Command, stopped: Promise<unknown
       host: flags.host,
       ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
       ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+      ...(flags.refreshMs === undefined ? {} : { refreshMs: Number(flags.refreshMs) }),
+      ...(flags.bullBoardWritable === true ? { bullBoard: { readOnly: false } } : {}),
       ...auth,
     }).catch((error: unknown) => {
       throw portInUseOr(error, '--port', flags.host, port);

@@ -4,9 +4,11 @@
  * @module commitbus/dashboard
  */
 
+export type { HistoryView } from './bus-history.js';
 export type {
   DashboardAuth,
   DashboardBasicAuth,
+  DashboardBullBoardOptions,
   DashboardOptions,
   DashboardRequest,
   RunningDashboard,
@@ -14,6 +16,7 @@ export type {
 export type {
   DashboardSnapshot,
   EventStoreView,
+  HaltedSubscriptionView,
   QueueView,
   SnapshotPart,
   SubscriberView,
