@@ -186,7 +186,8 @@ function ruleTarget(body: Body): RuleTarget {
 // The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409;
 // an outage is a 503.
 // Anything else is a fault of ours or of a store: logged, and answered without its message (it may name internals).
-function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
+/** Answers a failed request: 409 for a partial re-drive, 503 for an outage, 400 for a coded mistake, 500 (logged) otherwise. */
+export function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
   if (error instanceof DeadLetterRedriveError) {
     return reply
       .code(409)

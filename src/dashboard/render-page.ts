@@ -11,7 +11,8 @@ import {
 } from './render-sections.js';
 import { workersSection } from './render-workers.js';
 
-const STYLE = `
+/** The pages' style sheet (one for every page, under the CSP nonce). */
+export const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
 header{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:16px;align-items:baseline}
 header h1{font-size:18px;margin:0}header a{color:#9cc4ff}header .meta{color:#b8bfcc}

@@ -9,6 +9,7 @@ import { registerDashboardApi } from './dashboard-api.js';
 import type { DashboardOptions, RunningDashboard } from './dashboard-options.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
+import { registerOperationsPages } from './operations-pages.js';
 import { renderPage } from './render-page.js';
 import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
 
@@ -83,6 +84,7 @@ export async function startDashboardWith(
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
     };
     registerDashboardApi(app, base, sources);
+    registerOperationsPages(app, base, sources);
     const context = {
       basePath: base,
       bullBoard: withBullBoard,
