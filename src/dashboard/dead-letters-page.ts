@@ -17,20 +17,7 @@ import { DEAD_LETTERS_SCRIPT } from './dead-letters-script.js';
 import { html, type SafeHtml } from './html.js';
 import { renderFrame, sendPage, stateLabel, timeOf } from './page-frame.js';
 import { noAnswerMessage } from './read-within.js';
-
-const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
-const REASONS = [
-  'exhausted',
-  'timeout',
-  'non-retryable',
-  'unknown-handler',
-  'unknown-event-type',
-  'malformed',
-  'undeliverable',
-  'crashed',
-  'expired',
-  'skipped-by-rebase',
-];
+import { KINDS, REASONS } from './render-sections.js';
 
 const CONFIRM = html`<div id="confirm" role="alertdialog" aria-labelledby="confirm-text" hidden>
 <p id="confirm-text"></p><button type="button" id="confirm-yes">Confirm</button> <button type="button" id="confirm-no">Cancel</button></div>`;

@@ -10,8 +10,10 @@ import {
 } from './dashboard-snapshot.js';
 import { html, type SafeHtml } from './html.js';
 
-const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
-const REASONS = [
+/** The dead-letter kinds, for a filter's choice. */
+export const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
+/** The dead-letter reasons, for a filter's choice. */
+export const REASONS = [
   'exhausted',
   'timeout',
   'non-retryable',

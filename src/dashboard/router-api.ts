@@ -1,30 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type DeliveryAttempt, successRate } from '../router/delivery-attempt-log.js';
 import type { RouterStores } from '../router/router-stores.js';
-import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { TopicRecord } from '../router/topic.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { failure } from './dashboard-api.js';
-import type { SnapshotSources } from './dashboard-snapshot.js';
+import type { SnapshotSources, SubscriberView } from './dashboard-snapshot.js';
 import { noAnswerMessage } from './read-within.js';
 
 /** How many of each subscriber's newest attempts the router page lists. */
 export const ROUTER_ATTEMPTS_SHOWN = 20;
 
-/** A subscriber on the router page: its settings (never its secrets or credentials), queue and attempts. */
-export interface RouterSubscriberView {
-  /** Its name. */
-  readonly name: string;
-  /** Where batches are POSTed. */
-  readonly callback: string;
-  /** The topics it takes. */
-  readonly topics: readonly string[];
-  /** Whether deliveries to it are paused. */
-  readonly paused: boolean;
-  /** Whether its batches go one at a time, in order. */
-  readonly ordered: boolean;
-  /** Its queue, or `undefined` before anything was queued for it. */
-  readonly queue: SubscriberQueueStats | undefined;
+/** A subscriber on the router page: its view on the overview (never its secrets), with its attempts. */
+export interface RouterSubscriberView extends SubscriberView {
   /** The share of its logged attempts (the newest, at most `ATTEMPT_LOG_SIZE`) that delivered, 0..1; `null` for none. */
   readonly successRate: number | null;
   /** How many attempts `successRate` is of. */
