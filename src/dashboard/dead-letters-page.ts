@@ -74,11 +74,11 @@ function filterForm(filter: BrowserFilter, grouped: boolean): SafeHtml {
   const input = (name: string, label: string, value: string | undefined) =>
     html`<label>${label} <input name="${name}" value="${value ?? ''}"></label>`;
   const select = (name: string, label: string, values: readonly string[], value: string | undefined) =>
-    html`<label>${label} <select name="${name}"><option value="">any</option>${values.map((v) => html`<option selected="${v === value ? 'selected' : undefined}">${v}</option>`)}</select></label>`;
+    html`<label>${label} <select name="${name}"><option value="">any</option>${values.map((v) => html`<option${v === value ? html` selected` : ''}>${v}</option>`)}</select></label>`;
   return html`<form class="filter" id="letter-filter" method="get">
 ${input('handler', 'handler', filter.handler)} ${input('handlingKey', 'handling key', filter.handlingKey)} ${input('eventId', 'event id', filter.eventId)}
 ${select('kind', 'kind', KINDS, filter.kind)} ${select('reason', 'reason', REASONS, filter.reason)} ${input('error', 'error contains', filter.errorIncludes)}
-<label><input type="checkbox" name="view" value="groups" checked="${grouped ? 'checked' : undefined}"> grouped by error</label>
+<label><input type="checkbox" name="view" value="groups"${grouped ? html` checked` : ''}> grouped by error</label>
 <button type="submit">Filter</button></form>`;
 }
 

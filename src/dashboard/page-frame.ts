@@ -34,7 +34,7 @@ export interface Frame {
 /** The whole page of `frame`: the overview's style, a header linking the pages, `#status`, `main`. */
 export function renderFrame(frame: Frame): string {
   const link = (path: string, label: string, name?: Frame['current']) =>
-    html`<a href="${frame.basePath}${path}" aria-current="${name === frame.current ? 'page' : undefined}">${label}</a>`;
+    html`<a href="${frame.basePath}${path}"${name === frame.current ? html` aria-current="page"` : ''}>${label}</a>`;
   const script =
     frame.script === undefined ? '' : html`<script nonce="${frame.nonce}">${safe(frame.script)}</script>`;
   return html`<!doctype html>

@@ -79,6 +79,26 @@ describe('the dead-letter browser in Chromium', () => {
       expect(left.map((l) => l.handler)).toEqual(['dletters.broken', 'dletters.broken', 'dletters.broken']);
       await group.waitFor({ state: 'detached' });
       expect(await page.locator('#groups tbody tr').count()).toBe(1);
+
+      // The filter form (a GET the page's policy lets through) and a letter's page with its attempt and stack.
+      await page.goto(`${dashboard.url}/dead-letters`);
+      const form = page.locator('#letter-filter');
+      await form.getByLabel('error contains').fill('always');
+      await form.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/error=always/);
+      // The form keeps what was chosen and nothing else: kind and reason stay "any".
+      expect(page.url()).toMatch(/kind=&reason=&error=always$/);
+      expect(await page.locator('#letters tbody tr').count()).toBe(3);
+      await page.locator('#letters tbody tr').first().getByRole('link').click();
+      const detail = page.locator('#letter-detail');
+      await detail.waitFor();
+      expect(await detail.locator('#attempts pre.stack').first().textContent()).toContain(
+        'Error: always broken',
+      );
+      page.once('dialog', (dialog) => void dialog.accept());
+      await detail.getByRole('button', { name: 'Purge' }).click();
+      await page.locator('#status', { hasText: 'purged 1 dead letter(s)' }).waitFor();
+      expect((await bus.deadLetters.list()).length).toBe(2);
     } finally {
       await page.close();
       await dashboard.close();
