@@ -4,7 +4,7 @@ import type { RouterStores } from '../router/router-stores.js';
 import type { TopicRecord } from '../router/topic.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { failure } from './dashboard-api.js';
-import type { SnapshotSources, SubscriberView } from './dashboard-snapshot.js';
+import { readSubscribers, type SnapshotSources, type SubscriberView } from './dashboard-snapshot.js';
 import { noAnswerMessage } from './read-within.js';
 
 /** How many of each subscriber's newest attempts the router page lists. */
@@ -30,21 +30,12 @@ export interface RouterView {
 
 /** Reads the router's topics, subscribers, queues and attempt logs (one log read per subscriber). */
 export async function readRouterView(router: RouterStores): Promise<RouterView> {
-  const [topics, subscribers, stats] = await Promise.all([
-    router.topics.listTopics(),
-    router.subscribers.listSubscribers(),
-    router.batches.stats(),
-  ]);
+  const [topics, subscribers] = await Promise.all([router.topics.listTopics(), readSubscribers(router)]);
   const views = await Promise.all(
     subscribers.map(async (s): Promise<RouterSubscriberView> => {
       const logged = await router.attempts.recent(s.name);
       return {
-        name: s.name,
-        callback: s.callback,
-        topics: s.topics,
-        paused: s.paused,
-        ordered: s.ordered,
-        queue: stats[s.name],
+        ...s,
         successRate: successRate(logged),
         attemptsLogged: logged.length,
         attempts: logged.slice(0, ROUTER_ATTEMPTS_SHOWN),
