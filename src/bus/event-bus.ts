@@ -13,7 +13,7 @@ import type { BusObserver } from '../handlers/bus-observer.js';
 import { HandlerTable } from '../handlers/handler-table.js';
 import { observedDeadLetters } from '../handlers/observed-dead-letters.js';
 import { ObserverSet } from '../handlers/observer-set.js';
-import type { MetricsRegistry } from '../metrics/metrics-registry.js';
+import type { HistoryPoint } from '../metrics/history-store.js';
 import { OrderedKeys } from '../ordering/ordered-keys.js';
 import { orderedLanesEnabled } from '../ordering/ordered-lanes-enabled.js';
 import type { EncodedEvent } from '../ordering/routing.js';
@@ -26,10 +26,12 @@ import { Schedules } from '../scheduling/schedules.js';
 import { SchedulingRules } from '../scheduling/scheduling-rules.js';
 import { defaultLogger } from '../support/default-logger.js';
 import type { Logger } from '../support/logger.js';
+import { OperatorAudit } from '../support/operator-audit.js';
 import { logTraceFields } from '../tracing/log-trace-fields.js';
 import type { UnitOfWorkBus, UnitOfWorkEvents } from '../uow/unit-of-work-bus.js';
 import { adapterOf } from './bus-adapter.js';
 import { registerBusKinds } from './bus-dead-letter-kinds.js';
+import { BusHistory, type HistoryQuery } from './bus-history.js';
 import { busNameOf } from './bus-name.js';
 import type { BusStatus } from './bus-status.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
@@ -38,6 +40,7 @@ import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported
 import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event-bus-options.js';
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { observerOf } from './options-observer.js';
+import { ownMetricsOf } from './own-metrics.js';
 import { Publishing } from './publishing.js';
 import { readBusStatus } from './read-bus-status.js';
 import { type RunsOn, runsOnOf } from './runs-on.js';
@@ -69,7 +72,10 @@ export class EventBus implements UnitOfWorkBus {
   readonly ordering: OrderedKeys;
   /** Where the bus logs. */
   readonly logger: Logger;
+  /** The audit trail of operator actions taken on this bus from any process: `list()` newest first. */
+  readonly audit: OperatorAudit;
   private readonly publishing: Publishing;
+  private readonly historyOf: BusHistory;
   /** Whether this bus's workers run ordered lanes (`config.ordering`). */
   private readonly orderedLanes: boolean;
   private readonly observers: ObserverSet;
@@ -79,7 +85,8 @@ export class EventBus implements UnitOfWorkBus {
   private dataSourceOf: DataSource | undefined;
   private relay: OutboxRelay | undefined;
   private routerStores: RouterStores | undefined;
-  private ownMetrics: Promise<MetricsRegistry> | undefined;
+  /** The bus's own metrics, built by the first worker that serves them (see `ownMetricsOf`). */
+  private readonly ownMetrics = ownMetricsOf(this);
   private closed = false;
 
   /**
@@ -114,7 +121,16 @@ export class EventBus implements UnitOfWorkBus {
       outbox: () => this.outboxOf,
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });
-    this.deadLetters = new DeadLetters({ store: this.transport.deadLetters, logger: this.logger });
+    const audit = new OperatorAudit(this.transport.audit, this.logger);
+    this.audit = audit;
+    this.historyOf = new BusHistory({
+      transport: this.transport,
+      settings: this.config.history,
+      observers: this.observers,
+      logger: this.logger,
+      workerRuns: () => this.workers.size > 0,
+    });
+    this.deadLetters = new DeadLetters({ store: this.transport.deadLetters, logger: this.logger, audit });
     registerBusKinds({
       kinds: this.deadLetters.kinds,
       handlers: this.handlers,
@@ -123,12 +139,13 @@ export class EventBus implements UnitOfWorkBus {
       publishing: this.publishing,
       batches: () => this.router.batches,
     });
-    this.ordering = new OrderedKeys(this.transport.ordering, (action, error) => this.failure(action, error));
+    this.ordering = new OrderedKeys(this.transport.ordering, (a, error) => this.failure(a, error), audit);
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
       this.config.scheduling.rulesRefreshMs,
       this.logger,
+      audit,
     );
     this.schedules = new Schedules({
       store: this.transport.ticks,
@@ -152,12 +169,9 @@ export class EventBus implements UnitOfWorkBus {
    * Given-up webhook batches share the bus's dead letters.
    */
   get router(): RouterStores {
-    if (this.routerStores === undefined) {
-      if (this.transport.routerStores === undefined) {
-        throw new RouterStoresUnsupportedError(this.transport.name);
-      }
-      this.routerStores = this.transport.routerStores({ deadLetters: this.transport.deadLetters });
-    }
+    if (this.transport.routerStores === undefined)
+      throw new RouterStoresUnsupportedError(this.transport.name);
+    this.routerStores ??= this.transport.routerStores({ deadLetters: this.transport.deadLetters });
     return this.routerStores;
   }
 
@@ -239,19 +253,9 @@ export class EventBus implements UnitOfWorkBus {
    * record what was published override it.
    */
   protected afterPublish(outgoing: readonly OutgoingEvent[], events: readonly Event[] | undefined): void {
+    this.historyOf.published(outgoing.length);
     if (!this.observers.has('onPublished')) return;
-    this.observers.notify('onPublished', events ?? this.decodeAll(outgoing));
-  }
-
-  /** Decodes what this process can; a relayed row of a class it does not know is left out. */
-  private decodeAll(outgoing: readonly OutgoingEvent[]): Event[] {
-    return outgoing.flatMap(({ payload }) => {
-      try {
-        return [this.serializer.deserialize(payload)];
-      } catch {
-        return [];
-      }
-    });
+    this.observers.notify('onPublished', events ?? this.publishing.decodeAll(outgoing));
   }
 
   /**
@@ -293,32 +297,14 @@ export class EventBus implements UnitOfWorkBus {
         schedules: this.schedules,
         publish: (events) => this.publish(events),
         observer: this.observers,
-        metricsRegistry: () => this.ownMetricsRegistry(),
+        metricsRegistry: this.ownMetrics,
       },
       options,
       { onClosed: (closed) => this.workers.delete(closed), closeBus: () => this.close() },
     );
     this.workers.add(worker);
+    this.historyOf.workerStarted();
     return worker;
-  }
-
-  /**
-   * The registry of this bus's own Prometheus metrics, which a worker started
-   * with `metrics` and no `registry` serves: built by the first such worker
-   * (`commitbus/metrics`' `createBusMetrics`, loaded then, so a bus that
-   * serves no metrics never loads prom-client) and shared by the later ones.
-   */
-  private ownMetricsRegistry(): Promise<MetricsRegistry> {
-    if (this.ownMetrics !== undefined) return this.ownMetrics;
-    const building = import('../metrics/bus-metrics.js').then(
-      ({ createBusMetrics }) => createBusMetrics(this).registry,
-    );
-    this.ownMetrics = building;
-    // A load that failed is not kept: the next worker started with metrics tries again.
-    building.catch(() => {
-      if (this.ownMetrics === building) this.ownMetrics = undefined;
-    });
-    return building;
   }
 
   /**
@@ -335,6 +321,21 @@ export class EventBus implements UnitOfWorkBus {
       await waitUntilIdle(this.transport, timeoutMs);
     } catch (error) {
       throw this.failure('wait for the bus to be idle', error);
+    }
+  }
+
+  /**
+   * What the bus's processes published and handled, one point per minute of the last `sinceMs` (24 h by
+   * default and at most), oldest first, zero-filled: counters summed over the processes, `backlog` and
+   * `backlogAgeMs` the largest a worker sampled (null: none did), minutes on the transport's clock.
+   * Throws `HistoryQueryError` for a `sinceMs` that is not a whole number from 0.
+   */
+  async history(query?: HistoryQuery): Promise<HistoryPoint[]> {
+    if (this.closed) throw new BusClosedError('read the history');
+    try {
+      return await this.historyOf.read(query);
+    } catch (error) {
+      throw this.failure('read the history', error);
     }
   }
 
@@ -384,6 +385,7 @@ export class EventBus implements UnitOfWorkBus {
     await Promise.all([...this.workers].map((w) => w.close()));
     await this.relay?.stop();
     await this.publishing.settled();
+    await this.historyOf.close();
     await this.outboxOf?.flush();
     await this.routerStores?.close();
     await this.transport.close();

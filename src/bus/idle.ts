@@ -8,7 +8,7 @@ const IDLE_POLL_MS = 10;
 type Observed = Pick<Transport, 'log' | 'ordering' | 'jobs'>;
 
 /** Events published and not yet drained, ordered ones included. */
-export async function backlogOf(transport: Observed): Promise<number> {
+export async function backlogOf(transport: Pick<Transport, 'log' | 'ordering'>): Promise<number> {
   const [log, ordered] = await Promise.all([transport.log.backlog(), transport.ordering.pending()]);
   return log + ordered;
 }

@@ -163,6 +163,17 @@ export class Publishing implements PostCommitPublisher {
    * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an
    * outbox relay deletes its row only once the letter is stored.
    */
+  /** Decodes what this process can of `outgoing`; a relayed row of a class it does not know is left out. */
+  decodeAll(outgoing: readonly OutgoingEvent[]): Event[] {
+    return outgoing.flatMap(({ payload }) => {
+      try {
+        return [this.deps.serializer.deserialize(payload)];
+      } catch {
+        return [];
+      }
+    });
+  }
+
   publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
     return this.tracked(
       (async () => this.published(outgoing, events, await this.deps.publisher.publish(outgoing)))(),

@@ -8,6 +8,7 @@ import type { EventLog } from '../handlers/event-log.js';
 import type { HandlerJobQueue } from '../handlers/handler-job-queue.js';
 import type { WorkerHost } from '../handlers/worker-host.js';
 import type { WorkerRegistry } from '../handlers/worker-registry.js';
+import type { HistoryStore } from '../metrics/history-store.js';
 import type { OrderingStore } from '../ordering/ordering-store.js';
 import type { WorkerOrderingSource } from '../ordering/worker-ordering.js';
 import type { RouterStores } from '../router/router-stores.js';
@@ -15,6 +16,7 @@ import type { ScheduleTickStore } from '../scheduling/schedule-tick-store.js';
 import type { SchedulingRuleStore } from '../scheduling/scheduling-rule-store.js';
 import type { Closable } from '../support/closable.js';
 import type { Logger } from '../support/logger.js';
+import type { OperatorActionLog } from '../support/operator-action-log.js';
 
 /**
  * Which ports an adapter provides (`commitbus/redis`, `commitbus/sql`);
@@ -52,6 +54,10 @@ export interface Transport extends EventPublisher, WorkerHost, WorkerOrderingSou
   readonly ticks: ScheduleTickStore;
   /** The bus's workers, each registered and beating while it runs (`bus.status().workers`). */
   readonly workers: WorkerRegistry;
+  /** What the bus's processes counted, per minute for the last 24 hours (`bus.history()`). */
+  readonly history: HistoryStore;
+  /** The audit trail of operator actions, newest kept (`bus.audit`). */
+  readonly audit: OperatorActionLog;
   /**
    * Appends a unit of work's events inside its own transaction, for a
    * transport whose events live in the application's database (the SQL

@@ -1,9 +1,11 @@
 import type { Cluster } from 'ioredis';
 import type { BackoffOptions } from '../support/retry-policy.js';
 import type {
+  AuditOptions,
   DeadLetterOptions,
   DrainOptions,
   HandlerRunOptions,
+  HistoryOptions,
   IdempotencyOptions,
   OrderingMode,
   OrderingOptions,
@@ -51,6 +53,10 @@ export interface ResolvedCommitbusOptions {
   deadLetters: DeadLetterOptions;
   /** Workers' beats and when one counts as gone. */
   workers: WorkersOptions;
+  /** The history per minute. */
+  history: HistoryOptions;
+  /** The audit trail of operator actions. */
+  audit: AuditOptions;
 }
 
 /** A group of options with every field optional. */
@@ -156,4 +162,8 @@ export interface CommitbusOptions extends FlatCommitbusOptions {
   deadLetters?: PartialGroup<DeadLetterOptions>;
   /** Workers' beats and when one counts as gone. */
   workers?: PartialGroup<WorkersOptions>;
+  /** The history per minute. */
+  history?: PartialGroup<HistoryOptions>;
+  /** The audit trail of operator actions. */
+  audit?: PartialGroup<AuditOptions>;
 }

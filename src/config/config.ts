@@ -55,6 +55,8 @@ export const DEFAULTS = deepFreeze({
   scheduling: { rulesRefreshMs: 500 },
   deadLetters: { maxCount: 10_000, maxAgeMs: 180 * 86_400_000 },
   workers: { beatEveryMs: 5_000, goneAfterMs: 15_000 },
+  history: { enabled: true, flushEveryMs: 5_000 },
+  audit: { maxEntries: 10_000 },
   router: {
     delivery: {
       concurrency: 64,

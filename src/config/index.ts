@@ -7,9 +7,11 @@ export { DEFAULT_CONFIG, DEFAULTS } from './config.js';
 export { ConfigError } from './errors/config.error.js';
 export { loadConfigFromEnv } from './load-config-from-env.js';
 export type {
+  AuditOptions,
   DeadLetterOptions,
   DrainOptions,
   HandlerRunOptions,
+  HistoryOptions,
   IdempotencyOptions,
   OrderingMode,
   OrderingOptions,

@@ -255,6 +255,35 @@ export interface WorkersOptions {
   goneAfterMs: number;
 }
 
+/** The bus's history per minute (`bus.history()`, the dashboard's charts). */
+export interface HistoryOptions {
+  /**
+   * Whether this bus's processes count what they publish and handle and
+   * store it per minute in the transport (the last 24 hours, 1,440 minutes).
+   * Off, nothing is counted or stored, and `bus.history()` reads only what
+   * other processes stored.
+   * @defaultValue `true`
+   */
+  enabled: boolean;
+  /**
+   * How often each process adds what it counted into the transport's
+   * current minute (and samples the backlog, where a worker runs), in
+   * milliseconds; a last flush runs when the bus closes.
+   * @defaultValue `5_000`
+   */
+  flushEveryMs: number;
+}
+
+/** The audit trail of operator actions (`bus.audit`, `commitbus audit`). */
+export interface AuditOptions {
+  /**
+   * The most operator actions the transport keeps; appending more removes
+   * the oldest.
+   * @defaultValue `10_000`
+   */
+  maxEntries: number;
+}
+
 /** Scheduling rules (pause, block). */
 export interface SchedulingOptions {
   /**

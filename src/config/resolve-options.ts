@@ -37,6 +37,8 @@ const POSITIVE_INTEGERS = [
   'scheduling.rulesRefreshMs',
   'workers.beatEveryMs',
   'workers.goneAfterMs',
+  'history.flushEveryMs',
+  'audit.maxEntries',
   'ordering.concurrency',
   'ordering.leaseMs',
   'ordering.upkeepMs',
@@ -69,6 +71,7 @@ const TIMER_OPTIONS = [
   'outbox.relayEveryMs',
   'scheduling.rulesRefreshMs',
   'workers.beatEveryMs',
+  'history.flushEveryMs',
   'ordering.leaseMs',
   'ordering.upkeepMs',
 ] as const;
@@ -141,6 +144,11 @@ function validate(options: ResolvedCommitbusOptions, env: OptionNote): void {
   if (options.workers.goneAfterMs <= options.workers.beatEveryMs) {
     throw new ConfigError(
       `workers.goneAfterMs (${options.workers.goneAfterMs}) must exceed workers.beatEveryMs (${options.workers.beatEveryMs}): a running worker would show as gone between its beats`,
+    );
+  }
+  if (typeof options.history.enabled !== 'boolean') {
+    throw new ConfigError(
+      `history.enabled must be true or false, got ${JSON.stringify(options.history.enabled)}${env('history.enabled')}`,
     );
   }
   if (typeof outbox.enabled !== 'boolean') {

@@ -1,4 +1,6 @@
 import { describeError, type Logger } from '../support/logger.js';
+import type { OperatorOrigin } from '../support/operator-action-log.js';
+import type { OperatorAudit } from '../support/operator-audit.js';
 import type { DeadLetter } from './dead-letter.js';
 import { DeadLetterKinds, type DeadLetterRedriver } from './dead-letter-kinds.js';
 import type { DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js';
@@ -15,6 +17,8 @@ export interface DeadLettersDeps {
   readonly store: DeadLetterStore;
   /** Where letters that cannot be read are reported. */
   readonly logger: Logger;
+  /** Where re-drives and purges are recorded (`bus.audit`); none, nothing is. */
+  readonly audit?: OperatorAudit;
 }
 
 /** The letters of one redriver (one or more kinds) prepared for one call of its `run`. */
@@ -66,8 +70,14 @@ export class DeadLetters {
    * process does not know, of a kind no one registered (`UnknownDeadLetterKindError`),
    * or that cannot be read from the store, stay, and a
    * {@link DeadLetterRedriveError} names them once the others are re-driven.
+   * Recorded in `bus.audit` with `by` (who asks; by default source `api`,
+   * this process's `user@host`) and how many were re-driven.
    */
-  async redrive(target: DeadLetterTarget): Promise<number> {
+  redrive(target: DeadLetterTarget, by?: OperatorOrigin): Promise<number> {
+    return this.audited('dead-letters.redrive', target, by, () => this.redriveNow(target));
+  }
+
+  private async redriveNow(target: DeadLetterTarget): Promise<number> {
     const { letters, corrupt } = await this.select(target);
     const prepared = new Map<DeadLetterRedriver, Prepared>();
     let oneByOne = 0;
@@ -115,9 +125,35 @@ export class DeadLetters {
    * Deletes letters without running anything; returns how many. An id,
    * `'all'`, or a filter that sets only `since` and `until` (every letter
    * given up in that window) removes letters that cannot be read too; any
-   * other filter cannot match them.
+   * other filter cannot match them. Recorded in `bus.audit` with `by` and
+   * how many were deleted.
    */
-  async purge(target: DeadLetterTarget): Promise<number> {
+  purge(target: DeadLetterTarget, by?: OperatorOrigin): Promise<number> {
+    return this.audited('dead-letters.purge', target, by, () => this.purgeNow(target));
+  }
+
+  private audited(
+    action: string,
+    target: DeadLetterTarget,
+    by: OperatorOrigin | undefined,
+    work: () => Promise<number>,
+  ): Promise<number> {
+    const { audit } = this.deps;
+    if (audit === undefined) return work();
+    return audit.run(
+      {
+        action,
+        target: describeTarget(target),
+        by,
+        countOf: (count) => count,
+        // Part of a re-drive ran: the letters it re-drove are gone, so the trail says how many.
+        partialOf: (error) => (error instanceof DeadLetterRedriveError ? error.redriven : undefined),
+      },
+      work,
+    );
+  }
+
+  private async purgeNow(target: DeadLetterTarget): Promise<number> {
     if (typeof target === 'string' && target !== 'all') return this.deps.store.remove([target]);
     if (isIdList(target)) return this.deps.store.remove(target);
     const { letters, corrupt } = await this.select(target);
@@ -261,4 +297,14 @@ function onlyTimeBounds(filter: DeadLetterFilter): boolean {
   return Object.entries(filter).every(
     ([field, value]) => value === undefined || field === 'since' || field === 'until',
   );
+}
+
+/** A target as the audit trail shows it: `all`, an id, a few ids, or a filter as JSON. */
+function describeTarget(target: DeadLetterTarget): string {
+  if (typeof target === 'string') return target;
+  if (isIdList(target)) {
+    const shown = target.slice(0, 3).join(',');
+    return target.length <= 3 ? shown : `${shown},... (${target.length} ids)`;
+  }
+  return JSON.stringify(target);
 }

@@ -8,6 +8,7 @@ import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentUnitOfWork } from '../uow/unit-of-work-context.js';
 import type { DispatchTarget } from './dispatch.op.js';
 import { DispatchBatcher } from './dispatch-batcher.js';
+import type { DispatchOptions } from './dispatch-options.js';
 import { EventStoreNotConfiguredError } from './errors/event-store-not-configured.error.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import { UnknownStoreEventTypeError } from './errors/unknown-store-event-type.error.js';
@@ -19,7 +20,13 @@ import { type FailureListener, FailureNotices, type StoreFailure } from './failu
 import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
 import { checkModelTables } from './model-tables.js';
-import { checkVersion, haltedEvent, type OperatorNote, operatorAction } from './operator-actions.js';
+import {
+  checkVersion,
+  haltedEvent,
+  type OperatorNote,
+  operatorAction,
+  reportOperatorAction,
+} from './operator-actions.js';
 import { type DispatchLimits, prepareEvent } from './prepare-event.js';
 import { type PruneOptions, pruneHistory } from './prune.js';
 import { pickModels, type ReplayOptions, type ReplayReport, replayModels } from './replay.js';
@@ -30,18 +37,6 @@ import { StoreProcessor } from './store-processor.js';
 import { StoreTables } from './store-tables.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
 import { VersionWatch, waitTimeout } from './version-watch.js';
-
-/** How to dispatch one event. */
-export interface DispatchOptions {
-  /** Resolve once queued (with the queued event) instead of once handled. @defaultValue true */
-  readonly wait?: boolean;
-  /** Keep its history row when pruning. @defaultValue false */
-  readonly important?: boolean;
-  /** When it happened, epoch ms. @defaultValue now */
-  readonly ts?: number;
-  /** Waiting, give up after this many ms with `EventStoreTimeoutError` (the event stays queued). @defaultValue no limit */
-  readonly timeoutMs?: number;
-}
 
 /**
  * An event-sourced store: events are queued with gap-free versions, and one
@@ -64,6 +59,7 @@ export class EventStore implements DispatchTarget {
   private readonly failures: FailureNotices;
   private readonly limits: DispatchLimits;
   private readonly logger: Logger;
+  private readonly bus: EventStoreOptions['bus'];
   /** Durable subscriptions to the history, with stored checkpoints, in any process (see {@link Subscriptions}). */
   readonly subscriptions: Subscriptions;
   private ready: Promise<void> | undefined;
@@ -93,6 +89,7 @@ export class EventStore implements DispatchTarget {
     this.listenerQueue = new ListenerQueue(this.listeners, this.logger);
     this.subscriptions = new Subscriptions(this, this.logger);
     this.failures = new FailureNotices(this.logger);
+    this.bus = options.bus;
     options.bus?.useDataSource(o.dataSource);
     this.watch = new VersionWatch(o.dataSource, this.queue, o.pollMs);
     this.processor = new StoreProcessor(
@@ -364,10 +361,7 @@ export class EventStore implements DispatchTarget {
       this.dataSource.transaction((manager) => operatorAction(this.queue, manager, action, v, note, json)),
     );
     this.processor.wake();
-    this.logger.warn(
-      { action, v, type: event.type, by: note.by, reason: note.reason },
-      `event store: operator ${action} of v${v} (${event.type})`,
-    );
+    await reportOperatorAction(this.logger, this.bus?.audit, action, event, note);
     return event;
   }
 

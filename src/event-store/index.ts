@@ -6,6 +6,7 @@
 export { createEventStore } from './create-event-store.js';
 export type { DispatchTarget } from './dispatch.op.js';
 export { DispatchOp } from './dispatch.op.js';
+export type { DispatchOptions } from './dispatch-options.js';
 export { ApplyResultError } from './errors/apply-result.error.js';
 export { EventRejectedError } from './errors/event-rejected.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
@@ -36,7 +37,7 @@ export type {
   TransactContext,
 } from './event-model.js';
 export { defineModel } from './event-model.js';
-export { type DispatchOptions, EventStore } from './event-store.js';
+export { EventStore } from './event-store.js';
 export {
   EVENT_STORE_DEFAULTS,
   type EventStoreOptions,

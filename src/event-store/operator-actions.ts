@@ -1,15 +1,43 @@
 import type { EntityManager } from 'typeorm';
+import type { Logger } from '../support/logger.js';
+import type { OperatorSource } from '../support/operator-action-log.js';
+import type { OperatorAudit } from '../support/operator-audit.js';
 import { EventStoreUsageError } from './errors/event-store-usage.error.js';
 import type { EventQueue } from './event-queue.js';
 import type { AuditEntry, HistoryEvent } from './store-event.js';
 import { WRITER_ROW } from './store-tables.js';
 
-/** Who acts and why, kept in the event's audit trail. */
+/** Who acts and why, kept in the event's audit trail (and the bus's, on a bus). */
 export interface OperatorNote {
-  /** Who, e.g. a user name. */
+  /** Who, e.g. a user name; on a bus's trail by default this process's `user@host`. */
   readonly by?: string;
   /** Why. */
   readonly reason?: string;
+  /** From where, for the bus's trail. @defaultValue `'api'` */
+  readonly source?: OperatorSource;
+}
+
+/**
+ * Logs an operator action done on the store and, on a store with a bus,
+ * records it in the bus's audit trail (`event-store.<action>`, target
+ * `v<version>`, count 1); a store without a bus only logs it. Never rejects.
+ */
+export async function reportOperatorAction(
+  logger: Logger,
+  audit: OperatorAudit | undefined,
+  action: AuditEntry['action'],
+  event: HistoryEvent,
+  note: OperatorNote,
+): Promise<void> {
+  logger.warn(
+    { action, v: event.v, type: event.type, by: note.by, reason: note.reason },
+    `event store: operator ${action} of v${event.v} (${event.type})`,
+  );
+  const by = {
+    ...(note.by === undefined ? {} : { actor: note.by }),
+    ...(note.source === undefined ? {} : { source: note.source }),
+  };
+  await audit?.record(`event-store.${action}`, `v${event.v}`, 1, by);
 }
 
 /** Throws unless `v` is an event version (a whole number from 1), naming `action`. */

@@ -7,13 +7,14 @@
 
 export { createEventStore } from './create-event-store.js';
 export { DispatchOp } from './dispatch.op.js';
+export type { DispatchOptions } from './dispatch-options.js';
 export { EventRejectedError } from './errors/event-rejected.error.js';
 export { EventSkippedError } from './errors/event-skipped.error.js';
 export { EventStoreHaltedError } from './errors/event-store-halted.error.js';
 export { SubscriptionHaltedError } from './errors/subscription-halted.error.js';
 export type { EventModel, ReduceContext, Reducer } from './event-model.js';
 export { defineModel } from './event-model.js';
-export { type DispatchOptions, EventStore } from './event-store.js';
+export { EventStore } from './event-store.js';
 export type { EventStoreOptions } from './event-store-options.js';
 export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { ReducerResult } from './reducer-result.js';

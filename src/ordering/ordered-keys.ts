@@ -1,4 +1,6 @@
 import { peekEnvelope } from '../dead-letters/dead-letter.js';
+import type { OperatorOrigin } from '../support/operator-action-log.js';
+import type { OperatorAudit } from '../support/operator-audit.js';
 import { OrderingRebaseError } from './errors/ordering-rebase.error.js';
 import type { HaltedKey } from './halted-key.js';
 import { type LaneOf, parseLane, syncLane } from './lane.js';
@@ -10,17 +12,21 @@ import type { RebasedKey, RebasedKeys } from './rebased-key.js';
  * Operations on order keys, from any process of the bus (`bus.ordering`):
  * list the keys halted by a handler that gave up, and resume them; re-base a
  * key whose lane waits for a position that will never come, and list the
- * re-bases.
+ * re-bases. Each re-drive, skip and re-base is recorded in `bus.audit`
+ * (`ordering.redrive`, ...) with `by` (who asks; by default source `api`,
+ * this process's `user@host`), the key, and the lanes resumed (a re-base: 1).
  */
 export class OrderedKeys {
   /**
    * @param store - the lanes.
    * @param failure - what an error of the store becomes for the caller (the transport's
    *   outage named with its server, as `bus.status()` does); by default the error as it is.
+   * @param audit - where operator actions are recorded; none, nothing is.
    */
   constructor(
     private readonly store: OrderingStore,
     private readonly failure: (action: string, error: unknown) => unknown = (_, error) => error,
+    private readonly audit?: OperatorAudit,
   ) {}
 
   /** The halted keys, oldest halt first; one entry per halted lane (sync, or one async handler). */
@@ -37,12 +43,14 @@ export class OrderedKeys {
    * fresh attempts (fix the cause first); later events follow in order.
    * Resolves to how many lanes resumed (0 if the key was not halted).
    */
-  async redrive(key: string): Promise<number> {
-    try {
-      return await this.store.resume('redrive', await this.lanesOf(key));
-    } catch (error) {
-      throw this.failure(`re-drive the order key ${key}`, error);
-    }
+  redrive(key: string, by?: OperatorOrigin): Promise<number> {
+    return this.audited(
+      'redrive',
+      key,
+      by,
+      (n) => n,
+      () => this.resume('redrive', key),
+    );
   }
 
   /**
@@ -50,12 +58,14 @@ export class OrderedKeys {
    * kept as a dead letter) and goes on with the key's other handlers and
    * events. Resolves to how many lanes resumed.
    */
-  async skip(key: string): Promise<number> {
-    try {
-      return await this.store.resume('skip', await this.lanesOf(key));
-    } catch (error) {
-      throw this.failure(`skip the order key ${key}`, error);
-    }
+  skip(key: string, by?: OperatorOrigin): Promise<number> {
+    return this.audited(
+      'skip',
+      key,
+      by,
+      (n) => n,
+      () => this.resume('skip', key),
+    );
   }
 
   /**
@@ -70,7 +80,17 @@ export class OrderedKeys {
    * the key's next event gets. An event of a skipped position that is
    * published afterwards becomes a dead letter `skipped-by-rebase`.
    */
-  async rebase(key: string, { position }: { position?: number } = {}): Promise<RebasedKey> {
+  rebase(key: string, options: { position?: number } = {}, by?: OperatorOrigin): Promise<RebasedKey> {
+    return this.audited(
+      'rebase',
+      key,
+      by,
+      () => 1,
+      () => this.rebaseNow(key, options),
+    );
+  }
+
+  private async rebaseNow(key: string, { position }: { position?: number }): Promise<RebasedKey> {
     if (position !== undefined && (!Number.isSafeInteger(position) || position < 1)) {
       throw new OrderingRebaseError(key, `position must be a whole number from 1, got ${position}`);
     }
@@ -120,6 +140,25 @@ export class OrderedKeys {
   /** Ordered events waiting in lanes (halted ones included). */
   pending(): Promise<number> {
     return this.store.pending();
+  }
+
+  private async resume(how: 'redrive' | 'skip', key: string): Promise<number> {
+    try {
+      return await this.store.resume(how, await this.lanesOf(key));
+    } catch (error) {
+      throw this.failure(`${how === 'skip' ? 'skip' : 're-drive'} the order key ${key}`, error);
+    }
+  }
+
+  private audited<T>(
+    verb: string,
+    key: string,
+    by: OperatorOrigin | undefined,
+    countOf: (result: T) => number | null,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    if (this.audit === undefined) return work();
+    return this.audit.run({ action: `ordering.${verb}`, target: key, by, countOf }, work);
   }
 
   private async lanesOf(key: string): Promise<string[]> {

@@ -1,4 +1,6 @@
 import type { Logger } from '../support/logger.js';
+import type { OperatorOrigin } from '../support/operator-action-log.js';
+import type { OperatorAudit } from '../support/operator-audit.js';
 import type { KnownTargets } from './known-targets.js';
 import { SchedulingGate } from './scheduling-gate.js';
 import type { RuleKind, RuleTarget, SchedulingRule } from './scheduling-rule.js';
@@ -12,6 +14,10 @@ import type { SchedulingRuleStore } from './scheduling-rule-store.js';
  * A target is `{ handler: 'notifications.send' }` or `{ handlingKey: 'RECORD' }`;
  * a key rule applies to every handler run for events whose key is that key or
  * below it. Rules stay until removed (on Redis they survive restarts).
+ *
+ * Each change is recorded in `bus.audit` (`rules.pause`, ...) with `by` (who
+ * asks; by default source `api`, this process's `user@host`), its target
+ * (`handler:<name>` or `key:<KEY>`) and count 1 if it changed a rule, else 0.
  */
 export class SchedulingRules {
   private readonly gates = new Set<SchedulingGate>();
@@ -21,6 +27,7 @@ export class SchedulingRules {
     private readonly targets: KnownTargets,
     private readonly refreshMs: number,
     private readonly logger: Logger,
+    private readonly audit?: OperatorAudit,
   ) {}
 
   /**
@@ -28,8 +35,8 @@ export class SchedulingRules {
    * {@link SchedulingRules.resume} in the order it was parked. Resolves to
    * false if it was paused already.
    */
-  pause(target: RuleTarget): Promise<boolean> {
-    return this.set('pause', target);
+  pause(target: RuleTarget, by?: OperatorOrigin): Promise<boolean> {
+    return this.audited('pause', target, by, () => this.set('pause', target));
   }
 
   /**
@@ -37,8 +44,8 @@ export class SchedulingRules {
    * process, within `rulesRefreshMs` in others), enqueues the parked work it
    * may now run again, oldest first. Resolves to false if it was not paused.
    */
-  resume(target: RuleTarget): Promise<boolean> {
-    return this.remove('pause', target);
+  resume(target: RuleTarget, by?: OperatorOrigin): Promise<boolean> {
+    return this.audited('resume', target, by, () => this.remove('pause', target));
   }
 
   /**
@@ -46,8 +53,8 @@ export class SchedulingRules {
    * never run. A blocked sync handler is skipped and its chain goes on.
    * Block wins over pause. Resolves to false if it was blocked already.
    */
-  block(target: RuleTarget): Promise<boolean> {
-    return this.set('block', target);
+  block(target: RuleTarget, by?: OperatorOrigin): Promise<boolean> {
+    return this.audited('block', target, by, () => this.set('block', target));
   }
 
   /**
@@ -55,8 +62,8 @@ export class SchedulingRules {
    * the block stays parked until the target is neither paused nor blocked.
    * Resolves to false if it was not blocked.
    */
-  unblock(target: RuleTarget): Promise<boolean> {
-    return this.remove('block', target);
+  unblock(target: RuleTarget, by?: OperatorOrigin): Promise<boolean> {
+    return this.audited('unblock', target, by, () => this.remove('block', target));
   }
 
   /** The rules in force, oldest first (set in one millisecond: by kind, `block` first, then target). */
@@ -88,6 +95,20 @@ export class SchedulingRules {
     await gate.start();
     this.gates.add(gate);
     return gate;
+  }
+
+  private audited(
+    verb: string,
+    target: RuleTarget,
+    by: OperatorOrigin | undefined,
+    work: () => Promise<boolean>,
+  ): Promise<boolean> {
+    if (this.audit === undefined) return work();
+    const named = 'handler' in target ? `handler:${target.handler}` : `key:${target.handlingKey}`;
+    return this.audit.run(
+      { action: `rules.${verb}`, target: named, by, countOf: (changed) => (changed ? 1 : 0) },
+      work,
+    );
   }
 
   private async set(kind: RuleKind, target: RuleTarget): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveryOptions } from '../events/delivery-options.js';
 import type { Event } from '../events/event.js';
 import type { Logger } from '../support/logger.js';
+import type { OperatorAudit } from '../support/operator-audit.js';
 
 /**
  * The events registered in one unit of work: kept in the transaction just
@@ -34,4 +35,6 @@ export interface UnitOfWorkBus {
   openEvents(): UnitOfWorkEvents;
   /** Where the bus logs: an event store on the bus given no logger logs there too. */
   readonly logger?: Logger;
+  /** The bus's audit trail: an event store on the bus records its operator actions there. */
+  readonly audit?: OperatorAudit;
 }

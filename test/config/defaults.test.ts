@@ -59,7 +59,7 @@ describe('DEFAULTS', () => {
   it("derives no environment variable from the router's or the event store's groups", () => {
     const paths = optionLeaves().map((leaf) => leaf.path);
     expect(paths.filter((p) => p.startsWith('router.') || p.startsWith('eventStore.'))).toEqual([]);
-    expect(paths).toHaveLength(39);
+    expect(paths).toHaveLength(42);
   });
 
   it('is frozen all the way down, and so is DEFAULT_CONFIG', () => {

@@ -258,7 +258,7 @@ describe('loadConfigFromEnv', () => {
     expect(leaves.map((l) => l.path)).toContain('handlers.backoff.jitter');
     expect(leaves.map((l) => l.path)).toContain('redis.cluster');
     expect(leaves.map((l) => l.path)).toContain('deadLetters.maxCount');
-    expect(leaves.length).toBe(39);
+    expect(leaves.length).toBe(42);
   });
 
   it.each(leaves.map((leaf) => [leaf.path, leaf] as const))(

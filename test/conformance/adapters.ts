@@ -28,7 +28,16 @@ export interface ConformanceAdapter {
 }
 
 /** The ports a conformance suite covers, one suite each. */
-export type ConformancePort = 'log' | 'jobs' | 'rules' | 'deadLetters' | 'ordering' | 'ticks' | 'workers';
+export type ConformancePort =
+  | 'log'
+  | 'jobs'
+  | 'rules'
+  | 'deadLetters'
+  | 'ordering'
+  | 'ticks'
+  | 'workers'
+  | 'history'
+  | 'audit';
 
 /** The adapters whose transport provides `port`, for a suite's `describe.each`. */
 export function adaptersFor(port: ConformancePort): readonly ConformanceAdapter[] {
@@ -55,6 +64,8 @@ export function wrappedTransport(): TransportAdapter {
         ordering: t.ordering,
         ticks: t.ticks,
         workers: t.workers,
+        history: t.history,
+        audit: t.audit,
         publish: (events) => t.publish(events),
         releaseDue: (limit) => t.releaseDue(limit),
         startWorker: (runtime) => t.startWorker(runtime),
@@ -72,7 +83,17 @@ export function wrappedTransport(): TransportAdapter {
 function sqlAdapters(): ConformanceAdapter[] {
   if (ON_CLUSTER) return [];
   const databases = sqlTestDatabases();
-  const ports: ConformancePort[] = ['log', 'jobs', 'deadLetters', 'rules', 'ordering', 'ticks', 'workers'];
+  const ports: ConformancePort[] = [
+    'log',
+    'jobs',
+    'deadLetters',
+    'rules',
+    'ordering',
+    'ticks',
+    'workers',
+    'history',
+    'audit',
+  ];
   return [
     {
       name: 'sql postgres',

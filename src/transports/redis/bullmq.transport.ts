@@ -20,6 +20,8 @@ import { connectionWarnings } from './connection-warnings.js';
 import { HandlerJobQueues } from './handler-job-queues.js';
 import { type QueueNames, queueNamesOf } from './queue-names.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
+import { RedisHistoryStore } from './redis.history-store.js';
+import { RedisOperatorActionLog } from './redis.operator-action-log.js';
 import { RedisOrderingStore } from './redis.ordering-store.js';
 import { RedisScheduleTickStore } from './redis.schedule-tick-store.js';
 import { RedisSchedulingRuleStore } from './redis.scheduling-rule-store.js';
@@ -58,6 +60,10 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
   readonly ticks: ScheduleTickStore;
   /** The bus's workers and their beats, in a hash under the bus's prefix. */
   readonly workers: RedisWorkerRegistry;
+  /** The bus's history per minute, in a hash under the bus's prefix. */
+  readonly history: RedisHistoryStore;
+  /** The bus's audit trail of operator actions, in a stream under the bus's prefix. */
+  readonly audit: RedisOperatorActionLog;
   /** The stream published events wait in for a drain. */
   readonly log: RedisStreamEventLog;
   /** Async handler jobs and retries, in BullMQ queues. */
@@ -112,6 +118,15 @@ export class BullmqTransport implements EventPublisher, WorkerHost, WorkerOrderi
     );
     this.workers = new RedisWorkerRegistry(this.redis, this.names, (action, error) =>
       this.unavailable(action, error),
+    );
+    this.history = new RedisHistoryStore(this.redis, this.names, (action, error) =>
+      this.unavailable(action, error),
+    );
+    this.audit = new RedisOperatorActionLog(
+      this.redis,
+      this.names,
+      config.audit.maxEntries,
+      (action, error) => this.unavailable(action, error),
     );
   }
 

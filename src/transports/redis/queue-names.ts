@@ -47,6 +47,10 @@ export interface QueueNames {
   readonly scheduleTicks: string;
   /** Hash of the bus's workers: field the worker's id, value `<lastBeatAt ms>|<beat JSON>`. */
   readonly workers: string;
+  /** Hash of the bus's history: field a minute's start (epoch ms), value its counts (see `history-record.lua`). */
+  readonly history: string;
+  /** Stream of the bus's operator actions, newest last, trimmed to `audit.maxEntries`. */
+  readonly operatorActions: string;
   /** Prefix of the ordered lanes' keys (see `lane-keys.ts` and `ordered-steps.lua`). */
   readonly ordering: string;
 }
@@ -84,5 +88,7 @@ export function queueNames(bus: { readonly prefix: string; readonly name: string
     ordering: `${tag}:ord:`,
     scheduleTicks: `${tag}:schedule-ticks`,
     workers: `${tag}:workers`,
+    history: `${tag}:history`,
+    operatorActions: `${tag}:operator-actions`,
   };
 }

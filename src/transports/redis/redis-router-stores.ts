@@ -1,5 +1,6 @@
 import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import { deadLetterRetention } from '../../dead-letters/dropped-letters-log.js';
 import type { RouterStores } from '../../router/router-stores.js';
 import type { Logger } from '../../support/logger.js';
 import { connectionWarnings } from './connection-warnings.js';
@@ -18,10 +19,11 @@ import { isRedisOutage } from './redis-outage.js';
  * and `name` shares its dead letters and sees what it routes to topics.
  * Requests fail after a few reconnects, so the API answers 500 and `/pulse`
  * tells, instead of hanging. `shared.deadLetters` hands in a bus's own
- * dead-letter store.
+ * dead-letter store; without one (a router with no bus) its own store keeps
+ * the `deadLetters` limits (`maxCount`, `maxAgeMs`) as a bus's does.
  */
 export function redisRouterStores(
-  config: Pick<ResolvedCommitbusOptions, 'redis' | 'name'>,
+  config: Pick<ResolvedCommitbusOptions, 'redis' | 'name' | 'deadLetters'>,
   logger: Logger,
   shared: { readonly deadLetters?: DeadLetterStore } = {},
 ): RouterStores {
@@ -41,7 +43,9 @@ export function redisRouterStores(
     subscribers: catalog,
     batches,
     attempts: new RedisDeliveryAttemptLog(client, names.tag),
-    deadLetters: shared.deadLetters ?? new RedisDeadLetterStore(client, names),
+    deadLetters:
+      shared.deadLetters ??
+      new RedisDeadLetterStore(client, names, undefined, deadLetterRetention(config.deadLetters, logger)),
     ping: () => client.ping(),
     isUnavailable: isRedisOutage,
     close: async () => {

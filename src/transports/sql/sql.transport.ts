@@ -11,7 +11,9 @@ import type { Closable } from '../../support/closable.js';
 import type { Logger } from '../../support/logger.js';
 import { SqlDeadLetterStore } from './sql.dead-letter-store.js';
 import { SqlEventLog } from './sql.event-log.js';
+import { SqlHistoryStore } from './sql.history-store.js';
 import { SqlHandlerJobQueue } from './sql.job-queue.js';
+import { SqlOperatorActionLog } from './sql.operator-action-log.js';
 import { SqlOrderingStore } from './sql.ordering-store.js';
 import { SqlScheduleTickStore } from './sql.schedule-tick-store.js';
 import { SqlSchedulingRuleStore } from './sql.scheduling-rule-store.js';
@@ -55,6 +57,10 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
   readonly ticks: ScheduleTickStore;
   /** The bus's workers and their beats. */
   readonly workers: SqlWorkerRegistry;
+  /** The bus's history per minute. */
+  readonly history: SqlHistoryStore;
+  /** The bus's audit trail of operator actions. */
+  readonly audit: SqlOperatorActionLog;
   /**
    * A unit of work's events appended in its own transaction, when it runs on
    * this transport's DataSource: no outbox row, no relay hop.
@@ -104,6 +110,8 @@ export class SqlTransport implements EventPublisher, WorkerHost, WorkerOrderingS
     this.deadLetters = new SqlDeadLetterStore(this.db, bus, deadLetterRetention(config.deadLetters, logger));
     this.ticks = new SqlScheduleTickStore(this.db, bus);
     this.workers = new SqlWorkerRegistry(this.db, bus);
+    this.history = new SqlHistoryStore(this.db, bus);
+    this.audit = new SqlOperatorActionLog(this.db, bus, config.audit.maxEntries);
     this.workerHost = new SqlWorkerHost({
       bus,
       log: this.log,

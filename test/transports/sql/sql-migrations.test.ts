@@ -11,7 +11,7 @@ import { openSqlWakeups } from '../../../src/transports/sql/sql-notifications.js
 import { migratedDataSource } from '../../helpers/sql-migrated.js';
 
 const TABLES =
-  /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|dead_letter_counts|schedule_ticks|lanes|lane_events|lane_workers|lane_counters|workers)\b/;
+  /commitbus_(jobs|rules|parked|dropped|locks|dead_letters|dead_letter_counts|schedule_ticks|lanes|lane_events|lane_workers|lane_counters|workers|history|operator_actions)\b/;
 
 describe('SQL transport migrations', () => {
   it.each(['postgres', 'sqlite'] as const)('match the entities on %s', async (dialect) => {
