@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
+import type { OperatorOrigin } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { failure } from './dashboard-api.js';
 import type { SnapshotSources } from './dashboard-snapshot.js';
@@ -17,6 +18,7 @@ import {
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { SelectionChangedError } from './errors/selection-changed.error.js';
 import { noAnswerMessage } from './read-within.js';
+import { dashboardOrigin } from './request-actor.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 /** How many letters a page of the browser lists unless `limit` says. */
@@ -99,7 +101,7 @@ export function registerDeadLetterBrowserApi(
     const refused = refuseWithoutHeader(request);
     if (refused !== undefined) return reply.code(403).send({ message: refused });
     try {
-      return await bulk(sources, fieldsOf(request.body));
+      return await bulk(sources, fieldsOf(request.body), dashboardOrigin(request));
     } catch (error) {
       if (error instanceof SelectionChangedError) {
         return reply.code(409).send({ message: error.message, code: error.code });
@@ -110,7 +112,7 @@ export function registerDeadLetterBrowserApi(
 }
 
 // A dry run counts; a confirmation acts on exactly what its preview saw, or on nothing.
-async function bulk(sources: SnapshotSources, body: Fields): Promise<object> {
+async function bulk(sources: SnapshotSources, body: Fields, origin: OperatorOrigin): Promise<object> {
   const action = body.action;
   if (action !== 'redrive' && action !== 'purge') {
     throw new DashboardRequestError(`action must be redrive or purge, got ${String(action)}`);
@@ -127,12 +129,10 @@ async function bulk(sources: SnapshotSources, body: Fields): Promise<object> {
   checkPreview(selected, preview);
   const ids = selected.map((letter) => letter.id);
   if (action === 'purge') {
-    // TODO(lead): pass { source: 'dashboard' } as purge's last argument once hist's OperatorOrigin is on main.
-    const purged = ids.length === 0 ? 0 : await letters.purge(ids);
+    const purged = ids.length === 0 ? 0 : await letters.purge(ids, origin);
     return { purged, message: `purged ${purged} dead letter(s)` };
   }
-  // TODO(lead): pass { source: 'dashboard' } as redrive's last argument once hist's OperatorOrigin is on main.
-  const redriven = ids.length === 0 ? 0 : await letters.redrive(ids);
+  const redriven = ids.length === 0 ? 0 : await letters.redrive(ids, origin);
   return { redriven, message: `re-drove ${redriven} dead letter(s)` };
 }
 
