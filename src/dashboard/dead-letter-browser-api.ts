@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { OperatorOrigin } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
-import { failure } from './dashboard-api.js';
+import { bodyOf, failure } from './dashboard-api.js';
 import type { SnapshotSources } from './dashboard-snapshot.js';
 import { type ErrorGroup, type ErrorGroupKey, groupByError } from './dead-letter-error-groups.js';
 import { browserFilterOf, type Fields, formatCursor, limitOf, parseCursor } from './dead-letter-query.js';
@@ -82,7 +82,7 @@ export function registerDeadLetterBrowserApi(
   const get = (path: string, read: (query: Fields) => Promise<object | undefined>) =>
     app.get(`${base}/api/dead-letters/${path}`, async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        const answer = await readWithin(() => read(fieldsOf(request.query)), sources.readTimeoutMs);
+        const answer = await readWithin(() => read(bodyOf(request.query)), sources.readTimeoutMs);
         if (answer === NO_ANSWER) {
           return reply.code(503).send({ message: noAnswerMessage(sources.readTimeoutMs) });
         }
@@ -101,7 +101,7 @@ export function registerDeadLetterBrowserApi(
     const refused = refuseWithoutHeader(request);
     if (refused !== undefined) return reply.code(403).send({ message: refused });
     try {
-      return await bulk(sources, fieldsOf(request.body), dashboardOrigin(request));
+      return await bulk(sources, bodyOf(request.body), dashboardOrigin(request));
     } catch (error) {
       if (error instanceof SelectionChangedError) {
         return reply.code(409).send({ message: error.message, code: error.code });
@@ -137,10 +137,10 @@ async function bulk(sources: SnapshotSources, body: Fields, origin: OperatorOrig
 }
 
 function selectionOf(body: Fields): LetterSelection {
-  const filter = browserFilterOf(fieldsOf(body.filter));
+  const filter = browserFilterOf(bodyOf(body.filter));
   const group = body.group;
   if (group === undefined || group === null) return { filter };
-  const { handler, message } = fieldsOf(group);
+  const { handler, message } = bodyOf(group);
   if (
     typeof message !== 'string' ||
     !(handler === undefined || handler === null || typeof handler === 'string')
@@ -152,7 +152,7 @@ function selectionOf(body: Fields): LetterSelection {
 }
 
 function previewFrom(value: unknown): SelectionPreview {
-  const { count, notAfter, digest } = fieldsOf(value);
+  const { count, notAfter, digest } = bodyOf(value);
   const valid =
     Number.isInteger(count) &&
     (notAfter === null || Number.isInteger(notAfter)) &&
@@ -169,12 +169,4 @@ function idOf(value: unknown): string {
   if (typeof value !== 'string' || value === '')
     throw new DashboardRequestError('id must be a dead letter id');
   return value;
-}
-
-function fieldsOf(value: unknown): Fields {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new DashboardRequestError('the request body and its filter must be JSON objects');
-  }
-  return value as Fields;
 }
