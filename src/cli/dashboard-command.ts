@@ -13,6 +13,7 @@ interface DashboardFlags {
   readonly allowedHost?: string[];
   readonly refreshMs?: string;
   readonly bullBoardWritable?: boolean;
+  readonly router?: boolean;
 }
 
 const DEFAULT_PORT = '3100';
@@ -20,7 +21,8 @@ const DEFAULT_PORT = '3100';
 /**
  * Adds `commitbus dashboard`: serves the operations dashboard (see README
  * "Dashboard") for the bus module's bus and event store until SIGTERM or
- * SIGINT. Basic-auth credentials come from `COMMITBUS_DASHBOARD_USER` and
+ * SIGINT; with `--router`, the router's stores of the bus (`bus.router`)
+ * too, for the router page. Basic-auth credentials come from `COMMITBUS_DASHBOARD_USER` and
  * `COMMITBUS_DASHBOARD_PASSWORD` (never a flag: flags show in `ps`).
  */
 export function addDashboardCommand(program: Command): Command {
@@ -30,6 +32,10 @@ export function addDashboardCommand(program: Command): Command {
     .option('--port <port>', 'port to listen on (0: any free port)', DEFAULT_PORT)
     .option('--host <host>', 'address to bind (keep it on loopback unless auth is set)', '127.0.0.1')
     .option('--base-path <path>', 'serve under this path, e.g. /ops')
+    .option(
+      '--router',
+      "show the router's topics, subscribers and delivery attempts (its stores on the bus's Redis)",
+    )
     .option(
       '--allowed-host <name...>',
       'host names the page may be reached by besides the bound one (behind a proxy)',
@@ -58,6 +64,8 @@ function serve(flags: DashboardFlags, command: Command, stopped: Promise<unknown
     const dashboard = await startDashboard({
       bus: loaded.bus,
       ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
+      // bus.router throws RouterStoresUnsupportedError (coded) on a transport without the router's stores.
+      ...(flags.router === true ? { router: loaded.bus.router } : {}),
       port,
       host: flags.host,
       ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),

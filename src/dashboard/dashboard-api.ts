@@ -112,7 +112,8 @@ function storeOf<T>(store: T | undefined): T {
   return store;
 }
 
-function bodyOf(body: unknown): Body {
+/** A request's JSON body (or query, or a nested object of one) as fields; refuses anything but an object. */
+export function bodyOf(body: unknown): Body {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new DashboardRequestError('the request body must be a JSON object');

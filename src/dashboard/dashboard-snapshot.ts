@@ -165,7 +165,8 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     audit,
   };
 }
-async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
+/** The router's subscribers, each with its queue (never its secrets). */
+export async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
   const [subscribers, stats] = await Promise.all([
     router.subscribers.listSubscribers(),
     router.batches.stats(),

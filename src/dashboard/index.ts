@@ -24,4 +24,5 @@ export type {
 } from './dashboard-snapshot.js';
 export { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 export { DashboardRequestError } from './errors/dashboard-request.error.js';
+export { SelectionChangedError } from './errors/selection-changed.error.js';
 export { dashboardFor, startDashboard } from './start-dashboard.js';

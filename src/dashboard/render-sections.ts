@@ -11,8 +11,10 @@ import { html, type SafeHtml } from './html.js';
 import { time } from './render-format.js';
 import { action, sectionOf, unavailableSection } from './render-parts.js';
 
-const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
-const REASONS = [
+/** The dead-letter kinds, for a filter's choice. */
+export const KINDS = ['handler', 'undecodable', 'event', 'webhook'];
+/** The dead-letter reasons, for a filter's choice. */
+export const REASONS = [
   'exhausted',
   'timeout',
   'non-retryable',

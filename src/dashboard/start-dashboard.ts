@@ -11,6 +11,8 @@ import type { DashboardOptions, RunningDashboard } from './dashboard-options.js'
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 import { registerHistoryApi } from './history-api.js';
+import { registerOperationsPages } from './operations-pages.js';
+import { sendPage } from './page-frame.js';
 import { renderPage } from './render-page.js';
 import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
 
@@ -88,6 +90,7 @@ export async function startDashboardWith(
     registerDashboardApi(app, base, sources);
     registerHistoryApi(app, base, sources);
     registerAssets(app, base);
+    registerOperationsPages(app, base, sources);
     const context = {
       basePath: base,
       refreshMs,
@@ -98,14 +101,7 @@ export async function startDashboardWith(
     const page = async (_request: unknown, reply: import('fastify').FastifyReply) => {
       const nonce = randomBytes(16).toString('base64');
       const snapshot = await readSnapshot(sources);
-      return reply
-        .type('text/html; charset=utf-8')
-        .header(
-          'content-security-policy',
-          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
-        )
-        .header('cache-control', 'no-store')
-        .send(renderPage(snapshot, { ...context, nonce }));
+      return sendPage(reply, nonce, renderPage(snapshot, { ...context, nonce }));
     };
     app.get(`${base}/`, page);
     if (base !== '') app.get(base, page);

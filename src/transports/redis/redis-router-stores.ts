@@ -7,6 +7,7 @@ import { connectionWarnings } from './connection-warnings.js';
 import { queueNamesOf } from './queue-names.js';
 import { RedisBatchStore } from './redis.batch-store.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
+import { RedisDeliveryAttemptLog } from './redis.delivery-attempt-log.js';
 import { RedisRouterCatalog } from './redis.router-catalog.js';
 import { RedisTokenStore } from './redis.token-store.js';
 import { RedisConnections } from './redis-connections.js';
@@ -41,6 +42,7 @@ export function redisRouterStores(
     topics: catalog,
     subscribers: catalog,
     batches,
+    attempts: new RedisDeliveryAttemptLog(client, names.tag),
     deadLetters:
       shared.deadLetters ??
       new RedisDeadLetterStore(client, names, undefined, deadLetterRetention(config.deadLetters, logger)),
