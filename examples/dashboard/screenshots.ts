@@ -1,8 +1,10 @@
 /**
  * Starts a demo bus on Redis with some of everything the dashboard shows
  * (dead letters, a halted order key, a pause, router subscribers with queued
- * events, a halted event store), opens the dashboard in headless Chromium
- * and saves the README's screenshots to docs/images/dashboard-*.png.
+ * events, a halted event store, twenty hours of history written into the
+ * bus's history hash as its workers would have), opens the dashboard in
+ * headless Chromium and saves the README's screenshots to
+ * docs/images/dashboard-*.png.
  *
  *   npx tsx examples/dashboard/screenshots.ts
  *
@@ -28,7 +30,9 @@ import {
   type StoreEvent,
   silentLogger,
 } from '../../src/index.js';
+import type { DeliveryAttemptLog } from '../../src/router/index.js';
 import { redisTransport } from '../../src/transports/redis/index.js';
+import { queueNamesOf } from '../../src/transports/redis/queue-names.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium-args.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -48,7 +52,8 @@ class PaymentCaptured extends Event {
 }
 
 const sendEmail = defineHandler<OrderPlaced>('emails.send', (event) => {
-  throw new Error(`SMTP 421: mail.example.org refused ${event.email}`);
+  if (event.email.endsWith('.invalid')) throw new Error(`no MX record for ${event.email.split('@')[1]}`);
+  throw new Error('SMTP 421: mail.example.org is not accepting mail, try again later');
 });
 const createInvoice = defineHandler<OrderPlaced>('invoices.create', () => {});
 const postLedger = defineHandler<PaymentCaptured>('ledger.post', (event) => {
@@ -115,9 +120,12 @@ async function main(): Promise<void> {
     await store.dispatch('STOCK.ADD', { sku: 'mug', qty: 2 });
     await store.dispatch('STOCK.REMOVE', { sku: 'mug', qty: 5 }, { wait: false });
 
-    const orders = ['ada@example.org', 'grace@example.org', 'linus@example.org'].map((email, i) =>
-      OrderPlaced.create({ orderId: `o-${1001 + i}`, email }),
+    const emails = ['ada', 'grace', 'linus', 'barbara', 'ken', 'edsger', 'donald', 'frances'].flatMap(
+      (name) => [`${name}@example.org`, `${name}@example.invalid`],
     );
+    const orders = emails
+      .slice(0, 13)
+      .map((email, i) => OrderPlaced.create({ orderId: `o-${1001 + i}`, email }));
     await bus.publish(orders);
     await bus.publish([
       PaymentCaptured.create({ account: 'acme', cents: 4_200 }),
@@ -144,8 +152,10 @@ async function main(): Promise<void> {
       });
     }
     await router.batches.ingest('shop', 'orders', ['{"id":"o-1001"}', '{"id":"o-1002"}'], Date.now());
+    await seedAttempts(router.attempts);
 
-    const dashboard = await startDashboard({ bus, eventStore: store, router });
+    await seedHistory(redis, queueNamesOf(bus.config).history);
+    const dashboard = await startDashboard({ bus, eventStore: store, router, refreshMs: 2_000 });
     const profile = await mkdtemp(join(tmpdir(), 'cb-screenshots-'));
     try {
       const context = await chromium.launchPersistentContext(profile, {
@@ -173,23 +183,83 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * Twenty hours of minutes as the bus's workers would have recorded them (see
+ * `history-record.lua`): a day's traffic with a burst of failures an hour ago.
+ */
+async function seedHistory(redis: Redis, key: string): Promise<void> {
+  const now = Date.now();
+  const current = now - (now % 60_000);
+  const fields: string[] = [];
+  for (let ago = 1_200; ago >= 1; ago--) {
+    const wave = Math.round(420 + 260 * Math.sin(ago / 190) + 50 * Math.sin(ago / 4));
+    const burst = ago > 55 && ago < 70 ? 40 : 0;
+    const failed = 2 + (ago % 7) + burst;
+    const backlog = Math.max(0, Math.round(30 * Math.sin(ago / 11)) + burst * 3);
+    const values = [
+      wave,
+      wave - 3,
+      failed,
+      failed - 1,
+      burst > 0 ? 6 : ago % 40 === 0 ? 1 : 0,
+      backlog,
+      backlog * 40,
+    ];
+    fields.push(String(current - ago * 60_000), values.join(' '));
+  }
+  await redis.hset(key, ...fields);
+}
+
+/** The attempts a delivery worker would have logged: billing delivers, analytics has been failing for a while. */
+async function seedAttempts(log: DeliveryAttemptLog): Promise<void> {
+  const now = Date.now();
+  for (let i = 30; i >= 1; i--) {
+    const at = now - i * 20_000;
+    await log.record('billing', {
+      at,
+      batch: `b-${i}`,
+      events: 3,
+      ok: true,
+      status: 204,
+      error: null,
+      durationMs: 40 + (i % 9) * 7,
+    });
+    const failing = i < 12;
+    await log.record('analytics', {
+      at,
+      batch: `a-${i}`,
+      events: 2,
+      ok: !failing,
+      status: failing ? 503 : 200,
+      error: failing ? 'HTTP 503' : null,
+      durationMs: failing ? 5_000 : 120,
+    });
+  }
+}
+
 async function shoot(context: BrowserContext, url: string): Promise<void> {
   const page = await context.newPage();
   await page.goto(`${url}/`);
+  await page.waitForFunction(() => {
+    const charts = (globalThis as { __charts?: Record<string, { points: number }> }).__charts;
+    return charts !== undefined && Object.values(charts).some((c) => c.points > 0);
+  });
   await page.screenshot({ path: join(OUT, 'dashboard-overview.png') });
-  await page
-    .locator('#dead-letter-section details')
-    .first()
-    .evaluate((el) => el.setAttribute('open', ''));
-  await page.locator('#dead-letter-section h2').evaluate((el) => el.scrollIntoView());
-  await page.screenshot({ path: join(OUT, 'dashboard-dead-letters.png') });
-  await page.locator('#halted-section h2').evaluate((el) => el.scrollIntoView());
+  await page.locator('#history-section h2').evaluate((el) => el.scrollIntoView());
+  await page.screenshot({ path: join(OUT, 'dashboard-history.png') });
+  await page.locator('#workers-section h2').evaluate((el) => el.scrollIntoView());
   await page.screenshot({ path: join(OUT, 'dashboard-operations.png') });
+  await page.goto(`${url}/dead-letters?view=groups`);
+  await page.locator('#letter-groups').waitFor();
+  await page.screenshot({ path: join(OUT, 'dashboard-dead-letters.png') });
+  await page.goto(`${url}/router`);
+  await page.locator('#router-subscriber-section').waitFor();
+  await page.screenshot({ path: join(OUT, 'dashboard-router.png') });
   await page.goto(`${url}/queues/`);
   await page.getByText('shop-async', { exact: true }).first().waitFor();
   await page.getByText('Loading...').waitFor({ state: 'detached' });
   await page.screenshot({ path: join(OUT, 'dashboard-bull-board.png') });
-  console.log(`saved docs/images/dashboard-{overview,dead-letters,operations,bull-board}.png`);
+  console.log('saved docs/images/dashboard-{overview,history,operations,dead-letters,router,bull-board}.png');
 }
 
 await main();
