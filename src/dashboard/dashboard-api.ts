@@ -7,14 +7,16 @@ import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import { describeError, type Logger } from '../support/logger.js';
+import type { OperatorOrigin } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
+import { dashboardOrigin } from './dashboard-origin.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { noAnswerMessage } from './read-within.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;
-type Action = (body: Body) => Promise<object>;
+type Action = (body: Body, by: OperatorOrigin) => Promise<object>;
 
 const FILTER_FIELDS = ['handler', 'handlingKey', 'eventId', 'kind', 'reason'] as const;
 const RULE_ACTIONS = ['pause', 'resume', 'block', 'unblock'] as const;
@@ -50,47 +52,52 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
       const refused = refuseWithoutHeader(request);
       if (refused !== undefined) return reply.code(403).send({ message: refused });
       try {
-        return await act(bodyOf(request.body));
+        return await act(bodyOf(request.body), dashboardOrigin(request));
       } catch (error) {
         return failure(reply, error, logger);
       }
     });
 
-  post('/dead-letters/redrive', async (body) => {
-    const redriven = await bus.deadLetters.redrive(letterTarget(body));
+  post('/dead-letters/redrive', async (body, by) => {
+    const redriven = await bus.deadLetters.redrive(letterTarget(body), by);
     return { redriven, message: `re-drove ${redriven} dead letter(s)` };
   });
-  post('/dead-letters/purge', async (body) => {
-    const purged = await bus.deadLetters.purge(letterTarget(body));
+  post('/dead-letters/purge', async (body, by) => {
+    const purged = await bus.deadLetters.purge(letterTarget(body), by);
     return { purged, message: `purged ${purged} dead letter(s)` };
   });
-  post('/rules', async (body) => {
+  post('/rules', async (body, by) => {
     const action = oneOf(body.action, RULE_ACTIONS, 'action');
     const target = ruleTarget(body);
-    const changed = await bus.rules[action](target);
+    const changed = await bus.rules[action](target, by);
     const name = 'handler' in target ? `handler ${target.handler}` : `handling key ${target.handlingKey}`;
     return { changed, message: `${action} ${name}${changed ? '' : ': nothing to change'}` };
   });
-  post('/ordering/redrive', async (body) => {
+  post('/ordering/redrive', async (body, by) => {
     const key = text(body.key, 'key');
-    const lanes = await bus.ordering.redrive(key);
+    const lanes = await bus.ordering.redrive(key, by);
     return { lanes, message: `re-drove ${lanes} halted lane(s) of ${key}` };
   });
-  post('/ordering/skip', async (body) => {
+  post('/ordering/skip', async (body, by) => {
     const key = text(body.key, 'key');
-    const lanes = await bus.ordering.skip(key);
+    const lanes = await bus.ordering.skip(key, by);
     return { lanes, message: `skipped the failed handler of ${lanes} lane(s) of ${key}` };
   });
-  post('/event-store/retry', async () => {
-    const event = await storeOf(eventStore).retry({ by: 'dashboard' });
+  post('/event-store/retry', async (_body, by) => {
+    const event = await storeOf(eventStore).retry(noteOf(by));
     return { v: event.v, message: `retrying v${event.v}` };
   });
-  post('/event-store/skip', async (body) => {
+  post('/event-store/skip', async (body, by) => {
     const v = body.v;
     if (typeof v !== 'number') throw new DashboardRequestError('v must be the version to skip, a number');
-    const event = await storeOf(eventStore).skip(v, { by: 'dashboard' });
+    const event = await storeOf(eventStore).skip(v, noteOf(by));
     return { v: event.v, message: `skipped v${event.v}` };
   });
+}
+
+/** An event-store note of a dashboard action: `by` its actor, on the bus's trail from the dashboard. */
+function noteOf(by: OperatorOrigin): { by: string; source: 'dashboard' } {
+  return { by: by.actor ?? 'dashboard', source: 'dashboard' };
 }
 
 function storeOf<T>(store: T | undefined): T {
