@@ -118,7 +118,7 @@ describe.each(SETUPS)('bus.history() on $name', (setup) => {
       const t = await totals(bus);
       return t.failed === 1 && t.retried === 1 && t.handled === 1;
     });
-    await bus.publish(new TEST_EVENTS[2]());
+    await bus.publish(recordPublished('y'));
     await waitFor('a dead letter in the history', async () => (await totals(bus)).deadLettered === 1, {
       describe: () => totals(bus),
     });
