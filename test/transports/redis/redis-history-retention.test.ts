@@ -5,7 +5,7 @@
  * test/conformance/history-store.conformance.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { HISTORY_MINUTES, MINUTE_MS, minuteOf } from '../../../src/metrics/history-store.js';
+import { HISTORY_MINUTES, MINUTE_MS, minuteOf, NO_SAMPLE } from '../../../src/metrics/history-store.js';
 import { queueNames } from '../../../src/transports/redis/queue-names.js';
 import { RedisHistoryStore } from '../../../src/transports/redis/redis.history-store.js';
 import { deleteKeys, openRedis, testPrefix } from '../../helpers/redis.js';
@@ -28,15 +28,7 @@ describe('RedisHistoryStore retention', () => {
     expect((await store.read(2 * 86_400_000)).minutes.map((m) => [m.minute.getTime(), m.backlog])).toEqual([
       [oldestKept, 3],
     ]);
-    await store.record({
-      published: 1,
-      handled: 0,
-      failed: 0,
-      retried: 0,
-      deadLettered: 0,
-      backlog: null,
-      backlogAgeMs: null,
-    });
+    await store.record({ ...NO_SAMPLE, published: 1 });
     const fields = (await redis.hkeys(names.history)).map(Number).sort((a, b) => a - b);
     expect(fields[0]).toBe(oldestKept);
     expect(fields).not.toContain(tooOld);

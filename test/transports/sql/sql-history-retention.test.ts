@@ -5,7 +5,7 @@
  * test/conformance/history-store.conformance.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { HISTORY_MINUTES, MINUTE_MS, minuteOf } from '../../../src/metrics/history-store.js';
+import { HISTORY_MINUTES, MINUTE_MS, minuteOf, NO_SAMPLE } from '../../../src/metrics/history-store.js';
 import { SqlDb } from '../../../src/transports/sql/index.js';
 import { SqlHistoryStore } from '../../../src/transports/sql/sql.history-store.js';
 import { sqlTestDatabases } from '../../helpers/sql.js';
@@ -13,15 +13,7 @@ import { sqlTestDatabases } from '../../helpers/sql.js';
 const databases = sqlTestDatabases();
 const DAY = 86_400_000;
 
-const SAMPLE = {
-  published: 1,
-  handled: 0,
-  failed: 0,
-  retried: 0,
-  deadLettered: 0,
-  backlog: null,
-  backlogAgeMs: null,
-};
+const SAMPLE = { ...NO_SAMPLE, published: 1 };
 
 describe.each(['postgres', 'sqlite'] as const)('SqlHistoryStore retention on %s', (dialect) => {
   it('removes the minutes past 24 hours at a record and never reads them', async () => {
