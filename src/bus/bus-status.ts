@@ -113,6 +113,12 @@ export interface BusStatus {
   };
   /** Pauses and blocks in force, oldest first. */
   readonly rules: readonly RuleStatus[];
+  /**
+   * The names of the transport's BullMQ queues that are paused (bull-board's
+   * pause button, or BullMQ's `queue.pause()`): no worker takes their jobs
+   * until they are resumed. `[]` when none is, or the work is not on BullMQ.
+   */
+  readonly pausedQueues: readonly string[];
   /** Per handler: every handler of this bus's `EVENT_HANDLERS`, and any other with work or letters. */
   readonly handlers: Readonly<Record<string, HandlerStatus>>;
   /** The transactional outbox, or null when the bus has no DataSource with an outbox. */

@@ -41,6 +41,7 @@ import type { EventBusOptions, RunningWorker, StartWorkerOptions } from './event
 import { backlogOf, waitUntilIdle } from './idle.js';
 import { observerOf } from './options-observer.js';
 import { ownMetricsOf } from './own-metrics.js';
+import { readPausedQueues } from './paused-queues.js';
 import { Publishing } from './publishing.js';
 import { readBusStatus } from './read-bus-status.js';
 import { type RunsOn, runsOnOf } from './runs-on.js';
@@ -362,6 +363,7 @@ export class EventBus implements UnitOfWorkBus {
         halted: () => this.ordering.halted(),
         rebased: (limit) => this.ordering.rebased(limit),
         outbox: this.outboxOf,
+        pausedQueues: () => readPausedQueues(this.transport, 'read the bus status'),
       });
     } catch (error) {
       throw this.failure('read the bus status', error);

@@ -33,6 +33,8 @@ export interface BusStatusSources {
   readonly rebased: (limit: number) => Promise<RebasedKeys>;
   /** The bus's outbox, when it has one. */
   readonly outbox: Outbox | undefined;
+  /** The names of the transport's paused BullMQ queues (see `readPausedQueues`). */
+  readonly pausedQueues: () => Promise<readonly string[]>;
 }
 
 /** Reads a {@link BusStatus}; every read is one port call, run side by side. */
@@ -54,6 +56,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
     rebased,
     outbox,
     workers,
+    pausedQueues,
   ] = await Promise.all([
     transport.log.backlog(),
     transport.log.oldestAt(),
@@ -71,6 +74,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
       ? undefined
       : Promise.all([sources.outbox.pending(), sources.outbox.oldestAt()]),
     readWorkerStatus(transport.workers, config.workers),
+    sources.pausedQueues(),
   ]);
   const parkedBy = new Map(
     await Promise.all(parkedHandlers.map(async (h) => [h, await transport.rules.parkedCount(h)] as const)),
@@ -103,6 +107,7 @@ export async function readBusStatus(sources: BusStatusSources): Promise<BusStatu
       })),
     },
     rules: rules.map(toRuleStatus),
+    pausedQueues: [...pausedQueues],
     handlers,
     outbox: outbox === undefined ? null : { pending: outbox[0], oldestAgeMs: ageOf(outbox[1], now) },
     workers,

@@ -116,6 +116,7 @@ export async function startRouter(
     ? new DeliveryWorker({
         batches: stores.batches,
         subscribers: stores.subscribers,
+        attempts: stores.attempts,
         deadLetters: stores.deadLetters,
         sender,
         settings: delivery,

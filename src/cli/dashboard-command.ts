@@ -11,6 +11,9 @@ interface DashboardFlags {
   readonly host: string;
   readonly basePath?: string;
   readonly allowedHost?: string[];
+  readonly refreshMs?: string;
+  readonly bullBoardWritable?: boolean;
+  readonly router?: boolean;
 }
 
 const DEFAULT_PORT = '3100';
@@ -18,7 +21,8 @@ const DEFAULT_PORT = '3100';
 /**
  * Adds `commitbus dashboard`: serves the operations dashboard (see README
  * "Dashboard") for the bus module's bus and event store until SIGTERM or
- * SIGINT. Basic-auth credentials come from `COMMITBUS_DASHBOARD_USER` and
+ * SIGINT; with `--router`, the router's stores of the bus (`bus.router`)
+ * too, for the router page. Basic-auth credentials come from `COMMITBUS_DASHBOARD_USER` and
  * `COMMITBUS_DASHBOARD_PASSWORD` (never a flag: flags show in `ps`).
  */
 export function addDashboardCommand(program: Command): Command {
@@ -29,8 +33,17 @@ export function addDashboardCommand(program: Command): Command {
     .option('--host <host>', 'address to bind (keep it on loopback unless auth is set)', '127.0.0.1')
     .option('--base-path <path>', 'serve under this path, e.g. /ops')
     .option(
+      '--router',
+      "show the router's topics, subscribers and delivery attempts (its stores on the bus's Redis)",
+    )
+    .option(
       '--allowed-host <name...>',
       'host names the page may be reached by besides the bound one (behind a proxy)',
+    )
+    .option('--refresh-ms <ms>', 'how often the page updates itself (default 5000)')
+    .option(
+      '--bull-board-writable',
+      'let bull-board pause, retry, clean and remove jobs (dangerous: it goes around commitbus); read-only if left out',
     )
     .action(async (flags: DashboardFlags, command: Command) => {
       // Before the module loads: a signal that comes while it does stops the dashboard once it serves.
@@ -51,10 +64,14 @@ function serve(flags: DashboardFlags, command: Command, stopped: Promise<unknown
     const dashboard = await startDashboard({
       bus: loaded.bus,
       ...(loaded.eventStore === undefined ? {} : { eventStore: loaded.eventStore }),
+      // bus.router throws RouterStoresUnsupportedError (coded) on a transport without the router's stores.
+      ...(flags.router === true ? { router: loaded.bus.router } : {}),
       port,
       host: flags.host,
       ...(flags.basePath === undefined ? {} : { basePath: flags.basePath }),
       ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+      ...(flags.refreshMs === undefined ? {} : { refreshMs: Number(flags.refreshMs) }),
+      ...(flags.bullBoardWritable === true ? { bullBoard: { readOnly: false } } : {}),
       ...auth,
     }).catch((error: unknown) => {
       throw portInUseOr(error, '--port', flags.host, port);

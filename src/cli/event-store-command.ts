@@ -27,15 +27,17 @@ export function addEventStoreCommand(program: Command): Command {
     .description("the module's event store: status, halted event, retry, skip, replay");
   group
     .command('status')
-    .description('the version the tables are at, and the event the store is halted at, if any')
-    .option('--json', 'print { version, halted } as one JSON document')
+    .description(
+      'the version the tables are at, the events queued behind it, and the event the store is halted at, if any',
+    )
+    .option('--json', 'print { version, queued, halted } as one JSON document')
     .action(async (_flags: unknown, command: Command) =>
       withStore(command, async (store, json) => {
-        const [version, halted] = await Promise.all([store.getVersion(), store.halted()]);
-        if (json) printJson({ version, halted: halted === undefined ? null : summary(halted) });
+        const { version, queued, halted } = await store.status();
+        if (json) printJson({ version, queued, halted: halted === null ? null : summary(halted) });
         else
           printLine(
-            `at version ${version}; ${halted === undefined ? 'not halted' : `halted at v${halted.v} (${halted.type}): ${halted.error?.message ?? ''}`}`,
+            `at version ${version}, ${queued} queued; ${halted === null ? 'not halted' : `halted at v${halted.v} (${halted.type}): ${halted.error?.message ?? ''}`}`,
           );
       }),
     );

@@ -8,7 +8,7 @@ export function addStatusCommand(program: Command): Command {
   return program
     .command('status')
     .description(
-      'show the bus: backlog, jobs, parked work, dead letters, halted keys, rules, per handler, outbox, workers',
+      'show the bus: backlog, jobs, parked work, dead letters, halted keys, rules, paused BullMQ queues, per handler, outbox, workers',
     )
     .option('--json', 'print the BusStatus as one JSON document')
     .action(async (_flags: unknown, command: Command) =>
@@ -34,11 +34,18 @@ function printStatus(s: BusStatus): void {
       ['parked (paused)', s.parked, ''],
       ['dropped (blocked)', s.dropped, ''],
       ['dead letters', s.deadLetters.count, ''],
+      ['dead letters dropped (retention, so far)', s.deadLetters.dropped, ''],
       ['halted order keys', s.halted.count, ''],
       ['order keys re-based (so far)', s.rebased.count, ''],
       ...(s.outbox === null ? [] : [['outbox rows', s.outbox.pending, formatAge(s.outbox.oldestAgeMs)]]),
+      ['paused BullMQ queues', s.pausedQueues.length, ''],
     ],
   );
+  if (s.pausedQueues.length > 0) {
+    printLine(
+      `paused BullMQ queues (no worker takes their jobs until resumed, e.g. in bull-board): ${s.pausedQueues.join(', ')}`,
+    );
+  }
   const handlers = Object.entries(s.handlers);
   if (handlers.length > 0) {
     printTable(

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { RunningWorker } from '../bus/event-bus-options.js';
+import type { MetricsRegistry } from '../metrics/metrics-registry.js';
 import { consoleLogger, describeError } from '../support/logger.js';
 import { type BusModule, closeBusModule, loadBusModule } from './bus-module.js';
 import { refuseUnaskedMemoryTransport } from './memory-transport-guard.js';
@@ -67,8 +68,9 @@ async function startOn(
     await closeBusModule(loaded).catch(() => undefined);
     throw error;
   }
+  const served = metrics === undefined ? undefined : { ...metrics, ...(await withEventStore(loaded)) };
   const worker = await loaded.bus
-    .startWorker({ handleSignals: false, ...(metrics === undefined ? {} : { metrics }) })
+    .startWorker({ handleSignals: false, ...(served === undefined ? {} : { metrics: served }) })
     .catch((error: unknown) => {
       throw metrics === undefined ? error : portInUseOr(error, '--metrics-port', metrics.host, metrics.port);
     });
@@ -88,4 +90,15 @@ async function startOn(
   );
   if (worker.metrics !== undefined) console.log(`commitbus worker: metrics at ${worker.metrics.url}`);
   return { loaded, worker };
+}
+
+/**
+ * The registry to serve for a module with an event store: the bus's metrics
+ * with the store's gauges (`createBusMetrics(bus, { eventStore })`, loaded
+ * only now); none (the bus's own metrics) without one.
+ */
+async function withEventStore(loaded: BusModule): Promise<{ registry?: MetricsRegistry }> {
+  if (loaded.eventStore === undefined) return {};
+  const { createBusMetrics } = await import('../metrics/bus-metrics.js');
+  return { registry: createBusMetrics(loaded.bus, { eventStore: loaded.eventStore }).registry };
 }

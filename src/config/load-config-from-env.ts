@@ -19,6 +19,7 @@ import {
 import { envNameOf, envVarsOf, optionLeaves } from './option-env.js';
 import { rememberRedisGiven } from './redis-given.js';
 import { resolveOptions } from './resolve-options.js';
+import { rememberTransportAsked } from './transport-asked.js';
 import { transportNamed } from './transport-names.js';
 
 /** Options read as fractions rather than whole numbers. */
@@ -38,8 +39,9 @@ const FRACTIONS = new Set(['handlers.backoff.jitter']);
  * separated by commas; booleans take true/false, yes/no, on/off or 1/0. The
  * transport is not an option: `transportFromEnv()` (`commitbus/transports`)
  * picks the adapter from the same variables (`COMMITBUS_TRANSPORT=redis`
- * marks these options as naming a Redis, so a bus given them and no
- * adapter is refused rather than run in memory; a value other than `redis`, `bullmq`, `sql`, `sqlite` or `memory` is a
+ * marks these options as naming a Redis, and `sql` or `sqlite` as asking
+ * for that adapter, so a bus given them and no adapter is refused rather
+ * than run in memory; a value other than `redis`, `bullmq`, `sql`, `sqlite` or `memory` is a
  * `ConfigError`, as `transportFromEnv()` says). A wrong value throws a `ConfigError` naming the variable, the
  * option and the value (a Redis URL with its credentials masked).
  */
@@ -58,10 +60,11 @@ export function loadConfigFromEnv(
   const splitUses = carrySplitVariables(env, fromEnv, given);
   const merged = layerGiven(fromEnv, given);
   const options = resolveOptions(merged as CommitbusOptions);
-  // The variable that named the transport asks for Redis: a bus on these options given no adapter is refused.
-  // Any other value but memory is a typo a bus given no adapter would otherwise run past, in memory.
+  // The variable that named the transport: a bus on these options given no adapter is refused
+  // unless it asked for what such a bus opens (memory), rather than run in memory unnoticed.
   const transport = transportNamed(env);
   if (transport === 'redis' || transport === 'bullmq') rememberRedisGiven(options, true);
+  if (transport !== undefined) rememberTransportAsked(options, transport);
   const uses = [...splitUses, ...deprecated];
   if (uses.length > 0) warnDeprecatedOptions(logger)(uses);
   return options;

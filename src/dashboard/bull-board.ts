@@ -28,6 +28,10 @@ interface BullBoardApi {
     options?: { uiConfig?: { boardTitle?: string } };
   }): unknown;
 }
+// A read-only queue answers 405 to every action (pause, retry, clean, add, ...) and hides their buttons.
+interface AdapterOptions {
+  readOnlyMode: boolean;
+}
 type Constructor<T, A extends unknown[]> = new (...args: A) => T;
 
 /**
@@ -36,7 +40,7 @@ type Constructor<T, A extends unknown[]> = new (...args: A) => T;
  */
 export async function loadBullBoard(modules: BullBoardModules = BULL_BOARD_MODULES): Promise<{
   api: BullBoardApi;
-  BullMQAdapter: Constructor<unknown, [Queue]>;
+  BullMQAdapter: Constructor<unknown, [Queue, AdapterOptions]>;
   FastifyAdapter: Constructor<FastifyAdapter, []>;
 }> {
   try {
@@ -47,7 +51,10 @@ export async function loadBullBoard(modules: BullBoardModules = BULL_BOARD_MODUL
     ]);
     return {
       api: pick(api, 'createBullBoard') as unknown as BullBoardApi,
-      BullMQAdapter: pick(adapter, 'BullMQAdapter').BullMQAdapter as Constructor<unknown, [Queue]>,
+      BullMQAdapter: pick(adapter, 'BullMQAdapter').BullMQAdapter as Constructor<
+        unknown,
+        [Queue, AdapterOptions]
+      >,
       FastifyAdapter: pick(fastify, 'FastifyAdapter').FastifyAdapter as Constructor<FastifyAdapter, []>,
     };
   } catch (error) {
@@ -61,19 +68,21 @@ export async function loadBullBoard(modules: BullBoardModules = BULL_BOARD_MODUL
 
 /**
  * Mounts bull-board for `queues` on `app` at `path` (e.g. `/queues`), under
- * the server's hooks (auth included).
+ * the server's hooks (auth included); `readOnly` (bull-board's
+ * `readOnlyMode` on every queue) refuses every change with a 405.
  */
 export async function mountBullBoard(
   app: FastifyInstance,
   path: string,
   queues: readonly Queue[],
+  readOnly: boolean,
   modules?: BullBoardModules,
 ): Promise<void> {
   const { api, BullMQAdapter, FastifyAdapter } = await loadBullBoard(modules);
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(path);
   api.createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue)),
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: readOnly })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'commitbus queues' } },
   });

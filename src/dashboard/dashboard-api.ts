@@ -3,16 +3,17 @@ import type { DeadLetterKind, DeadLetterReason } from '../dead-letters/dead-lett
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
 import type { DeadLetterTarget } from '../dead-letters/dead-letters.js';
 import { DeadLetterRedriveError } from '../dead-letters/errors/dead-letter-redrive.error.js';
+import type { OperatorNote } from '../event-store/operator-actions.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { TransportUnavailableError } from '../support/errors/transport-unavailable.error.js';
 import { describeError, type Logger } from '../support/logger.js';
 import type { OperatorOrigin } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
-import { dashboardOrigin } from './dashboard-origin.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { noAnswerMessage } from './read-within.js';
+import { dashboardOrigin } from './request-actor.js';
 import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;
@@ -96,8 +97,8 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
 }
 
 /** An event-store note of a dashboard action: `by` its actor, on the bus's trail from the dashboard. */
-function noteOf(by: OperatorOrigin): { by: string; source: 'dashboard' } {
-  return { by: by.actor ?? 'dashboard', source: 'dashboard' };
+function noteOf(by: OperatorOrigin): OperatorNote {
+  return by.actor === undefined ? { source: 'dashboard' } : { by: by.actor, source: 'dashboard' };
 }
 
 function storeOf<T>(store: T | undefined): T {
@@ -107,7 +108,8 @@ function storeOf<T>(store: T | undefined): T {
   return store;
 }
 
-function bodyOf(body: unknown): Body {
+/** A request's JSON body (or query, or a nested object of one) as fields; refuses anything but an object. */
+export function bodyOf(body: unknown): Body {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new DashboardRequestError('the request body must be a JSON object');
@@ -190,10 +192,13 @@ function ruleTarget(body: Body): RuleTarget {
     : { handlingKey: text(handlingKey, 'handlingKey') };
 }
 
-// The operator's mistakes (unknown handler, nothing halted) are 400s with what to do; a partial re-drive is a 409;
-// an outage is a 503.
-// Anything else is a fault of ours or of a store: logged, and answered without its message (it may name internals).
-function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
+/**
+ * Answers a failed API request: the operator's mistakes (unknown handler,
+ * nothing halted) are 400s with what to do, a partial re-drive a 409, an
+ * outage a 503; anything else is a fault of ours or of a store: logged, and
+ * answered without its message (it may name internals).
+ */
+export function failure(reply: FastifyReply, error: unknown, logger: Logger): FastifyReply {
   if (error instanceof DeadLetterRedriveError) {
     return reply
       .code(409)

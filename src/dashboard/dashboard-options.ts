@@ -27,6 +27,19 @@ export interface DashboardBasicAuth {
   readonly password: string;
 }
 
+/** How bull-board is mounted (the object form of `bullBoard`). */
+export interface DashboardBullBoardOptions {
+  /**
+   * Whether bull-board refuses every change (pause, resume, retry, clean,
+   * promote, remove, add; a 405) and hides its buttons. **Dangerous when
+   * `false`**: one PUT pauses a queue the bus's async handlers run on, and
+   * bull-board's actions go around commitbus (no audit, no dead letters
+   * kept for what it removes).
+   * @defaultValue true
+   */
+  readonly readOnly?: boolean;
+}
+
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {
   /** The bus to show and act on: its dead letters, rules, halted keys, backlog and BullMQ queues. */
@@ -61,12 +74,20 @@ export interface DashboardOptions {
   readonly auth?: DashboardAuth;
   /**
    * Mount bull-board for the bus's BullMQ queues (Redis transport only);
-   * needs `@bull-board/api` and `@bull-board/fastify`. Left out, it is
-   * mounted when those are installed, and the page says it is not otherwise;
-   * `true` throws `BullBoardMissingError` when they are not.
-   * @defaultValue mounted on the Redis transport when installed
+   * needs `@bull-board/api` and `@bull-board/fastify`. Left out (or an
+   * object), it is mounted when those are installed, and the page says it
+   * is not otherwise; `true` throws `BullBoardMissingError` when they are
+   * not; `false` never mounts it. It is read-only unless
+   * `{ readOnly: false }` (see {@link DashboardBullBoardOptions}).
+   * @defaultValue mounted read-only on the Redis transport when installed
    */
-  readonly bullBoard?: boolean;
+  readonly bullBoard?: boolean | DashboardBullBoardOptions;
+  /**
+   * How often the page reads the bus again (`GET api/overview` and
+   * `GET api/history`) and updates itself in place, in ms.
+   * @defaultValue 5000
+   */
+  readonly refreshMs?: number;
   /**
    * Host names the dashboard answers to besides the address it listens on,
    * `localhost`, `127.0.0.1` and `[::1]` (e.g. `ops.example.com`, the name

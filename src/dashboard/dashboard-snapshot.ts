@@ -8,8 +8,10 @@ import type { HaltedKey } from '../ordering/halted-key.js';
 import type { RouterStores } from '../router/router-stores.js';
 import type { SubscriberQueueStats } from '../router/subscriber.js';
 import type { SchedulingRule } from '../scheduling/scheduling-rule.js';
+import type { OperatorAction } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { bullmqQueueCounts } from './bullmq-queues.js';
+import { readAudit } from './bus-audit.js';
 import { noAnswerMessage } from './read-within.js';
 
 /** Dead letters shown on the page; `GET api/dead-letters?limit=` lists more. */
@@ -39,12 +41,28 @@ export interface SubscriberView {
   readonly queue: SubscriberQueueStats | undefined;
 }
 
-/** The event store's position and halt. */
+/** A durable subscription of the event store that stopped at an event. */
+export interface HaltedSubscriptionView {
+  /** Its name. */
+  readonly name: string;
+  /** The version it is halted at. */
+  readonly v: number;
+  /** Why: the error's name and message. */
+  readonly error: string;
+}
+
+/** The event store's position, queue, writer and halts. */
 export interface EventStoreView {
   /** The last handled event's version. */
   readonly version: number;
+  /** Events queued and not handled yet. */
+  readonly queued: number;
+  /** Whether this process (the dashboard's) is the writer now. */
+  readonly writerHere: boolean;
   /** The event it is halted at, with its error; absent when it is not halted. */
   readonly halted?: HistoryEvent;
+  /** Its durable subscriptions that are halted. */
+  readonly haltedSubscriptions: readonly HaltedSubscriptionView[];
 }
 
 /** A part of a snapshot that could not be read: the page shows `unavailable: <message>`. */
@@ -83,6 +101,8 @@ export interface DashboardSnapshot {
   readonly subscribers?: SnapshotPart<readonly SubscriberView[]>;
   /** The event store, when the dashboard was given one. */
   readonly eventStore?: SnapshotPart<EventStoreView>;
+  /** The newest operator actions of the audit trail (`bus.audit.list()`), newest first. */
+  readonly audit: SnapshotPart<readonly OperatorAction[]>;
 }
 
 /** Where a snapshot is read from. */
@@ -117,7 +137,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     bus.logger.warn({ part: name, error: message }, 'the dashboard could not read a part of its page');
     return { unavailable: message };
   };
-  const [status, queueViews, letters, halted, rules, subscribers, store] = await Promise.all([
+  const [status, queueViews, letters, halted, rules, subscribers, store, audit] = await Promise.all([
     part('status', () => bus.status()),
     part('queues', () => bullmqQueueCounts(bus, queues, JOB_STATES)),
     part('dead letters', () => bus.deadLetters.list({ limit: DEAD_LETTERS_SHOWN })),
@@ -125,6 +145,7 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     part('rules', () => bus.rules.list()),
     router === undefined ? undefined : part('router', () => readSubscribers(router)),
     eventStore === undefined ? undefined : part('event store', () => readEventStore(eventStore)),
+    part('audit trail', () => readAudit(bus)),
   ]);
   return {
     bus: bus.config.name,
@@ -141,9 +162,11 @@ export async function readSnapshot(sources: SnapshotSources): Promise<DashboardS
     rules,
     ...(subscribers === undefined ? {} : { subscribers }),
     ...(store === undefined ? {} : { eventStore: store }),
+    audit,
   };
 }
-async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
+/** The router's subscribers, each with its queue (never its secrets). */
+export async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> {
   const [subscribers, stats] = await Promise.all([
     router.subscribers.listSubscribers(),
     router.batches.stats(),
@@ -159,6 +182,19 @@ async function readSubscribers(router: RouterStores): Promise<SubscriberView[]> 
 }
 
 async function readEventStore(store: EventStore): Promise<EventStoreView> {
-  const [version, halted] = await Promise.all([store.getVersion(), store.halted()]);
-  return halted === undefined ? { version } : { version, halted };
+  const [status, subscriptions] = await Promise.all([store.status(), store.subscriptions.list()]);
+  const haltedSubscriptions = subscriptions
+    .filter((s) => s.status === 'halted')
+    .map((s) => ({
+      name: s.name,
+      v: s.position + 1,
+      error: s.error === undefined ? '' : `${s.error.name}: ${s.error.message}`,
+    }));
+  return {
+    version: status.version,
+    queued: status.queued,
+    writerHere: status.writer,
+    ...(status.halted === null ? {} : { halted: status.halted }),
+    haltedSubscriptions,
+  };
 }

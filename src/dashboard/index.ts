@@ -4,9 +4,11 @@
  * @module commitbus/dashboard
  */
 
+export type { HistoryView } from './bus-history.js';
 export type {
   DashboardAuth,
   DashboardBasicAuth,
+  DashboardBullBoardOptions,
   DashboardOptions,
   DashboardRequest,
   RunningDashboard,
@@ -14,6 +16,7 @@ export type {
 export type {
   DashboardSnapshot,
   EventStoreView,
+  HaltedSubscriptionView,
   QueueView,
   SnapshotPart,
   SubscriberView,
@@ -21,4 +24,5 @@ export type {
 } from './dashboard-snapshot.js';
 export { BullBoardMissingError } from './errors/bull-board-missing.error.js';
 export { DashboardRequestError } from './errors/dashboard-request.error.js';
+export { SelectionChangedError } from './errors/selection-changed.error.js';
 export { dashboardFor, startDashboard } from './start-dashboard.js';

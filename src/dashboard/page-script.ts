@@ -2,8 +2,8 @@
  * The page's one script (no build step): buttons and forms with `data-post`
  * POST JSON to the dashboard's API (a form's submit button may name
  * another path in `data-path`, and ask first with `data-confirm`) with the header that proves the request
- * comes from this page (see `request-guard.ts`), then the page's `main` is
- * read again and replaced, and the outcome shown in `#status`.
+ * comes from this page (see `request-guard.ts`), then the page is read
+ * again (see `live-script.ts`, which it runs after), and the outcome shown in `#status`.
  */
 export const PAGE_SCRIPT = `
 (() => {
@@ -13,11 +13,7 @@ export const PAGE_SCRIPT = `
     status.textContent = text;
     status.className = failed ? 'failed' : 'ok';
   };
-  const refresh = async () => {
-    const response = await fetch(base + '/', { headers: { accept: 'text/html' } });
-    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-    document.querySelector('main').replaceWith(page.querySelector('main'));
-  };
+  const refresh = () => window.__commitbus.refresh();
   const post = async (path, body) => {
     const response = await fetch(base + path, {
       method: 'POST',

@@ -1,71 +1,71 @@
+import { CHART_SCRIPT } from './chart-script.js';
+import { assetPath } from './dashboard-assets.js';
 import { type DashboardSnapshot, isUnavailable } from './dashboard-snapshot.js';
 import { html, SafeHtml } from './html.js';
+import { LIVE_SCRIPT } from './live-script.js';
 import { PAGE_SCRIPT } from './page-script.js';
-import {
-  backlogSection,
-  deadLettersSection,
-  eventStoreSection,
-  haltedSection,
-  rulesSection,
-  subscribersSection,
-} from './render-sections.js';
+import { PAGE_STYLE } from './page-style.js';
+import { attentionSection } from './render-attention.js';
+import { auditSection } from './render-audit.js';
+import { backlogSection } from './render-backlog.js';
+import { eventStoreSection } from './render-event-store.js';
+import { historySection } from './render-history.js';
+import { navBar } from './render-nav.js';
+import { deadLettersSection, haltedSection, rulesSection, subscribersSection } from './render-sections.js';
 import { workersSection } from './render-workers.js';
-
-const STYLE = `
-body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
-header{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:16px;align-items:baseline}
-header h1{font-size:18px;margin:0}header a{color:#9cc4ff}header .meta{color:#b8bfcc}
-main{padding:8px 20px 40px}section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:8px 14px;margin:12px 0}
-h2{font-size:15px;margin:6px 0 8px}.badge{background:#e4e8ee;border-radius:9px;padding:0 7px;font-size:12px}
-table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #eceff3;vertical-align:top}
-th{color:#5b6475;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.error{color:#a3261b;max-width:28em;overflow-wrap:anywhere}.note,.empty{color:#5b6475}.ok-text{color:#1f7a3a}
-pre.payload{white-space:pre-wrap;overflow-wrap:anywhere;max-width:40em;background:#f5f6f8;padding:6px;margin:4px 0}
-dl.counts{display:flex;flex-wrap:wrap;gap:10px;margin:0 0 8px}dl.counts div{background:#f5f6f8;border-radius:6px;padding:6px 12px;min-width:7em}
-dt{color:#5b6475;font-size:12px}dd{margin:0;font-size:20px;font-weight:600}
-button{font:inherit;font-size:12px;padding:2px 8px;border:1px solid #b9c1cd;border-radius:4px;background:#fff;cursor:pointer}
-button:hover{background:#eef2f8}.actions{white-space:nowrap}form.filter{margin:6px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
-input,select{font:inherit;font-size:12px}.bulk{display:flex;gap:8px;margin-bottom:4px}
-.unavailable{font-weight:600}#status{min-height:1.4em;padding:4px 20px;font-size:13px}#status.ok{color:#1f7a3a}#status.failed{color:#a3261b}
-`;
 
 /** Where the page's links and requests go. */
 export interface PageContext {
   /** The dashboard's base path (`''` at the root). */
   readonly basePath: string;
+  /** How often the page reads itself and the history again, in ms (`refreshMs`). */
+  readonly refreshMs: number;
   /** Whether bull-board is mounted at `<basePath>/queues`. */
   readonly bullBoard: boolean;
+  /** Whether bull-board refuses changes. */
+  readonly bullBoardReadOnly: boolean;
   /** Why bull-board is not mounted though there are BullMQ queues (e.g. it is not installed). */
   readonly bullBoardNote?: string;
-  /** The nonce the Content-Security-Policy allows the page's script and style with. */
+  /** The nonce the Content-Security-Policy allows the page's scripts and styles with. */
   readonly nonce: string;
 }
 
 /**
- * The dashboard page, server-rendered from a snapshot: every value from the
+ * The overview page, server-rendered from a snapshot: every value from the
  * bus (payloads, handler names, errors) goes through `html`, so it is text.
+ * Its script reads it again every `refreshMs` and replaces the sections
+ * that changed in place (see `live-script.ts`).
  */
 export function renderPage(snapshot: DashboardSnapshot, context: PageContext): string {
+  const { basePath, nonce } = context;
   const queues = context.bullBoard
-    ? html`<a href="${context.basePath}/queues/">BullMQ queues (bull-board)</a>`
+    ? html`<a href="${basePath}/queues/">BullMQ queues (bull-board)</a><span class="meta" id="bull-board-mode">${context.bullBoardReadOnly ? 'read-only' : 'writable'}</span>`
     : html`<span class="meta" id="bull-board-note">no bull-board: ${noBoard(snapshot, context)}</span>`;
+  const readAt = isUnavailable(snapshot.status) ? new Date().toISOString() : snapshot.status.readAt;
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>commitbus · ${snapshot.bus}</title><style nonce="${context.nonce}">${new SafeHtml(STYLE)}</style></head>
-<body data-base="${context.basePath}">
-<header><h1>commitbus</h1><span class="meta">bus <strong>${snapshot.bus}</strong> on ${snapshot.transport}</span>${queues}
-<button type="button" id="refresh">Refresh</button></header>
+<title>commitbus · ${snapshot.bus}</title><style nonce="${nonce}">${new SafeHtml(PAGE_STYLE)}</style>
+<link rel="stylesheet" nonce="${nonce}" href="${assetPath(basePath, 'uplot.css')}"></head>
+<body data-base="${basePath}" data-refresh-ms="${context.refreshMs}">
+<header><h1>commitbus</h1>${navBar(basePath, 'overview')}<span class="meta">bus <strong>${snapshot.bus}</strong> on ${snapshot.transport}</span>${queues}
+<span id="live" data-updated-at="">updated at --:--:--</span><button type="button" id="refresh">Refresh</button></header>
 <div id="status" role="status"></div>
-<main>
+<main data-read-at="${readAt}" data-dead-letters="${snapshot.deadLetterCount}">
+${attentionSection(snapshot)}
 ${backlogSection(snapshot)}
+${historySection()}
 ${workersSection(snapshot)}
 ${deadLettersSection(snapshot)}
 ${haltedSection(snapshot.halted)}
 ${rulesSection(snapshot.rules)}
 ${snapshot.subscribers === undefined ? '' : subscribersSection(snapshot.subscribers)}
 ${snapshot.eventStore === undefined ? '' : eventStoreSection(snapshot.eventStore)}
+${auditSection(snapshot.audit)}
 </main>
-<script nonce="${context.nonce}">${new SafeHtml(PAGE_SCRIPT)}</script>
+<script nonce="${nonce}" src="${assetPath(basePath, 'uplot.js')}"></script>
+<script nonce="${nonce}">${new SafeHtml(CHART_SCRIPT)}</script>
+<script nonce="${nonce}">${new SafeHtml(LIVE_SCRIPT)}</script>
+<script nonce="${nonce}">${new SafeHtml(PAGE_SCRIPT)}</script>
 </body></html>`;
   return page.value;
 }

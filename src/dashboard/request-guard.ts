@@ -105,6 +105,15 @@ export function accessHook(
   };
 }
 
+/** The user name of a `Basic` Authorization header, or `undefined` (the password is never returned). */
+export function basicUser(header: string | undefined): string | undefined {
+  const given = basicCredentials(header);
+  if (given === undefined) return undefined;
+  const colon = given.indexOf(':');
+  const user = colon < 0 ? given : given.slice(0, colon);
+  return user === '' ? undefined : user;
+}
+
 // `example.com:3100` -> `example.com`, `[::1]:3100` -> `[::1]`, lower case.
 function hostName(host: string | undefined): string | undefined {
   if (host === undefined || host === '') return undefined;
@@ -117,9 +126,12 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-function basicMatches(header: string | undefined, expected: Buffer): boolean {
+function basicCredentials(header: string | undefined): string | undefined {
   const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? '');
-  if (match === null) return false;
-  const given = Buffer.from(match[1] as string, 'base64').toString('utf8');
-  return timingSafeEqual(digest(given), expected);
+  return match === null ? undefined : Buffer.from(match[1] as string, 'base64').toString('utf8');
+}
+
+function basicMatches(header: string | undefined, expected: Buffer): boolean {
+  const given = basicCredentials(header);
+  return given !== undefined && timingSafeEqual(digest(given), expected);
 }

@@ -6,22 +6,30 @@ import { MAX_TIMER_MS } from '../support/timer-limit.js';
 import { BULL_BOARD_MODULES, type BullBoardModules, mountBullBoard } from './bull-board.js';
 import { bullmqQueuesOf } from './bullmq-queues.js';
 import { registerDashboardApi } from './dashboard-api.js';
+import { registerAssets } from './dashboard-assets.js';
 import type { DashboardOptions, RunningDashboard } from './dashboard-options.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { BullBoardMissingError } from './errors/bull-board-missing.error.js';
+import { registerHistoryApi } from './history-api.js';
+import { registerOperationsPages } from './operations-pages.js';
+import { sendPage } from './page-frame.js';
 import { renderPage } from './render-page.js';
 import { accessHook, crossSiteGuard, hostGuard } from './request-guard.js';
 
 /** How long a read of the page waits for each part unless `readTimeoutMs` says. */
 const DEFAULT_READ_TIMEOUT_MS = 5_000;
+/** How often the page reads the bus again unless `refreshMs` says. */
+const DEFAULT_REFRESH_MS = 5_000;
 
 /**
- * Starts the operations dashboard: a page with the bus's backlog, dead
- * letters (re-drive, purge), halted order keys (re-drive, skip), pause and
- * block rules, the router's subscribers and the event store's version and
- * halt, a JSON API under `<basePath>/api`, and bull-board for the BullMQ
- * queues at `<basePath>/queues` (Redis transport; bull-board is an optional
- * peer dependency, loaded only here). Listens on 127.0.0.1 unless told
+ * Starts the operations dashboard: a page that updates itself every
+ * `refreshMs` with what needs attention, the bus's backlog, history charts,
+ * workers, dead letters (re-drive, purge), halted order keys (re-drive,
+ * skip), pause and block rules, the router's subscribers, the event store's
+ * version and halt, and the audit trail; a JSON API under `<basePath>/api`;
+ * and bull-board, read-only unless told, for the BullMQ queues at
+ * `<basePath>/queues` (Redis transport; bull-board is an optional peer
+ * dependency, loaded only here). Listens on 127.0.0.1 unless told
  * otherwise, answers only to its own host names (`allowedHosts`), and takes
  * no action (a POST, or bull-board's PUTs) that another site's page sent.
  *
@@ -47,12 +55,9 @@ export async function startDashboardWith(
     throw new ConfigError(`the dashboard's port must be 0..65535, got ${port}`);
   }
   const host = options.host ?? '127.0.0.1';
-  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
-  if (!Number.isInteger(readTimeoutMs) || readTimeoutMs < 1 || readTimeoutMs > MAX_TIMER_MS) {
-    throw new ConfigError(
-      `the dashboard's readTimeoutMs must be an integer from 1 to ${MAX_TIMER_MS}, got ${readTimeoutMs}`,
-    );
-  }
+  const readTimeoutMs = timerOption('readTimeoutMs', options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const refreshMs = timerOption('refreshMs', options.refreshMs ?? DEFAULT_REFRESH_MS);
+  const board = bullBoardMode(options.bullBoard);
   const queues = bullmqQueuesOf(bus);
   // No request logging: headers carry credentials.
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, forceCloseConnections: true });
@@ -66,12 +71,12 @@ export async function startDashboardWith(
     app.addHook('onSend', async (_request, reply) => {
       reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY');
     });
-    if (options.bullBoard !== false && queues.length > 0) {
+    if (board.mount && queues.length > 0) {
       try {
-        await mountBullBoard(app, `${base}/queues`, queues, modules);
+        await mountBullBoard(app, `${base}/queues`, queues, board.readOnly, modules);
         withBullBoard = true;
       } catch (error) {
-        if (options.bullBoard === true || !(error instanceof BullBoardMissingError)) throw error;
+        if (board.required || !(error instanceof BullBoardMissingError)) throw error;
         bullBoardNote = 'npm install @bull-board/api @bull-board/fastify to see the BullMQ queues';
       }
     }
@@ -83,22 +88,20 @@ export async function startDashboardWith(
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
     };
     registerDashboardApi(app, base, sources);
+    registerHistoryApi(app, base, sources);
+    registerAssets(app, base);
+    registerOperationsPages(app, base, sources);
     const context = {
       basePath: base,
+      refreshMs,
       bullBoard: withBullBoard,
+      bullBoardReadOnly: board.readOnly,
       ...(bullBoardNote === undefined ? {} : { bullBoardNote }),
     };
     const page = async (_request: unknown, reply: import('fastify').FastifyReply) => {
       const nonce = randomBytes(16).toString('base64');
       const snapshot = await readSnapshot(sources);
-      return reply
-        .type('text/html; charset=utf-8')
-        .header(
-          'content-security-policy',
-          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
-        )
-        .header('cache-control', 'no-store')
-        .send(renderPage(snapshot, { ...context, nonce }));
+      return sendPage(reply, nonce, renderPage(snapshot, { ...context, nonce }));
     };
     app.get(`${base}/`, page);
     if (base !== '') app.get(base, page);
@@ -129,6 +132,25 @@ export function dashboardFor(
   options: Omit<DashboardOptions, 'bus'> = {},
 ): Promise<RunningDashboard> {
   return startDashboard({ ...options, bus });
+}
+
+function timerOption(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+    throw new ConfigError(
+      `the dashboard's ${name} must be an integer from 1 to ${MAX_TIMER_MS}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+// `true`: mounted or fail; `false`: never; unset or an object: mounted when installed. Read-only unless told.
+function bullBoardMode(option: DashboardOptions['bullBoard']): {
+  mount: boolean;
+  required: boolean;
+  readOnly: boolean;
+} {
+  const readOnly = typeof option === 'object' ? option.readOnly !== false : true;
+  return { mount: option !== false, required: option === true, readOnly };
 }
 
 function basePathOf(path: string): string {

@@ -18,12 +18,29 @@ export interface DeadLetterFilter {
   readonly since?: Date;
   /** Letters given up before this time (`deadAt`). */
   readonly until?: Date;
+  /** Letters whose last error message (`error`) contains this text (case-sensitive). */
+  readonly errorIncludes?: string;
   /**
-   * At most this many, oldest first.
+   * Which letters come first: `oldest` (`deadAt`, then id, ascending) or
+   * `newest` (both descending).
+   * @defaultValue `'oldest'`
+   */
+  readonly order?: DeadLetterOrder;
+  /**
+   * A cursor: only letters that come after this one in the list's `order`
+   * (the last letter of a page, to read the next one). Ties on `deadAt` are
+   * ordered by id as the store compares them, the same way on every call.
+   */
+  readonly after?: DeadLetterVersion;
+  /**
+   * At most this many, in the list's `order`.
    * @defaultValue no limit
    */
   readonly limit?: number;
 }
+
+/** The order of {@link DeadLetterFilter.order}. */
+export type DeadLetterOrder = 'oldest' | 'newest';
 
 /** A letter as it was read: removing it by version spares a letter that died again since. */
 export type DeadLetterVersion = Pick<DeadLetter, 'id' | 'deadAt'>;
@@ -90,7 +107,11 @@ export interface DeadLetterStore {
    */
   counts(): Promise<DeadLetterCounts>;
   /**
-   * Letters matching `filter`, oldest `deadAt` first. A stored letter that
+   * Letters matching `filter`, oldest `deadAt` first (ties by id), or newest
+   * first with `order: 'newest'`; with `after`, only those past that letter
+   * in that order, so pages chained by their last letter visit every letter
+   * once however many share a `deadAt`. A page of `limit` letters reads about
+   * `limit` letters, not the whole store. A stored letter that
    * cannot be read is left out and handed to `onCorrupt` (it matches no
    * filter and counts toward no `limit`).
    */
@@ -104,7 +125,10 @@ export interface DeadLetterStore {
   remove(letters: readonly (string | DeadLetterVersion)[]): Promise<number>;
 }
 
-/** Whether `letter` matches every field `filter` sets (`limit` aside). */
+/**
+ * Whether `letter` matches every field `filter` sets (`limit`, `order` and
+ * `after` aside: the store applies those, in its own order of ids).
+ */
 export function matchesDeadLetterFilter(letter: DeadLetter, filter: DeadLetterFilter): boolean {
   return (
     (filter.handler === undefined || letter.handler === filter.handler) &&
@@ -113,6 +137,7 @@ export function matchesDeadLetterFilter(letter: DeadLetter, filter: DeadLetterFi
     (filter.kind === undefined || letter.kind === filter.kind) &&
     (filter.reason === undefined || letter.reason === filter.reason) &&
     (filter.since === undefined || letter.deadAt.getTime() >= filter.since.getTime()) &&
-    (filter.until === undefined || letter.deadAt.getTime() < filter.until.getTime())
+    (filter.until === undefined || letter.deadAt.getTime() < filter.until.getTime()) &&
+    (filter.errorIncludes === undefined || letter.error.includes(filter.errorIncludes))
   );
 }

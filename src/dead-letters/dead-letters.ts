@@ -212,6 +212,9 @@ const FILTER_FIELDS: ReadonlySet<string> = new Set([
   'reason',
   'since',
   'until',
+  'errorIncludes',
+  'order',
+  'after',
   'limit',
 ] satisfies (keyof DeadLetterFilter)[]);
 
@@ -223,7 +226,9 @@ const FILTER_FIELDS: ReadonlySet<string> = new Set([
  */
 function checkFilter(filter: DeadLetterFilter): void {
   checkFields(filter);
-  if (Object.values(filter).every((value) => value === undefined)) throw new DeadLetterFilterError();
+  // `order` alone selects every letter too.
+  const selecting = Object.entries(filter).filter(([field]) => field !== 'order');
+  if (selecting.every(([, value]) => value === undefined)) throw new DeadLetterFilterError();
 }
 
 /** Refuses a filter that is not an object, has a field no filter has, or a `since`, `until` or `limit` it cannot use. */
@@ -247,10 +252,38 @@ function checkFields(filter: DeadLetterFilter): void {
       );
     }
   }
+  checkCursor(filter);
   const { limit } = filter;
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
     throw new DeadLetterFilterError(
       `the dead-letter filter's limit must be a positive integer, got ${JSON.stringify(limit)}`,
+    );
+  }
+}
+
+// `order` one of the two, `after` a letter's id and time, `errorIncludes` text.
+function checkCursor(filter: DeadLetterFilter): void {
+  const { order, after, errorIncludes } = filter;
+  if (order !== undefined && order !== 'oldest' && order !== 'newest') {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter's order must be 'oldest' or 'newest', got ${JSON.stringify(order)}`,
+    );
+  }
+  if (errorIncludes !== undefined && (typeof errorIncludes !== 'string' || errorIncludes === '')) {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter's errorIncludes must be non-empty text, got ${JSON.stringify(errorIncludes)}`,
+    );
+  }
+  if (after === undefined) return;
+  const valid =
+    typeof after === 'object' &&
+    after !== null &&
+    typeof after.id === 'string' &&
+    after.deadAt instanceof Date &&
+    !Number.isNaN(after.deadAt.getTime());
+  if (!valid) {
+    throw new DeadLetterFilterError(
+      `the dead-letter filter's after must be a letter's { id, deadAt } (a Date), got ${JSON.stringify(after)}`,
     );
   }
 }

@@ -1,7 +1,7 @@
 export type { AttemptFailure } from './attempt-failure.js';
 export type { DeadLetter, DeadLetterKind, DeadLetterReason } from './dead-letter.js';
 export type { DeadLetterKinds, DeadLetterRedriver } from './dead-letter-kinds.js';
-export type { DeadLetterFilter } from './dead-letter-store.js';
+export type { DeadLetterFilter, DeadLetterOrder } from './dead-letter-store.js';
 export type { DeadLetters, DeadLetterTarget } from './dead-letters.js';
 export { CorruptDeadLetterError } from './errors/corrupt-dead-letter.error.js';
 export { DeadLetterFilterError } from './errors/dead-letter-filter.error.js';

@@ -16,6 +16,7 @@ import { type CycleSetting, insideWriter } from './event-cycle.js';
 import type { Listener } from './event-model.js';
 import { EventQueue, type PreparedEvent } from './event-queue.js';
 import { checkOptions, EVENT_STORE_DEFAULTS, type EventStoreOptions } from './event-store-options.js';
+import { type EventStoreStatus, readEventStoreStatus } from './event-store-status.js';
 import { type FailureListener, FailureNotices, type StoreFailure } from './failure-notices.js';
 import { handledOutcome } from './handled-outcome.js';
 import { ListenerQueue } from './listener-queue.js';
@@ -252,16 +253,17 @@ export class EventStore implements DispatchTarget {
     return this.read((manager) => haltedEvent(this.queue, manager));
   }
 
+  /** Where the store stands: its version, events queued, the halted event, whether this process writes. */
+  status(): Promise<EventStoreStatus> {
+    this.open();
+    return this.read((manager) => readEventStoreStatus(this.queue, manager, this.isWriter));
+  }
+
   /** History rows `from..to` (inclusive), in order. */
   history(from: number, to: number): Promise<HistoryEvent[]> {
     this.open();
-    if (
-      !Number.isSafeInteger(from) ||
-      !Number.isSafeInteger(to) ||
-      from < 1 ||
-      to < from ||
-      to - from >= 10_000
-    ) {
+    const integers = Number.isSafeInteger(from) && Number.isSafeInteger(to);
+    if (!integers || from < 1 || to < from || to - from >= 10_000) {
       throw new EventStoreUsageError(
         `history(from, to) reads 1 to 10,000 rows, from v1 up; got ${String(from)}..${String(to)}: read long ranges page by page`,
       );

@@ -43,6 +43,7 @@ export {
   type EventStoreOptions,
   type EventStoreTuning,
 } from './event-store-options.js';
+export type { EventStoreStatus } from './event-store-status.js';
 export type { FailureListener, StoreFailure } from './failure-notices.js';
 export type { OperatorNote } from './operator-actions.js';
 export type { PruneOptions } from './prune.js';

@@ -48,12 +48,13 @@ export function checkVersion(action: AuditEntry['action'], v: unknown): void {
   );
 }
 
-/** The event the store is halted at, if it is halted. */
+/** The event the store is halted at, if it is halted (`handled`: the handled version, when read already). */
 export async function haltedEvent(
   queue: EventQueue,
   manager: EntityManager,
+  known?: number,
 ): Promise<HistoryEvent | undefined> {
-  const { handled } = await queue.versions(manager);
+  const handled = known ?? (await queue.versions(manager)).handled;
   const [next] = await queue.history(manager, [handled + 1]);
   return next !== undefined && next.status === 'queued' && next.error !== undefined ? next : undefined;
 }

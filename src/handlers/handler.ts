@@ -128,6 +128,7 @@ export function defineHandler<E extends Event = Event>(
       `handler ${name}: expected a function, got ${typeof fn}: pass defineHandler(name, async (event, ctx) => {...})`,
     );
   }
+  checkOptionNames(name, options);
   const idempotent = options?.idempotent ?? false;
   if (typeof idempotent !== 'boolean') {
     throw new HandlerConfigError(`handler ${name}: options.idempotent must be true or false`);
@@ -135,6 +136,24 @@ export function defineHandler<E extends Event = Event>(
   // A plain handler's fn is only ever called with a HandlerContext; the cast is the overloads' promise.
   const handle = fn as HandlerFn<E>;
   return Object.freeze({ name, idempotent, handle, [HANDLER]: true as const });
+}
+
+// The entry options a handler's definition cannot take: they belong where it is listed.
+const ENTRY_OPTIONS = new Set(['sync', 'attempts', 'backoff', 'timeoutMs']);
+
+/** Refuses an option `defineHandler` does not know, rather than ignoring it. */
+function checkOptionNames(name: string, options: DefineHandlerOptions | undefined): void {
+  if (options === undefined || options === null) return;
+  if (typeof options !== 'object') {
+    throw new HandlerConfigError(`handler ${name}: options must be an object, got ${typeof options}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key === 'idempotent') continue;
+    const where = ENTRY_OPTIONS.has(key)
+      ? `${key} is an option of the handler's entry where it is listed: { handler, ${key} } in the handlers config`
+      : 'the only option is idempotent';
+    throw new HandlerConfigError(`handler ${name}: unknown option ${JSON.stringify(key)}; ${where}`);
+  }
 }
 
 /** Whether a value was made by {@link defineHandler}. */

@@ -3,6 +3,7 @@ import type { DeadLetter } from '../dead-letters/dead-letter.js';
 import type { FailedRun, HandledRun } from '../handlers/bus-observer.js';
 import { consoleLogger } from '../support/logger.js';
 import { packageVersion } from '../support/package-version.js';
+import { type MetricsEventStore, registerEventStoreGauges } from './event-store-gauges.js';
 import type { MetricsSource } from './metrics-source.js';
 import { registerStatusGauges } from './status-gauges.js';
 
@@ -39,6 +40,12 @@ export interface BusMetricsOptions {
    * may collect them already)
    */
   readonly processMetrics?: boolean;
+  /**
+   * An event store whose gauges to add, read from its `status()` at each
+   * scrape (see `registerEventStoreGauges`): `createEventStore`'s store.
+   * @defaultValue none
+   */
+  readonly eventStore?: MetricsEventStore;
 }
 
 /** The label a handling key no registered class has gets: such keys come from foreign payloads. */
@@ -135,7 +142,17 @@ export class BusMetrics {
     }
     const { status } = bus;
     if ((options.statusGauges ?? true) && status !== undefined) {
-      registerStatusGauges(this.registry, prefix, () => status.call(bus), bus.logger ?? consoleLogger);
+      const queueNames = () => (bus.transport?.bullmqQueues ?? []).map((queue) => queue.name);
+      registerStatusGauges(
+        this.registry,
+        prefix,
+        () => status.call(bus),
+        bus.logger ?? consoleLogger,
+        queueNames,
+      );
+    }
+    if (options.eventStore !== undefined) {
+      registerEventStoreGauges(this.registry, prefix, options.eventStore, bus.logger ?? consoleLogger);
     }
     this.stop = bus.observe({
       onPublished: (events) => {

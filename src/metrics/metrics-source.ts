@@ -1,5 +1,6 @@
 import type { DeadLetterKind } from '../dead-letters/dead-letter.js';
 import type { BusObserver } from '../handlers/bus-observer.js';
+import type { RuleKind } from '../handlers/handler-gate.js';
 import type { JobCounts } from '../handlers/handler-job-counts.js';
 import type { Logger } from '../support/logger.js';
 
@@ -29,6 +30,10 @@ export interface MetricsStatus {
   readonly outbox: { readonly pending: number; readonly oldestAgeMs: number | null } | null;
   /** The bus's workers alive now (beating within `workers.goneAfterMs`). */
   readonly workers: { readonly alive: number };
+  /** The pause and block rules in force. */
+  readonly rules: readonly { readonly kind: RuleKind }[];
+  /** The names of the transport's BullMQ queues that are paused. */
+  readonly pausedQueues: readonly string[];
 }
 
 /** What {@link createBusMetrics} reads a bus through (an `EventBus` is one). */
@@ -46,4 +51,6 @@ export interface MetricsSource {
    * counters start at zero so `rate()` and `increase()` see the first run.
    */
   readonly handlers?: { runs(): readonly { readonly handler: string; readonly key: string }[] };
+  /** The bus's transport: its BullMQ queues, if any, each get a `bullmq_queue_paused` sample (0 while running). */
+  readonly transport?: { readonly bullmqQueues?: readonly { readonly name: string }[] };
 }

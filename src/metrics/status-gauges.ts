@@ -1,16 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DeadLetterKind } from '../dead-letters/dead-letter.js';
+import type { RuleKind } from '../handlers/handler-gate.js';
 import { describeError, type Logger } from '../support/logger.js';
 import type { MetricsStatus } from './metrics-source.js';
-
-/** How long one `status()` read serves the gauges: every gauge of one scrape shares it. */
-const STATUS_REUSE_MS = 1_000;
-
-/** What one gauge shows of a status: its samples, each with its labels. */
-type Pick = (status: MetricsStatus) => Iterable<[Record<string, string>, number]>;
+import { one, type Samples, scrapeGauge, sharedScrapeRead } from './scrape-gauge.js';
 
 const seconds = (ms: number | null) => (ms === null ? 0 : ms / 1000);
-const one = (value: number): Iterable<[Record<string, string>, number]> => [[{}, value]];
 
 // Every kind, so a kind whose letters were all removed reads 0 rather than vanishing (the compiler keeps it whole).
 const DEAD_LETTER_KINDS = Object.keys({
@@ -20,12 +15,17 @@ const DEAD_LETTER_KINDS = Object.keys({
   webhook: 0,
 } satisfies Record<DeadLetterKind, 0>) as DeadLetterKind[];
 
+const RULE_KINDS = Object.keys({ pause: 0, block: 0 } satisfies Record<RuleKind, 0>) as RuleKind[];
+
 /**
  * Registers the gauges read from `bus.status()` at scrape time (collect
  * callbacks): backlog and its oldest event's age, ordered and delayed
  * events, handler jobs and parked work per handler, stored dead letters by
  * kind (0 for a kind with none), halted keys, the outbox's pending rows and
- * relay lag, the bus's workers alive (`<prefix>workers`, from their beats); and `<prefix>dropped_runs_total`,
+ * relay lag, the bus's workers alive (`<prefix>workers`, from their beats),
+ * the pause and block rules in force (`<prefix>rules_active{kind}`), whether
+ * each BullMQ queue is paused (`<prefix>bullmq_queue_paused{queue}`, for the
+ * queues `queueNames` gives and any paused one); and `<prefix>dropped_runs_total`,
  * `<prefix>ordered_keys_rebased_total` and `<prefix>dead_letters_dropped_total`,
  * counters set to the bus's counts of runs dropped by blocks, of order keys
  * re-based and of dead letters dropped by the retention (counts that only grow). One status read
@@ -37,33 +37,31 @@ export function registerStatusGauges(
   prefix: string,
   status: () => Promise<MetricsStatus>,
   logger: Logger,
+  queueNames: () => readonly string[] = () => [],
 ): void {
-  let cached: { at: number; read: Promise<MetricsStatus | undefined> } | undefined;
-  const read = (): Promise<MetricsStatus | undefined> => {
-    const now = Date.now();
-    if (cached === undefined || now - cached.at > STATUS_REUSE_MS) {
-      const promise = status().catch((error: unknown) => {
-        logger.warn(
-          { error: describeError(error).message },
-          'bus.status() failed during a metrics scrape; the status gauges keep their last values',
-        );
-        return undefined;
-      });
-      cached = { at: now, read: promise };
-    }
-    return cached.read;
-  };
-  const gauge = (name: string, help: string, labelNames: readonly string[], pick: Pick) => {
-    const metric: Gauge<string> = new Gauge({
+  const read = sharedScrapeRead(status, (error) =>
+    logger.warn(
+      { error: describeError(error).message },
+      'bus.status() failed during a metrics scrape; the status gauges keep their last values',
+    ),
+  );
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    pick: (s: MetricsStatus) => Samples,
+  ) => scrapeGauge(registry, read, { name: `${prefix}${name}`, help, labelNames }, pick);
+  // Set to a count the bus keeps (in Redis, or in the SQL transport's tables), which only ever grows.
+  const counter = (name: string, help: string, value: (s: MetricsStatus) => number) => {
+    const metric: Counter = new Counter({
       name: `${prefix}${name}`,
       help,
-      labelNames,
       registers: [registry],
       collect: async () => {
         const figures = await read();
         if (figures === undefined) return;
-        if (labelNames.length > 0) metric.reset();
-        for (const [labels, value] of pick(figures)) metric.set(labels, value);
+        metric.reset();
+        metric.inc(value(figures));
       },
     });
   };
@@ -99,51 +97,30 @@ export function registerStatusGauges(
       h.parked,
     ]),
   );
-  // The bus keeps this count (in Redis, or in a table of the SQL transport, SQLite too), only ever adding to it.
-  const dropped: Counter = new Counter({
-    name: `${prefix}dropped_runs_total`,
-    help: 'Handler runs dropped by block rules, on the whole bus, since its count began',
-    registers: [registry],
-    collect: async () => {
-      const figures = await read();
-      if (figures === undefined) return;
-      dropped.reset();
-      dropped.inc(figures.dropped);
-    },
-  });
+  counter(
+    'dropped_runs_total',
+    'Handler runs dropped by block rules, on the whole bus, since its count began',
+    (s) => s.dropped,
+  );
   gauge('dead_letters_stored', 'Dead letters kept now, per kind (0 for a kind with none)', ['kind'], (s) =>
     DEAD_LETTER_KINDS.map((kind): [Record<string, string>, number] => [
       { kind },
       s.deadLetters.byKind[kind] ?? 0,
     ]),
   );
-  // Kept by the dead-letter store beside its letters, only ever adding to it.
-  const droppedLetters: Counter = new Counter({
-    name: `${prefix}dead_letters_dropped_total`,
-    help: 'Dead letters dropped, oldest first, to keep deadLetters.maxCount and deadLetters.maxAgeMs, on the whole bus',
-    registers: [registry],
-    collect: async () => {
-      const figures = await read();
-      if (figures === undefined) return;
-      droppedLetters.reset();
-      droppedLetters.inc(figures.deadLetters.dropped);
-    },
-  });
+  counter(
+    'dead_letters_dropped_total',
+    'Dead letters dropped, oldest first, to keep deadLetters.maxCount and deadLetters.maxAgeMs, on the whole bus',
+    (s) => s.deadLetters.dropped,
+  );
   gauge('ordered_keys_halted', 'Ordered lanes halted by a handler that gave up', [], (s) =>
     one(s.halted.count),
   );
-  // Like dropped runs: the bus keeps the count (in Redis, or in its tables on the SQL transport), only ever adding to it.
-  const rebased: Counter = new Counter({
-    name: `${prefix}ordered_keys_rebased_total`,
-    help: "Times an order key's lane stopped waiting for a position that never came and went on from the first it held (after the gap wait, or by bus.ordering.rebase), on the whole bus",
-    registers: [registry],
-    collect: async () => {
-      const figures = await read();
-      if (figures === undefined) return;
-      rebased.reset();
-      rebased.inc(figures.rebased.count);
-    },
-  });
+  counter(
+    'ordered_keys_rebased_total',
+    "Times an order key's lane stopped waiting for a position that never came and went on from the first it held (after the gap wait, or by bus.ordering.rebase), on the whole bus",
+    (s) => s.rebased.count,
+  );
   gauge(
     'workers',
     'Workers of the bus alive now (beating within workers.goneAfterMs), on the whole bus',
@@ -161,5 +138,27 @@ export function registerStatusGauges(
     'Age of the oldest pending outbox row: how far the relay is behind (0 when none)',
     [],
     (s) => one(seconds(s.outbox?.oldestAgeMs ?? null)),
+  );
+  gauge(
+    'rules_active',
+    'Pause and block rules in force now, per kind (0 for a kind with none)',
+    ['kind'],
+    (s) =>
+      RULE_KINDS.map((kind): [Record<string, string>, number] => [
+        { kind },
+        s.rules.filter((rule) => rule.kind === kind).length,
+      ]),
+  );
+  gauge(
+    'bullmq_queue_paused',
+    "Whether each of the transport's BullMQ queues is paused (1: no worker takes its jobs) or not (0)",
+    ['queue'],
+    (s) => {
+      const names = new Set([...queueNames(), ...s.pausedQueues]);
+      return [...names].map((queue): [Record<string, string>, number] => [
+        { queue },
+        s.pausedQueues.includes(queue) ? 1 : 0,
+      ]);
+    },
   );
 }

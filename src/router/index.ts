@@ -20,6 +20,12 @@ export {
 export { WebhookSender, type WebhookSenderOptions } from './delivery/webhook-sender.js';
 export { signWebhook, type WebhookSignatureHeaders } from './delivery/webhook-signature.js';
 export type { DeliveryOutcome, WebhookTarget } from './delivery/webhook-target.js';
+export {
+  ATTEMPT_LOG_SIZE,
+  type DeliveryAttempt,
+  type DeliveryAttemptLog,
+  successRate,
+} from './delivery-attempt-log.js';
 export { RouterRedisRequiredError, type RouterRedisSource } from './errors/router-redis-required.error.js';
 export { RouterUsageError } from './errors/router-usage.error.js';
 export { UnknownSubscriberError } from './errors/unknown-subscriber.error.js';

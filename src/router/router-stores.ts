@@ -1,6 +1,7 @@
 import type { DeadLetterStore } from '../dead-letters/dead-letter-store.js';
 import type { Closable } from '../support/closable.js';
 import type { BatchStore } from './batch-store.js';
+import type { DeliveryAttemptLog } from './delivery-attempt-log.js';
 import type { SubscriberStore } from './subscriber-store.js';
 import type { TokenStore } from './token-store.js';
 import type { TopicStore } from './topic-store.js';
@@ -15,6 +16,8 @@ export interface RouterStores extends Closable {
   readonly subscribers: SubscriberStore;
   /** The delivery queue. */
   readonly batches: BatchStore;
+  /** Each subscriber's newest delivery attempts (time, status or error, duration). */
+  readonly attempts: DeliveryAttemptLog;
   /** Where given-up batches go: the bus's own dead-letter store. */
   readonly deadLetters: DeadLetterStore;
   /** Resolves when the stores answer (`GET /pulse`). */

@@ -101,6 +101,9 @@ describe('commitbus status', () => {
       orderKey: null,
       orderPosition: null,
     });
+    // As bull-board's pause button does.
+    const asyncQueue = bus.transport.bullmqQueues?.find((q) => q.name === 'status-async');
+    await asyncQueue?.pause();
     try {
       const [asJson, asTable] = await Promise.all([
         cli('status', ['status', '--json']),
@@ -130,7 +133,11 @@ describe('commitbus status', () => {
       expect(asTable.code).toBe(0);
       expect(asTable.stdout).toMatch(/backlog \(events to drain\)\s*│\s*2/);
       expect(asTable.stdout).toMatch(/sku:S/);
+      expect(status.pausedQueues).toEqual(['status-async']);
+      expect(asTable.stdout).toMatch(/dead letters dropped \(retention, so far\)\s*│\s*0/);
+      expect(asTable.stdout).toMatch(/paused BullMQ queues \(.*\): status-async/);
     } finally {
+      await asyncQueue?.resume();
       await schemaSource.getRepository(OutboxRecordEntity).clear();
     }
   });
@@ -329,6 +336,11 @@ describe('commitbus event-store', () => {
     }
     const halted = json<{ v: number; status: string }>(await storeCli(['halted', '--json']));
     expect(halted).toMatchObject({ v: 2 });
+    expect(json(await storeCli(['status', '--json']))).toMatchObject({
+      version: 1,
+      queued: 1,
+      halted: { v: 2 },
+    });
     const refused = await storeCli(['skip', '2']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/add --yes/);
@@ -336,7 +348,7 @@ describe('commitbus event-store', () => {
       v: 2,
       status: 'skipped',
     });
-    expect(json(await storeCli(['status', '--json']))).toEqual({ version: 2, halted: null });
+    expect(json(await storeCli(['status', '--json']))).toEqual({ version: 2, queued: 0, halted: null });
     expect(json(await storeCli(['replay', '--json']))).toEqual({ models: ['items'], events: 1, version: 2 });
   });
 });

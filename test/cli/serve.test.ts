@@ -105,7 +105,9 @@ describe('commitbus dashboard', () => {
     const authorization = `Basic ${Buffer.from('ops:s3cret-pw').toString('base64')}`;
     const page = await request(`${url}/`, { headers: { authorization } });
     expect(page.statusCode).toBe(200);
-    expect(await page.body.text()).toContain('dash');
+    const html = await page.body.text();
+    expect(html).toContain('dash');
+    expect(html).toContain('<span class="meta" id="bull-board-mode">read-only</span>');
     const overview = await request(`${url}/api/overview`, { headers: { authorization } });
     const body = (await overview.body.json()) as { status: { backlog?: { events: number } } };
     expect(body.status.backlog?.events).toBe(1);
@@ -113,6 +115,22 @@ describe('commitbus dashboard', () => {
     const exited = await cli.exited;
     expect(exited.code).toBe(0);
     expect(exited.stdout + exited.stderr).not.toContain('s3cret-pw');
+  });
+
+  it('mounts bull-board read-only unless --bull-board-writable, and takes --refresh-ms', {
+    timeout: CLI_TIMEOUT,
+  }, async () => {
+    await publisher('dash-board');
+    const { cli, url } = await serving(
+      ['--module', MODULE, 'dashboard', '--port', '0', '--bull-board-writable', '--refresh-ms', '1000'],
+      envOf('dash-board'),
+      /commitbus dashboard: (http:\/\/127\.0\.0\.1:\d+)/,
+    );
+    const page = await (await request(`${url}/`)).body.text();
+    expect(page).toContain('<span class="meta" id="bull-board-mode">writable</span>');
+    expect(page).toContain('data-refresh-ms="1000"');
+    cli.child.kill('SIGTERM');
+    expect((await cli.exited).code).toBe(0);
   });
 
   it('refuses half of the basic-auth pair', { timeout: CLI_TIMEOUT }, async () => {

@@ -127,6 +127,15 @@ describe('the dashboard on an embedded bus', () => {
     expect(await unknown.json()).toMatchObject({ code: 'COMMITBUS_RULE_TARGET' });
     await post(dashboard, '/rules', { action: 'resume', handler: 'dashboard.api.notes' });
     expect(await bus.rules.list()).toEqual([]);
+    // Both actions are in the audit trail, from the dashboard, newest first; the refused one is not.
+    expect((await overview(dashboard)).audit).toMatchObject([
+      { source: 'dashboard', action: 'rules.resume', target: 'handler:dashboard.api.notes', count: 1 },
+      { source: 'dashboard', action: 'rules.pause', target: 'handler:dashboard.api.notes', count: 1 },
+    ]);
+    const page = await (await fetch(`${dashboard.url}/`)).text();
+    expect(page).toMatch(
+      /<tr data-action="[^"]+"><td><time[^>]*>[^<]+<\/time><\/td><td>[^<]+@[^<]+<\/td><td>dashboard<\/td><td>rules\.resume<\/td><td>handler:dashboard\.api\.notes<\/td><td class="n">1<\/td><\/tr>/,
+    );
   });
 
   it('lists a halted order key and re-drives it: the handler runs again and the key goes on', async () => {
@@ -210,6 +219,22 @@ describe('the dashboard on an embedded bus', () => {
       headers: { authorization: right, 'x-team': 'intruders' },
     });
     expect(refused.status).toBe(403);
+    // An action is recorded as the Basic user's, never with the password.
+    const purged = await post(
+      dashboard,
+      '/dead-letters/purge',
+      { all: true },
+      { ...ACTION, authorization: right },
+    );
+    expect(await purged.json()).toMatchObject({ purged: 0 });
+    const [action] = await bus.audit.list();
+    expect(action).toMatchObject({
+      actor: 'ops',
+      source: 'dashboard',
+      action: 'dead-letters.purge',
+      count: 0,
+    });
+    expect(JSON.stringify(action)).not.toContain('pa:ss');
   });
 
   it('throws BullBoardMissingError saying what to install when bull-board is not there', async () => {
@@ -244,17 +269,48 @@ describe('the dashboard with an event store (SQLite)', () => {
       transport: sqliteTransport({ pollMs: 20 }),
     });
     const dashboard = await open({ bus, eventStore: store });
+    await store.subscriptions.start({
+      name: 'mailer',
+      maxAttempts: 1,
+      handle: () => {
+        throw new Error('mailer is <i>down</i>');
+      },
+    });
     await store.dispatch('ITEM.RESULT', { ins: [{ id: 'a', name: 'a', qty: 1 }] });
     await store.dispatch('ITEM.BAD', { x: 1 }, { wait: false });
-    await waitFor('the halt', async () => (await overview(dashboard)).eventStore?.halted !== undefined);
+    await store.dispatch('ITEM.RESULT', { ins: [{ id: 'b', name: 'b', qty: 1 }] }, { wait: false });
+    await waitFor(
+      'the halts',
+      async () => {
+        const view = (await overview(dashboard)).eventStore;
+        return view?.halted !== undefined && view.haltedSubscriptions.length === 1;
+      },
+      { describe: async () => (await overview(dashboard)).eventStore },
+    );
     expect((await overview(dashboard)).eventStore).toMatchObject({
       version: 1,
+      queued: 2,
+      writerHere: true,
       halted: { v: 2, type: 'ITEM.BAD' },
+      haltedSubscriptions: [{ name: 'mailer', v: 1, error: 'Error: mailer is <i>down</i>' }],
     });
     const page = await (await fetch(`${dashboard.url}/`)).text();
     expect(page).toContain('cannot &lt;b&gt;reduce&lt;/b&gt;');
+    // Both halts are flagged at the top of the page, in words.
+    expect(page).toContain(
+      '<li class="attention" data-attention="event-store-halted"><span class="label">halted</span>Event store halted at v2 (ITEM.BAD).</li>',
+    );
+    expect(page).toContain(
+      '<span class="label">halted</span>Event store subscription mailer halted at v1.</li>',
+    );
+    expect(page).toContain('<td class="error">Error: mailer is &lt;i&gt;down&lt;/i&gt;</td>');
+    expect(page).toContain('<dd id="es-queued">2</dd>');
     expect(await (await post(dashboard, '/event-store/skip', { v: 2 })).json()).toMatchObject({ v: 2 });
-    await waitFor('v2 skipped', async () => (await overview(dashboard)).eventStore?.version === 2);
+    await waitFor(
+      'v2 skipped and v3 handled',
+      async () => (await overview(dashboard)).eventStore?.version === 3,
+    );
+    expect((await overview(dashboard)).eventStore?.queued).toBe(0);
     expect((await overview(dashboard)).eventStore?.halted).toBeUndefined();
     const noStore = await open({ bus });
     expect((await post(noStore, '/event-store/retry', {})).status).toBe(400);

@@ -3,11 +3,11 @@
  * bus and worker: a dead letter listed (its hostile payload as text),
  * re-driven by a click, and bull-board's page for the bus's queues.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startDashboard } from '../../src/dashboard/index.js';
 import { defineHandler, type EventHandlersConfig } from '../../src/index.js';
 import { fastConfig } from '../helpers/buses.js';
-import { type Browser, launchChromium } from '../helpers/chromium.js';
+import { chromiumForFile } from '../helpers/chromium.js';
 import { type RecordCreated, recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { deadLetterKeys } from '../helpers/redis.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
@@ -15,14 +15,7 @@ import { testRedis } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const bed = redisTestBed('i12dashboard-page');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 /** A payload that would run script if the page put it into the DOM as markup. */
 const HOSTILE = `<img src=x onerror="window.__xss='img'"><script>window.__xss='script'</script>`;
@@ -45,7 +38,7 @@ describe('the dashboard in Chromium', () => {
     expect(calls).toBe(1);
 
     const dashboard = await startDashboard({ bus });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     try {
       await page.goto(`${dashboard.url}/`);
       const row = page.locator(`tr[data-letter="${event.id}.dashboard.flaky"]`);
@@ -101,7 +94,7 @@ describe('the dashboard in Chromium', () => {
     await waitFor('two letters', async () => (await bus.deadLetters.list()).length === 2);
 
     const dashboard = await startDashboard({ bus });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     const asked: string[] = [];
     page.on('dialog', (dialog) => {
       asked.push(dialog.message());
@@ -127,7 +120,7 @@ describe('the dashboard in Chromium', () => {
     const config = fastConfig({ prefix: bed.prefix, name: 'board' });
     const { bus } = await bed.buses.start({ events: TEST_EVENTS, config, transport: testRedis() });
     const dashboard = await startDashboard({ bus, basePath: '/ops' });
-    const page = await browser.context.newPage();
+    const page = await browser().context.newPage();
     try {
       await page.goto(dashboard.url);
       expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ops$/);

@@ -147,10 +147,10 @@ describe('actions from other sites', () => {
     expect((await post(behindProxy, '/dead-letters/purge', { all: true }, other)).status).toBe(403);
   });
 
-  it("guards bull-board's own PUTs: another site's page cannot pause a queue, the dashboard's can", async () => {
+  it("guards bull-board's own PUTs: another site's page cannot pause a queue, the dashboard's can (writes allowed)", async () => {
     const config = fastConfig({ prefix: bed.prefix, name: 'board-put' });
     const bus = bed.buses.create({ events: TEST_EVENTS, config, transport: testRedis() });
-    const dashboard = await open({ bus });
+    const dashboard = await open({ bus, bullBoard: { readOnly: false } });
     const queue = bullmqQueuesOf(bus).find((q) => q.name === 'board-put-async') as Queue;
     const pause = (headers: Record<string, string>) =>
       fetch(`${dashboard.url}/queues/api/queues/board-put-async/pause`, { method: 'PUT', headers });
@@ -280,7 +280,7 @@ describe('when a part fails', () => {
 });
 
 describe('options and bull-board', () => {
-  it('refuses a port, basePath or readTimeoutMs out of range', async () => {
+  it('refuses a port, basePath, readTimeoutMs or refreshMs out of range', async () => {
     const { bus } = embeddedBus();
     for (const options of [
       { port: 70_000 },
@@ -295,6 +295,8 @@ describe('options and bull-board', () => {
       { readTimeoutMs: 0 },
       { readTimeoutMs: 2 ** 31 },
       { readTimeoutMs: 1.5 },
+      { refreshMs: 0 },
+      { refreshMs: 2 ** 31 },
     ]) {
       await expect(startDashboard({ bus, ...options })).rejects.toBeInstanceOf(ConfigError);
     }

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/index.js';
 import { fastConfig } from '../helpers/buses.js';
-import { TEST_EVENTS } from '../helpers/events.js';
+import { recordCreated, TEST_EVENTS } from '../helpers/events.js';
 import { redisTestBed } from '../helpers/redis-test-bed.js';
 import { TRANSPORT_NAMES, testTransport } from '../helpers/transports.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -34,7 +34,17 @@ describe.each(TRANSPORT_NAMES)('the workers section on %s', (transport) => {
     });
     const dashboard = await startDashboard({ bus });
     dashboards.push(dashboard);
-    expect(await page(dashboard)).toContain("No worker alive: nothing handles the bus's work.");
+    expect(await page(dashboard)).toContain("No worker alive: nothing handles the bus's work.</p>");
+    expect(await page(dashboard)).not.toContain('data-attention="no-worker"');
+    // Work waits with no worker: flagged at the top of the page, in words.
+    await bus.publish(recordCreated('w1'));
+    const waiting = await page(dashboard);
+    expect(waiting).toContain(
+      '<li class="attention" data-attention="no-worker"><span class="label">no worker</span>No worker alive while 1 event(s) and job(s) wait.</li>',
+    );
+    expect(waiting).toContain(
+      `<span class="label">no worker</span>No worker alive: nothing handles the bus's work. 1 event(s) and job(s) wait.</p>`,
+    );
 
     const worker = await bus.startWorker({ handleSignals: false });
     await bus.transport.workers.beat({

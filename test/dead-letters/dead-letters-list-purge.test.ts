@@ -65,6 +65,27 @@ describe.each(TRANSPORT_NAMES)('%s transport: dead letters', (transport) => {
     expect(undecodable).toMatchObject({ reason: 'malformed', payload: '{"not":"an envelope"}' });
     expect(undecodable?.id).toMatch(/^undecodable\.[0-9a-f]{32}$/);
     expect(await b.deadLetters.list({ limit: 2 })).toEqual(all.slice(0, 2));
+    // Newest first, a page after a cursor, and the error's text.
+    expect(await b.deadLetters.list({ order: 'newest' })).toEqual([...all].reverse());
+    expect(
+      await b.deadLetters.list({ order: 'newest', after: all[3] as (typeof all)[number], limit: 2 }),
+    ).toEqual([all[2], all[1]]);
+    expect(await ids({ errorIncludes: 'list.async is' })).toEqual(
+      [`${published1.id}.list.async`, `${published2.id}.list.async`].sort(),
+    );
+    const refused = [
+      [{ order: 'sideways' }, "order must be 'oldest' or 'newest'"],
+      [{ after: { id: 'x' } }, "after must be a letter's { id, deadAt }"],
+      [{ errorIncludes: '' }, 'errorIncludes must be non-empty text'],
+    ] as const;
+    for (const [filter, message] of refused) {
+      await expect(b.deadLetters.list(filter as never)).rejects.toMatchObject({
+        code: 'COMMITBUS_DEAD_LETTER_FILTER',
+        message: expect.stringContaining(message),
+      });
+    }
+    // An order selects nothing: as a re-drive's filter alone it would mean every letter.
+    await expect(b.deadLetters.redrive({ order: 'newest' })).rejects.toThrow("pass 'all'");
     expect(await b.deadLetters.get(all[3]?.id as string)).toEqual(all[3]);
     expect(await b.deadLetters.get('no-such-letter')).toBeUndefined();
     await expectLeftInRedis(b, 2);

@@ -222,6 +222,19 @@ describe('typed handlers: what the builder refuses at run time', () => {
       'handler x: options.idempotent must be true or false',
     );
   });
+
+  it('refuses an option defineHandler does not take, saying where an entry option goes', () => {
+    const define = (options: unknown) =>
+      defineHandler('x', async () => {}, options as Parameters<typeof defineHandler>[2]);
+    expect(() => define({ timeoutMs: 100 })).toThrow(
+      `handler x: unknown option "timeoutMs"; timeoutMs is an option of the handler's entry where it is listed: { handler, timeoutMs } in the handlers config`,
+    );
+    expect(() => define({ retries: 3 })).toThrow(
+      'handler x: unknown option "retries"; the only option is idempotent',
+    );
+    expect(() => define('fast')).toThrow('handler x: options must be an object, got string');
+    expect(defineHandler('y', async () => {}, {}).idempotent).toBe(false);
+  });
 });
 
 describe('the published declarations of Handler', () => {

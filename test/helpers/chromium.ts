@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../examples/dashboard/chromium-args.js';
 
 /** The system Chromium the browser tests drive (`.ci/services --install` installs it when missing). */
@@ -34,5 +35,23 @@ export async function launchChromium(): Promise<Browser> {
       await context.close();
       await rm(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A Chromium for a test file: launched before its tests, closed after them.
+ * Call the returned function inside a test for the browser.
+ */
+export function chromiumForFile(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined) throw new Error('Chromium is launched in beforeAll: use it inside a test');
+    return browser;
   };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../../src/support/logger.js';
 import { queueNames } from '../../src/transports/redis/queue-names.js';
 import { RedisBatchStore } from '../../src/transports/redis/redis.batch-store.js';
 import { RedisDeadLetterStore } from '../../src/transports/redis/redis.dead-letter-store.js';
+import { RedisDeliveryAttemptLog } from '../../src/transports/redis/redis.delivery-attempt-log.js';
 import { RedisRouterCatalog } from '../../src/transports/redis/redis.router-catalog.js';
 import { deleteKeys, openRedis } from './redis.js';
 import type { RouterRig } from './router-rig.js';
@@ -33,6 +34,7 @@ export async function redisRig(prefix: string): Promise<RouterRig> {
     subscribers: new RedisRouterCatalog(redis, NAMES),
     topics: new RedisRouterCatalog(redis, NAMES),
     deadLetters: new RedisDeadLetterStore(redis, NAMES),
+    attempts: new RedisDeliveryAttemptLog(redis, NAMES.tag),
     close: async () => {
       await deleteKeys(redis, prefix);
       await batches.close();
@@ -74,6 +76,7 @@ export async function startTestRouter(
     batches: rig.batches,
     subscribers: rig.subscribers,
     deadLetters: rig.deadLetters,
+    attempts: rig.attempts,
     sender,
     settings,
     metrics,

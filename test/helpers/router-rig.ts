@@ -1,5 +1,6 @@
 import type { DeadLetterStore } from '../../src/dead-letters/dead-letter-store.js';
 import type { BatchStore } from '../../src/router/batch-store.js';
+import type { DeliveryAttemptLog } from '../../src/router/delivery-attempt-log.js';
 import type { SubscriberRecord } from '../../src/router/subscriber.js';
 import type { SubscriberStore } from '../../src/router/subscriber-store.js';
 import type { TopicStore } from '../../src/router/topic-store.js';
@@ -12,6 +13,8 @@ export interface RouterRig {
   readonly subscribers: SubscriberStore;
   readonly topics: TopicStore;
   readonly deadLetters: DeadLetterStore;
+  /** The delivery attempt log. */
+  readonly attempts: DeliveryAttemptLog;
   /** Removes what the test left and closes connections. */
   close(): Promise<void>;
 }

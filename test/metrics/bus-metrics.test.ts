@@ -118,6 +118,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       commitbus_backlog_events: 'gauge',
       commitbus_build_info: 'gauge',
       commitbus_backlog_oldest_age_seconds: 'gauge',
+      commitbus_bullmq_queue_paused: 'gauge',
       commitbus_dead_letters_dropped_total: 'counter',
       commitbus_dead_letters_stored: 'gauge',
       commitbus_dead_letters_total: 'counter',
@@ -137,6 +138,7 @@ describe.each(TRANSPORT_NAMES)('%s transport', (transport) => {
       commitbus_outbox_pending_rows: 'gauge',
       commitbus_outbox_relay_lag_seconds: 'gauge',
       commitbus_parked_runs: 'gauge',
+      commitbus_rules_active: 'gauge',
       commitbus_status_up: 'gauge',
       commitbus_workers: 'gauge',
     });

@@ -87,6 +87,16 @@ describe.each(RIGS)('router delivery on %s stores', (_kind, makeRig) => {
     });
     await waitFor('the batch delivered', () => sub.delivered().length === 5);
     expect(sub.deliveries.map((d) => d.status)).toEqual([500, 500, 500, 204]);
+    // Each attempt in the subscriber's log, newest first, with its status and error.
+    await waitFor('four attempts logged', async () => (await rig.attempts.recent('shop')).length === 4);
+    const logged = await rig.attempts.recent('shop');
+    expect(logged.map((a) => [a.ok, a.status, a.error, a.events])).toEqual([
+      [true, 204, null, 5],
+      [false, 500, 'HTTP 500', 5],
+      [false, 500, 'HTTP 500', 5],
+      [false, 500, 'HTTP 500', 5],
+    ]);
+    expect(logged.every((a) => a.durationMs >= 0 && a.at >= (sub.deliveries[0]?.at ?? 0) - 1_000)).toBe(true);
     const gaps = sub.deliveries.slice(1).map((d, i) => d.at - (sub.deliveries[i]?.at ?? 0));
     // floorMs * 2^(attempts-1), times 1..1.5.
     expect(gaps[0]).toBeGreaterThanOrEqual(55);

@@ -5,6 +5,7 @@ import { FailureLog } from '../../support/failure-log.js';
 import { describeError, type Logger, silentLogger } from '../../support/logger.js';
 import type { Batch } from '../batch.js';
 import type { BatchStore } from '../batch-store.js';
+import type { DeliveryAttempt, DeliveryAttemptLog } from '../delivery-attempt-log.js';
 import type { RouterMetrics } from '../router-metrics.js';
 import type { SubscriberRecord } from '../subscriber.js';
 import type { SubscriberStore } from '../subscriber-store.js';
@@ -12,6 +13,7 @@ import { deliveryRetryDelay } from './delivery-backoff.js';
 import type { DeliverySettings } from './delivery-settings.js';
 import { batchDeadLetter } from './webhook-dead-letter.js';
 import type { WebhookSender } from './webhook-sender.js';
+import type { DeliveryOutcome } from './webhook-target.js';
 
 /** What a {@link DeliveryWorker} works with. */
 export interface DeliveryWorkerDeps {
@@ -19,6 +21,8 @@ export interface DeliveryWorkerDeps {
   readonly batches: BatchStore;
   /** Where callbacks, credentials and secrets are read. */
   readonly subscribers: Pick<SubscriberStore, 'getSubscriber'>;
+  /** Where each attempt is logged for operators, when the stores keep a log; a failure to log is ignored. */
+  readonly attempts?: Pick<DeliveryAttemptLog, 'record'>;
   /** Where batches given up go. */
   readonly deadLetters: Pick<DeadLetterStore, 'add' | 'remove'>;
   /** Sends the batches; the worker does not close it. */
@@ -162,9 +166,11 @@ export class DeliveryWorker {
         await this.giveUp(batch, spent, error, batch.attempts);
         return;
       }
+      const startedAt = this.now();
       const started = performance.now();
       const outcome = await this.deps.sender.send(subscriber, batch.id, batch.events);
       const seconds = (performance.now() - started) / 1000;
+      this.log(batch, outcome, startedAt, seconds);
       metrics?.requestDuration.observe({ outcome: outcome.ok ? 'success' : 'failure' }, seconds);
       if (outcome.ok) {
         const acked = await batches.ack(this.id, batch.id);
@@ -193,6 +199,25 @@ export class DeliveryWorker {
         'could not settle a delivered batch; it comes back after its lease',
       );
     }
+  }
+
+  // The log is for operators: delivery goes on whether it was written or not.
+  private log(batch: Batch, outcome: DeliveryOutcome, at: number, seconds: number): void {
+    const attempt: DeliveryAttempt = {
+      at,
+      batch: batch.id,
+      events: batch.events.length,
+      ok: outcome.ok,
+      status: outcome.ok ? outcome.status : (outcome.status ?? null),
+      error: outcome.ok ? null : outcome.error,
+      durationMs: Math.round(seconds * 1000),
+    };
+    this.deps.attempts?.record(batch.subscriber, attempt).catch((error: unknown) => {
+      this.logger.warn(
+        { subscriber: batch.subscriber, error: describeError(error).message },
+        'could not log a delivery attempt for the dashboard; delivery goes on',
+      );
+    });
   }
 
   private async failed(batch: Batch, error: string): Promise<void> {

@@ -114,7 +114,7 @@ export class WebhookSender {
       await response.body.dump({ limit: 1 << 20, signal });
       if (response.statusCode >= 200 && response.statusCode < 300)
         return { ok: true, status: response.statusCode };
-      return { ok: false, error: `HTTP ${response.statusCode}` };
+      return { ok: false, error: `HTTP ${response.statusCode}`, status: response.statusCode };
     } catch (error) {
       return {
         ok: false,

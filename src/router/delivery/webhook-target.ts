@@ -21,4 +21,6 @@ export type DeliveryOutcome =
       readonly ok: false;
       /** A short reason: `HTTP 503`, `ECONNREFUSED`, `timed out after 20000 ms`. Never the credentials. */
       readonly error: string;
+      /** The status it answered, when it answered at all. */
+      readonly status?: number;
     };

@@ -1,11 +1,13 @@
 import type { ResolvedCommitbusOptions } from '../../config/commitbus-options.js';
 import type { DeadLetterStore } from '../../dead-letters/dead-letter-store.js';
+import { deadLetterRetention } from '../../dead-letters/dropped-letters-log.js';
 import type { RouterStores } from '../../router/router-stores.js';
 import type { Logger } from '../../support/logger.js';
 import { connectionWarnings } from './connection-warnings.js';
 import { queueNamesOf } from './queue-names.js';
 import { RedisBatchStore } from './redis.batch-store.js';
 import { RedisDeadLetterStore } from './redis.dead-letter-store.js';
+import { RedisDeliveryAttemptLog } from './redis.delivery-attempt-log.js';
 import { RedisRouterCatalog } from './redis.router-catalog.js';
 import { RedisTokenStore } from './redis.token-store.js';
 import { RedisConnections } from './redis-connections.js';
@@ -17,10 +19,11 @@ import { isRedisOutage } from './redis-outage.js';
  * and `name` shares its dead letters and sees what it routes to topics.
  * Requests fail after a few reconnects, so the API answers 500 and `/pulse`
  * tells, instead of hanging. `shared.deadLetters` hands in a bus's own
- * dead-letter store.
+ * dead-letter store; without one (a router with no bus) its own store keeps
+ * the `deadLetters` limits (`maxCount`, `maxAgeMs`) as a bus's does.
  */
 export function redisRouterStores(
-  config: Pick<ResolvedCommitbusOptions, 'redis' | 'name'>,
+  config: Pick<ResolvedCommitbusOptions, 'redis' | 'name' | 'deadLetters'>,
   logger: Logger,
   shared: { readonly deadLetters?: DeadLetterStore } = {},
 ): RouterStores {
@@ -39,7 +42,10 @@ export function redisRouterStores(
     topics: catalog,
     subscribers: catalog,
     batches,
-    deadLetters: shared.deadLetters ?? new RedisDeadLetterStore(client, names),
+    attempts: new RedisDeliveryAttemptLog(client, names.tag),
+    deadLetters:
+      shared.deadLetters ??
+      new RedisDeadLetterStore(client, names, undefined, deadLetterRetention(config.deadLetters, logger)),
     ping: () => client.ping(),
     isUnavailable: isRedisOutage,
     close: async () => {

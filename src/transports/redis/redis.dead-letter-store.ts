@@ -119,18 +119,24 @@ export class RedisDeadLetterStore implements DeadLetterStore {
     filter: DeadLetterFilter,
     onCorrupt: ((error: CorruptDeadLetterError) => void) | undefined,
   ): Promise<DeadLetter[]> {
-    // The time bounds select on the sorted set's scores: a page of a long list reads only its part.
-    const min = filter.since === undefined ? '-inf' : filter.since.getTime();
-    const max = filter.until === undefined ? '+inf' : `(${filter.until.getTime()}`;
+    // The time bounds (and the cursor's time) select on the sorted set's scores: a page of a long list reads only
+    // its part; the cursor's ties (same score, id not past it) are skipped as they come.
+    const [min, max] = scoreBounds(filter);
+    const newest = filter.order === 'newest';
+    const past = pastCursor(filter);
     const { limit } = filter;
     const found: DeadLetter[] = [];
     // Reads ids a chunk at a time (`LIMIT offset count`) until `limit` letters match: a page of
     // 500 out of 100,000 letters reads about 500 ids, not all of them.
-    const onlyTime = !hasFieldFilters(filter);
+    const onlyTime = !hasFieldFilters(filter) && filter.after === undefined;
     for (let offset = 0; limit === undefined || found.length < limit; ) {
       const count = limit === undefined || !onlyTime ? CHUNK : Math.min(CHUNK, limit - found.length);
-      const ids = await this.client.zrangebyscore(this.byTime, min, max, 'LIMIT', offset, count);
-      offset += ids.length;
+      const flat = newest
+        ? await this.client.zrevrangebyscore(this.byTime, max, min, 'WITHSCORES', 'LIMIT', offset, count)
+        : await this.client.zrangebyscore(this.byTime, min, max, 'WITHSCORES', 'LIMIT', offset, count);
+      const read = flat.length / 2;
+      offset += read;
+      const ids = pairs(flat).flatMap(([id, score]) => (past(id, Number(score)) ? [id] : []));
       const jsons = ids.length === 0 ? [] : await this.client.hmget(this.hash, ...ids);
       for (const [i, json] of jsons.entries()) {
         if (json === null) continue;
@@ -138,7 +144,7 @@ export class RedisDeadLetterStore implements DeadLetterStore {
         const letter = readLetter(json, ids[i] as string, onCorrupt);
         if (letter !== undefined && matchesDeadLetterFilter(letter, filter)) found.push(letter);
       }
-      if (ids.length < count) break;
+      if (read < count) break;
     }
     return found;
   }
@@ -158,10 +164,40 @@ export class RedisDeadLetterStore implements DeadLetterStore {
   }
 }
 
+// The scores a list reads, `[min, max]` as ZRANGEBYSCORE takes them: `since`, `until` and the cursor's time.
+function scoreBounds(filter: DeadLetterFilter): [string, string] {
+  let min = filter.since === undefined ? '-inf' : String(filter.since.getTime());
+  let max = filter.until === undefined ? '+inf' : `(${filter.until.getTime()}`;
+  const at = filter.after?.deadAt.getTime();
+  if (at === undefined) return [min, max];
+  if (filter.order === 'newest') {
+    if (filter.until === undefined || at < filter.until.getTime()) max = String(at);
+  } else if (filter.since === undefined || at >= filter.since.getTime()) {
+    min = String(at);
+  }
+  return [min, max];
+}
+
+// Whether a member comes after the cursor in the list's order: Redis orders a score's members by their bytes.
+function pastCursor(filter: DeadLetterFilter): (id: string, score: number) => boolean {
+  const { after } = filter;
+  if (after === undefined) return () => true;
+  const at = after.deadAt.getTime();
+  const cursor = Buffer.from(after.id);
+  const sign = filter.order === 'newest' ? -1 : 1;
+  return (id, score) => score !== at || Buffer.compare(Buffer.from(id), cursor) * sign > 0;
+}
+
+function pairs(flat: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] as string, flat[i + 1] as string]);
+  return out;
+}
+
 // Whether `filter` selects on a letter's fields (not only on its time and a limit).
 function hasFieldFilters(filter: DeadLetterFilter): boolean {
   return Object.entries(filter).some(
-    ([field, value]) => value !== undefined && !['since', 'until', 'limit'].includes(field),
+    ([field, value]) => value !== undefined && !['since', 'until', 'limit', 'order', 'after'].includes(field),
   );
 }
 

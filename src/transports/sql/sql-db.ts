@@ -196,7 +196,10 @@ export class SqlDb implements SqlRunner {
     });
   }
 
-  /** `fn` between `begin` and `commit` on `queryRunner`; rolled back when it throws (a savepoint also released). */
+  /**
+   * `fn` between `begin` and `commit` on `queryRunner`; rolled back when it
+   * throws or the commit fails (a savepoint also released).
+   */
   private async inTransaction<T>(
     queryRunner: QueryRunner,
     fn: (tx: SqlRunner) => Promise<T>,
@@ -213,7 +216,15 @@ export class SqlDb implements SqlRunner {
       if (nested) await queryRunner.query(commit).catch(() => {});
       throw error;
     }
-    await queryRunner.query(commit);
+    try {
+      await queryRunner.query(commit);
+    } catch (error) {
+      // SQLite keeps a transaction whose COMMIT failed (a deferred constraint) open on the
+      // connection: end it, or every later BEGIN on that connection fails.
+      await queryRunner.query(rollback).catch(() => {});
+      if (nested) await queryRunner.query(commit).catch(() => {});
+      throw error;
+    }
     return result;
   }
 

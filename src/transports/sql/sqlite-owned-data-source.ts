@@ -135,9 +135,10 @@ async function migrateLocked(dataSource: DataSource): Promise<void> {
   await dataSource.query('BEGIN IMMEDIATE');
   try {
     await dataSource.runMigrations({ transaction: 'none' });
+    await dataSource.query('COMMIT');
   } catch (error) {
+    // A failed COMMIT leaves SQLite's transaction open: end it too.
     await dataSource.query('ROLLBACK').catch(() => {});
     throw error;
   }
-  await dataSource.query('COMMIT');
 }

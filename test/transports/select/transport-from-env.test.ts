@@ -113,6 +113,27 @@ describe('a bus given no adapter', () => {
     }
   });
 
+  it('refuses options loaded with COMMITBUS_TRANSPORT=sql or sqlite, instead of running in memory', () => {
+    for (const asked of ['sql', 'sqlite']) {
+      const config = loadConfigFromEnv({ COMMITBUS_TRANSPORT: asked });
+      for (const given of [config, { ...config, name: 'copy' }]) {
+        expect(() => createEventBus({ events: TEST_EVENTS, config: given, logger: silentLogger })).toThrow(
+          new RegExp(`COMMITBUS_TRANSPORT=${asked} but no transport adapter was given.*transportFromEnv`),
+        );
+      }
+    }
+  });
+
+  it('runs in this process on options loaded with COMMITBUS_TRANSPORT=memory, which asked for that', async () => {
+    const bus = createEventBus({
+      events: TEST_EVENTS,
+      config: loadConfigFromEnv({ COMMITBUS_TRANSPORT: 'memory' }),
+      logger: silentLogger,
+    });
+    expect(bus.runsOn).toMatchObject({ transport: 'sql-sqlite', inProcess: true });
+    await bus.close();
+  });
+
   it('runs in this process when they name none, a spread copy of a resolved configuration included', async () => {
     const first = createEventBus({ events: TEST_EVENTS, logger: silentLogger });
     const copies = [{ ...first.config }, DEFAULT_CONFIG, { ...DEFAULT_CONFIG }, { ...loadConfigFromEnv({}) }];
