@@ -101,7 +101,7 @@ export class EventBus implements UnitOfWorkBus {
     this.config = withTransportSettings(resolved, adapter?.settings);
     this.observers = new ObserverSet(this.logger);
     const hooks = observerOf(options);
-    // Only when it has a hook: with no observer, handler runs skip the timing and notices.
+    // Only when it has a hook: with no observer (and history.enabled off), handler runs skip the timing and notices.
     if (Object.values(hooks).some((hook) => hook !== undefined)) this.observers.add(hooks);
     this.registry = new EventRegistry(options.events);
     this.serializer = new EventSerializer(this.registry);

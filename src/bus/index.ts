@@ -1,3 +1,4 @@
+export type { HistoryQuery } from './bus-history.js';
 export type { BusStatus } from './bus-status.js';
 export { COMMITBUS_ENTITIES, COMMITBUS_MIGRATIONS } from './commitbus-schema.js';
 export { BusClosedError } from './errors/bus-closed.error.js';

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { isCommitbusError } from '../support/commitbus-error.js';
 import { describeError } from '../support/logger.js';
+import { addAuditCommand } from './audit-command.js';
 import { addDashboardCommand } from './dashboard-command.js';
 import { addDeadLettersCommand } from './dead-letters-command.js';
 import { addEventStoreCommand } from './event-store-command.js';
@@ -26,6 +27,7 @@ addDeadLettersCommand(program);
 addRuleCommands(program);
 addOrderingCommand(program);
 addEventStoreCommand(program);
+addAuditCommand(program);
 addDashboardCommand(program);
 addRouterInspectCommands(addRouterCommand(program));
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
 import type { DeadLetterFilter } from '../dead-letters/dead-letter-store.js';
+import { cliOrigin } from './cli-origin.js';
 import {
   checkHandlerFilter,
   type DeadLetterFlags,
@@ -165,7 +166,7 @@ async function redrive(
   let redriven = 0;
   const run = async (ids: string | readonly string[]) => {
     try {
-      redriven += await bus.deadLetters.redrive(ids);
+      redriven += await bus.deadLetters.redrive(ids, cliOrigin());
     } catch (error) {
       const partial = error as { code?: unknown; redriven?: number; failed?: RedriveFailure[] };
       if (partial.code !== 'COMMITBUS_DEAD_LETTER_REDRIVE') throw error;
@@ -193,17 +194,22 @@ async function redrive(
 }
 
 async function purge(bus: EventBus, selected: Target): Promise<number> {
-  if ('id' in selected) return bus.deadLetters.purge(selected.id);
+  if ('id' in selected) return bus.deadLetters.purge(selected.id, cliOrigin());
   let purged = 0;
   const progress = startProgress('purging dead letters');
   try {
     await forEachDeadLetterPage(bus.deadLetters, selected.filter, async (page) => {
-      purged += await bus.deadLetters.purge(page.map((letter) => letter.id));
+      purged += await bus.deadLetters.purge(
+        page.map((letter) => letter.id),
+        cliOrigin(),
+      );
       progress.update(purged);
     });
   } finally {
     progress.stop();
   }
   // Letters that cannot be read match no filter: --all removes them too, up to `until` only.
-  return selected.all ? purged + (await bus.deadLetters.purge({ until: selected.filter.until })) : purged;
+  return selected.all
+    ? purged + (await bus.deadLetters.purge({ until: selected.filter.until }, cliOrigin()))
+    : purged;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { EventStore } from '../event-store/event-store.js';
+import type { OperatorNote } from '../event-store/operator-actions.js';
 import type { HistoryEvent } from '../event-store/store-event.js';
 import type { BusModule } from './bus-module.js';
 import { countOf } from './dead-letter-filter.js';
@@ -227,8 +228,10 @@ function withNote(command: Command): Command {
     .option('--json', 'print the event as one JSON document');
 }
 
-function noteOf(flags: NoteFlags): { by?: string; reason?: string } {
+/** The note of an operator action: `--by` (else, on the bus's trail, `user@host`), `--reason`, from the CLI. */
+function noteOf(flags: NoteFlags): OperatorNote {
   return {
+    source: 'cli',
     ...(flags.by !== undefined ? { by: flags.by } : {}),
     ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
   };

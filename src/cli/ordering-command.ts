@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { EventBus } from '../bus/event-bus.js';
 import { ConfigError } from '../config/errors/config.error.js';
 import type { HaltedKey } from '../ordering/halted-key.js';
+import { cliOrigin } from './cli-origin.js';
 import { countOf } from './dead-letter-filter.js';
 import { CliError } from './errors/cli.error.js';
 import { listFooter, printJson, printLine, printTable, truncate } from './output.js';
@@ -40,7 +41,7 @@ export function addOrderingCommand(program: Command): Command {
     .action(async (key: string, flags: { dryRun?: boolean }, command: Command) =>
       withSharedBus(command, async ({ loaded, json }) => {
         if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 're-drive', json);
-        const resumed = await loaded.bus.ordering.redrive(key);
+        const resumed = await loaded.bus.ordering.redrive(key, cliOrigin());
         report(key, resumed, 're-driven', json);
       }),
     );
@@ -59,7 +60,7 @@ export function addOrderingCommand(program: Command): Command {
       }
       await withSharedBus(command, async ({ loaded, json }) => {
         if (flags.dryRun === true) return dryRun(loaded.bus.ordering, key, 'skip', json);
-        const resumed = await loaded.bus.ordering.skip(key);
+        const resumed = await loaded.bus.ordering.skip(key, cliOrigin());
         report(key, resumed, 'skipped', json);
       });
     });
@@ -86,7 +87,11 @@ function addRebaseCommands(group: Command): void {
         );
       }
       await withSharedBus(command, async ({ loaded, json }) => {
-        const rebased = await loaded.bus.ordering.rebase(key, position === undefined ? {} : { position });
+        const rebased = await loaded.bus.ordering.rebase(
+          key,
+          position === undefined ? {} : { position },
+          cliOrigin(),
+        );
         if (json) printJson({ key, from: rebased.from, to: rebased.to });
         else printLine(`${key}: re-based from position ${rebased.from} to ${rebased.to}`);
       });

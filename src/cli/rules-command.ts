@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { BusStatus } from '../bus/bus-status.js';
 import type { EventBus } from '../bus/event-bus.js';
 import type { RuleTarget } from '../scheduling/scheduling-rule.js';
+import { cliOrigin } from './cli-origin.js';
 import { printJson, printLine } from './output.js';
 import { withSharedBus } from './with-bus.js';
 
@@ -41,7 +42,7 @@ export function addRuleCommands(program: Command): void {
         withSharedBus(command, async ({ loaded, json }) => {
           const target = targetOf(loaded.bus, name, flags.key === true);
           if (flags.dryRun === true) return dryRun(loaded.bus, verb, target, json);
-          const changed = await loaded.bus.rules[verb](target);
+          const changed = await loaded.bus.rules[verb](target, cliOrigin());
           if (json) printJson({ target, changed });
           else printLine(`${describe(target)} ${DONE[verb][changed ? 0 : 1]}`);
         }),

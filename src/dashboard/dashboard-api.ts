@@ -13,7 +13,8 @@ import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { noAnswerMessage } from './read-within.js';
-import { basicUser, refuseWithoutHeader } from './request-guard.js';
+import { dashboardOrigin } from './request-actor.js';
+import { refuseWithoutHeader } from './request-guard.js';
 
 type Body = Record<string, unknown>;
 type Action = (body: Body, by: OperatorOrigin) => Promise<object>;
@@ -52,7 +53,7 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
       const refused = refuseWithoutHeader(request);
       if (refused !== undefined) return reply.code(403).send({ message: refused });
       try {
-        return await act(bodyOf(request.body), originOf(request));
+        return await act(bodyOf(request.body), dashboardOrigin(request));
       } catch (error) {
         return failure(reply, error, logger);
       }
@@ -95,12 +96,7 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
   });
 }
 
-// Who acts, for the audit trail: from the dashboard, as the Basic user when there is one (else the process's user@host).
-function originOf(request: FastifyRequest): OperatorOrigin {
-  const user = basicUser(request.headers.authorization);
-  return user === undefined ? { source: 'dashboard' } : { source: 'dashboard', actor: user };
-}
-
+/** An event-store note of a dashboard action: `by` its actor, on the bus's trail from the dashboard. */
 function noteOf(by: OperatorOrigin): OperatorNote {
   return by.actor === undefined ? { source: 'dashboard' } : { by: by.actor, source: 'dashboard' };
 }

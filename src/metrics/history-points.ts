@@ -5,6 +5,7 @@ import {
   type HistoryReading,
   MINUTE_MS,
   minuteOf,
+  NO_SAMPLE,
 } from './history-store.js';
 
 /** How far back `bus.history()` reads by default: 24 hours, every minute a store keeps. */
@@ -29,20 +30,7 @@ export function historyPoints(reading: HistoryReading, sinceMs: number): History
   const stored = new Map(reading.minutes.map((m) => [m.minute.getTime(), m]));
   const points: HistoryPoint[] = [];
   for (let at = firstMinuteOf(now, sinceMs); at <= minuteOf(now); at += MINUTE_MS) {
-    points.push(stored.get(at) ?? emptyMinute(at));
+    points.push(stored.get(at) ?? { minute: new Date(at), ...NO_SAMPLE });
   }
   return points;
-}
-
-function emptyMinute(at: number): HistoryPoint {
-  return {
-    minute: new Date(at),
-    published: 0,
-    handled: 0,
-    failed: 0,
-    retried: 0,
-    deadLettered: 0,
-    backlog: null,
-    backlogAgeMs: null,
-  };
 }

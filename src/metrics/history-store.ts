@@ -25,6 +25,17 @@ export interface HistorySample {
   readonly backlogAgeMs: number | null;
 }
 
+/** A sample of nothing: no count, no backlog sampled (a minute nothing was recorded in). */
+export const NO_SAMPLE: HistorySample = Object.freeze({
+  published: 0,
+  handled: 0,
+  failed: 0,
+  retried: 0,
+  deadLettered: 0,
+  backlog: null,
+  backlogAgeMs: null,
+});
+
 /**
  * One minute of a bus's history: its start and what was recorded in it,
  * summed over the bus's processes (`bus.history()` returns one per minute,

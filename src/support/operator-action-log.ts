@@ -34,7 +34,7 @@ export interface OperatorAction {
 /** An action to append: the store adds its `id` and `at`. */
 export type NewOperatorAction = Omit<OperatorAction, 'id' | 'at'>;
 
-/** Which page of the trail {@link OperatorActionLog.list} reads. */
+/** Which page of the trail `bus.audit.list()` reads. */
 export interface OperatorActionQuery {
   /** The most actions returned. @defaultValue `100` */
   readonly limit?: number;
@@ -42,7 +42,7 @@ export interface OperatorActionQuery {
   readonly before?: string;
 }
 
-/** The limit {@link OperatorActionLog.list} uses when given none. */
+/** The limit `bus.audit.list()` (and an `OperatorActionLog`) uses when given none. */
 export const OPERATOR_ACTIONS_LIMIT = 100;
 
 /**

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HistoryPoint, HistorySample } from '../../src/metrics/history-store.js';
-import { minuteOf } from '../../src/metrics/history-store.js';
+import { minuteOf, NO_SAMPLE } from '../../src/metrics/history-store.js';
 import { adaptersFor } from './adapters.js';
 import { conformanceBed } from './bed.js';
 
@@ -18,16 +18,7 @@ const bed = conformanceBed('conformance-history');
 const HOUR = 3_600_000;
 
 function sampleOf(fields: Partial<HistorySample> = {}): HistorySample {
-  return {
-    published: 0,
-    handled: 0,
-    failed: 0,
-    retried: 0,
-    deadLettered: 0,
-    backlog: null,
-    backlogAgeMs: null,
-    ...fields,
-  };
+  return { ...NO_SAMPLE, ...fields };
 }
 
 /** The counters summed and the gauges' largest value over `minutes` (null when none has one). */
