@@ -26,7 +26,8 @@ export const DEAD_LETTERS_SCRIPT = `
       body: JSON.stringify(body),
     });
     const answer = await response.json().catch(() => ({ message: response.statusText }));
-    if (!response.ok) throw new Error(answer.message || response.statusText);
+    // A refusal rejects with its message (fail() shows it); no Error object is needed in the page.
+    if (!response.ok) throw { message: answer.message || response.statusText };
     return answer;
   };
   const refresh = async () => {
