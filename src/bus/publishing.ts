@@ -156,13 +156,6 @@ export class Publishing implements PostCommitPublisher {
     await batch.flush();
   }
 
-  /**
-   * Publishes events already encoded (`EventEncoder.encode`); `events`
-   * are the same, decoded (`undefined` for rows the outbox relay republishes).
-   * An ordered event that came for a position its lane skipped in a re-base
-   * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an
-   * outbox relay deletes its row only once the letter is stored.
-   */
   /** Decodes what this process can of `outgoing`; a relayed row of a class it does not know is left out. */
   decodeAll(outgoing: readonly OutgoingEvent[]): Event[] {
     return outgoing.flatMap(({ payload }) => {
@@ -174,6 +167,13 @@ export class Publishing implements PostCommitPublisher {
     });
   }
 
+  /**
+   * Publishes events already encoded (`EventEncoder.encode`); `events`
+   * are the same, decoded (`undefined` for rows the outbox relay republishes).
+   * An ordered event that came for a position its lane skipped in a re-base
+   * is kept as a dead letter (`skipped-by-rebase`) before this resolves, so an
+   * outbox relay deletes its row only once the letter is stored.
+   */
   publishEncoded(outgoing: readonly OutgoingEvent[], events?: readonly Event[]): Promise<void> {
     return this.tracked(
       (async () => this.published(outgoing, events, await this.deps.publisher.publish(outgoing)))(),

@@ -53,7 +53,7 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
       const refused = refuseWithoutHeader(request);
       if (refused !== undefined) return reply.code(403).send({ message: refused });
       try {
-        return await act(bodyOf(request.body), dashboardOrigin(request));
+        return await act(bodyOf(request.body), dashboardOrigin(request, sources.basicChecked));
       } catch (error) {
         return failure(reply, error, logger);
       }

@@ -113,6 +113,8 @@ export interface SnapshotSources {
   readonly eventStore?: EventStore;
   /** How long each part may take before it is shown as unavailable (`readTimeoutMs`). */
   readonly readTimeoutMs: number;
+  /** Whether requests' Basic credentials are checked (`basicAuth` set): only then does their user name name the actor. */
+  readonly basicChecked: boolean;
 }
 
 const JOB_STATES: readonly JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];

@@ -101,7 +101,7 @@ export function registerDeadLetterBrowserApi(
     const refused = refuseWithoutHeader(request);
     if (refused !== undefined) return reply.code(403).send({ message: refused });
     try {
-      return await bulk(sources, bodyOf(request.body), dashboardOrigin(request));
+      return await bulk(sources, bodyOf(request.body), dashboardOrigin(request, sources.basicChecked));
     } catch (error) {
       if (error instanceof SelectionChangedError) {
         return reply.code(409).send({ message: error.message, code: error.code });

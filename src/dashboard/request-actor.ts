@@ -4,12 +4,16 @@ import { basicUser } from './request-guard.js';
 
 /**
  * Who sent a dashboard action, for the audit trail: the HTTP Basic user name
- * when the request carries one (the access hook has checked it by then),
- * else `anonymous@<client address>`; the source is always `dashboard`.
+ * when the dashboard checks Basic credentials (`basicChecked`: `basicAuth`
+ * is set, so the access hook has checked them by then), else
+ * `anonymous@<client address>`: a user name nothing checked is not trusted,
+ * so a client cannot write another's name into the trail. The source is
+ * always `dashboard`.
  */
-export function dashboardOrigin(request: Pick<FastifyRequest, 'headers' | 'ip'>): OperatorOrigin {
-  return {
-    source: 'dashboard',
-    actor: basicUser(request.headers.authorization) ?? `anonymous@${request.ip}`,
-  };
+export function dashboardOrigin(
+  request: Pick<FastifyRequest, 'headers' | 'ip'>,
+  basicChecked: boolean,
+): OperatorOrigin {
+  const user = basicChecked ? basicUser(request.headers.authorization) : undefined;
+  return { source: 'dashboard', actor: user ?? `anonymous@${request.ip}` };
 }

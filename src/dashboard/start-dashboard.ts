@@ -84,6 +84,7 @@ export async function startDashboardWith(
       bus,
       queues,
       readTimeoutMs,
+      basicChecked: options.basicAuth !== undefined,
       ...(options.router === undefined ? {} : { router: options.router }),
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
     };

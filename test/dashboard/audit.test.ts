@@ -2,7 +2,8 @@
  * The dashboard's actions in the bus's audit trail, over real HTTP: a rule
  * change and a re-drive sent from the dashboard are recorded with source
  * `dashboard` and the user of its HTTP Basic credentials, or
- * `anonymous@<remote address>` on a dashboard without auth.
+ * `anonymous@<remote address>` on a dashboard without `basicAuth` (a Basic
+ * header it does not check names no one).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/index.js';
@@ -85,5 +86,18 @@ describe('the dashboard in the audit trail', () => {
       source: 'dashboard',
       actor: expect.stringMatching(/^anonymous@(127\.0\.0\.1|::ffff:127\.0\.0\.1|::1)$/),
     });
+  });
+
+  it('does not take the actor from Basic credentials it does not check (no basicAuth)', async () => {
+    const bus = await busWithLetter();
+    const dashboard = await startDashboard({ bus, auth: () => true });
+    dashboards.push(dashboard);
+    const forged = `Basic ${Buffer.from('ops-ann:anything').toString('base64')}`;
+    expect(
+      (await post(dashboard, '/dead-letters/purge', { all: true }, { authorization: forged })).status,
+    ).toBe(200);
+    const [action] = await bus.audit.list();
+    expect(action).toMatchObject({ action: 'dead-letters.purge', source: 'dashboard' });
+    expect(action?.actor).toMatch(/^anonymous@/);
   });
 });
