@@ -83,8 +83,9 @@ export interface DashboardOptions {
    */
   readonly bullBoard?: boolean | DashboardBullBoardOptions;
   /**
-   * How often the page reads the bus again (`GET api/overview` and
-   * `GET api/history`) and updates itself in place, in ms.
+   * How often the page reads itself (`GET <basePath>/`) and the history
+   * (`GET api/history`) again and updates in place the sections that
+   * changed, in ms.
    * @defaultValue 5000
    */
   readonly refreshMs?: number;
