@@ -93,6 +93,9 @@ describe('hostile requests to the operations endpoints', () => {
     // A handler name no handler may have, as a store written by another version could hold.
     const odd = letter('ex.hostile<b>x', 1, { error: XSS, payload: XSS, handlingKey: XSS });
     await bus.transport.deadLetters.add([odd]);
+    // And an audit actor with markup and a line break, shown in the page's trail.
+    await bus.rules.pause({ handler: 'hostile.h' }, { actor: `${XSS}\nforged line` });
+    await bus.rules.resume({ handler: 'hostile.h' });
     const [first] = await bus.deadLetters.list({ limit: 1 });
     for (const path of [
       '/dead-letters',
@@ -109,6 +112,7 @@ describe('hostile requests to the operations endpoints', () => {
       expect(page, path).not.toContain('<img src=x');
       expect(page, path).not.toContain('hostile<b>x');
     }
+    expect(await (await fetch(`${dashboard.url}/`)).text()).toContain('&lt;script&gt;window.__pwned');
     expect(await bus.deadLetters.purge(odd.id)).toBe(1);
   });
 
