@@ -5,7 +5,8 @@ const MIN_COLUMN = 3;
  * A table as text: a header row and rows of cells, in a box, one line per row.
  * With `width`, the widest column is cut (its cells end in `…`) until the
  * table fits that many characters, or every column is down to
- * {@link MIN_COLUMN}. Line breaks in a cell show as `↵`. Linear in the cells:
+ * {@link MIN_COLUMN}. Line breaks in a cell show as `↵`, other control characters
+ * as symbols (ESC `␛`), so a cell cannot drive the terminal. Linear in the cells:
  * 10,000 rows take milliseconds.
  */
 export function formatTable(
@@ -56,6 +57,14 @@ function pad(text: string, width: number): string {
   return text + ' '.repeat(width - text.length);
 }
 
+// C0 controls and DEL as their Unicode control pictures (ESC `␛`), C1 controls and bidi overrides as `�`.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 function oneLine(text: string): string {
-  return text.includes('\n') || text.includes('\r') ? text.replace(/\r?\n|\r/g, '↵') : text;
+  return text.replace(/\r?\n|\r/g, '↵').replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? '␡' : '\ufffd';
+  });
 }

@@ -11,7 +11,9 @@ import { describeError, type Logger } from '../support/logger.js';
 import type { OperatorOrigin } from '../support/operator-action-log.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import { readSnapshot, type SnapshotSources } from './dashboard-snapshot.js';
+import { limitOf } from './dead-letter-query.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
+import { actionQueueOf } from './one-action-at-a-time.js';
 import { noAnswerMessage } from './read-within.js';
 import { dashboardOrigin } from './request-actor.js';
 import { refuseWithoutHeader } from './request-guard.js';
@@ -59,12 +61,15 @@ export function registerDashboardApi(app: FastifyInstance, base: string, sources
       }
     });
 
+  const inTurn = actionQueueOf(app);
   post('/dead-letters/redrive', async (body, by) => {
-    const redriven = await bus.deadLetters.redrive(letterTarget(body), by);
+    const target = letterTarget(body);
+    const redriven = await inTurn(() => bus.deadLetters.redrive(target, by));
     return { redriven, message: `re-drove ${redriven} dead letter(s)` };
   });
   post('/dead-letters/purge', async (body, by) => {
-    const purged = await bus.deadLetters.purge(letterTarget(body), by);
+    const target = letterTarget(body);
+    const purged = await inTurn(() => bus.deadLetters.purge(target, by));
     return { purged, message: `purged ${purged} dead letter(s)` };
   });
   post('/rules', async (body, by) => {
@@ -171,14 +176,7 @@ function filterOf(source: Body): { -readonly [K in keyof DeadLetterFilter]: Dead
 
 // `GET api/dead-letters?limit=50&handler=emails.send`: at most DEAD_LETTERS_MAX_LIMIT.
 function listQuery(query: Body): DeadLetterFilter {
-  const raw = query.limit;
-  const limit = raw === undefined || raw === '' ? DEAD_LETTERS_LIMIT : Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > DEAD_LETTERS_MAX_LIMIT) {
-    throw new DashboardRequestError(
-      `limit must be a whole number from 1 to ${DEAD_LETTERS_MAX_LIMIT}, got ${String(raw)}`,
-    );
-  }
-  return { ...filterOf(query), limit };
+  return { ...filterOf(query), limit: limitOf(query.limit, DEAD_LETTERS_LIMIT, DEAD_LETTERS_MAX_LIMIT) };
 }
 
 function ruleTarget(body: Body): RuleTarget {

@@ -17,6 +17,7 @@ import {
 } from './dead-letter-selection.js';
 import { DashboardRequestError } from './errors/dashboard-request.error.js';
 import { SelectionChangedError } from './errors/selection-changed.error.js';
+import { actionQueueOf } from './one-action-at-a-time.js';
 import { noAnswerMessage } from './read-within.js';
 import { dashboardOrigin } from './request-actor.js';
 import { refuseWithoutHeader } from './request-guard.js';
@@ -96,12 +97,17 @@ export function registerDeadLetterBrowserApi(
   get('page', (query) => readLetterPage(sources, query));
   get('groups', (query) => readErrorGroups(sources, query));
   get('letter', (query) => sources.bus.deadLetters.get(idOf(query.id)));
+  const inTurn = actionQueueOf(app);
 
   app.post(`${base}/api/dead-letters/bulk`, async (request: FastifyRequest, reply: FastifyReply) => {
     const refused = refuseWithoutHeader(request);
     if (refused !== undefined) return reply.code(403).send({ message: refused });
     try {
-      return await bulk(sources, bodyOf(request.body), dashboardOrigin(request, sources.basicChecked));
+      const body = bodyOf(request.body);
+      // A dry run only reads; a confirmation waits for the actions before it (see actionQueueOf).
+      if (body.dryRun === true)
+        return await bulk(sources, body, dashboardOrigin(request, sources.basicChecked));
+      return await inTurn(() => bulk(sources, body, dashboardOrigin(request, sources.basicChecked)));
     } catch (error) {
       if (error instanceof SelectionChangedError) {
         return reply.code(409).send({ message: error.message, code: error.code });

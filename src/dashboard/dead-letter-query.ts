@@ -62,9 +62,10 @@ export function parseCursor(text: unknown): DeadLetterVersion | undefined {
   return { deadAt: new Date(Number(match[1])), id: match[2] as string };
 }
 
-/** A whole number from 1 to `max` from `raw`, or `fallback` when it is absent. */
+/** A whole number from 1 to `max` from `raw` (decimal digits only: not `1e3`, `0x10`), or `fallback` when it is absent. */
 export function limitOf(raw: unknown, fallback: number, max: number): number {
-  const limit = raw === undefined || raw === '' ? fallback : Number(raw);
+  const digits = typeof raw === 'string' && /^\d{1,16}$/.test(raw);
+  const limit = raw === undefined || raw === '' ? fallback : digits ? Number(raw) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
     throw new DashboardRequestError(`limit must be a whole number from 1 to ${max}, got ${String(raw)}`);
   }

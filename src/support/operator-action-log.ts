@@ -53,8 +53,9 @@ export const OPERATOR_ACTIONS_LIMIT = 100;
  *
  * What every adapter keeps (test/conformance/operator-action-log.conformance.test.ts):
  *
- * - **Append stamps.** {@link append} stores every field as given, with a
- *   new `id` and `at` the store's clock, and resolves to the action stored.
+ * - **Append stamps.** {@link append} stores every field as given (an
+ *   `actor` of up to 255 characters, control characters too: `bus.audit` cuts a
+ *   longer one), with a new `id` and `at` the store's clock, and resolves to the action stored.
  * - **Newest first, paged by id.** {@link list} returns up to `limit`
  *   actions (default {@link OPERATOR_ACTIONS_LIMIT}), newest first; with
  *   `before`, only those appended before that id. Appends from one process

@@ -8,6 +8,12 @@ import type {
 } from './operator-action-log.js';
 import { limitRepeats } from './repeat-limit.js';
 
+/**
+ * The longest actor the trail keeps, in UTF-16 units (every store keeps that
+ * many characters: a `varchar(255)` column on SQL): a longer one is cut, ending in `…`.
+ */
+export const AUDIT_ACTOR_MAX_LENGTH = 255;
+
 /** The code logged with an operator action the trail could not store. */
 export const AUDIT_APPEND_FAILED = 'COMMITBUS_AUDIT_APPEND_FAILED';
 
@@ -95,7 +101,7 @@ export class OperatorAudit {
 
   /** @internal Stores one action; never rejects (a failure is logged). */
   async record(action: string, target: string, count: number | null, by?: OperatorOrigin): Promise<void> {
-    const actor = by?.actor ?? defaultActor();
+    const actor = cutActor(by?.actor ?? defaultActor());
     const source = by?.source ?? 'api';
     try {
       await this.log.append({ actor, source, action, target, count });
@@ -114,4 +120,11 @@ export class OperatorAudit {
       );
     }
   }
+}
+
+// A longer actor would fail the append on SQL and lose the record: cut, never splitting a surrogate pair.
+function cutActor(actor: string): string {
+  if (actor.length <= AUDIT_ACTOR_MAX_LENGTH) return actor;
+  const kept = actor.slice(0, AUDIT_ACTOR_MAX_LENGTH - 1);
+  return `${/[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept}…`;
 }

@@ -118,6 +118,22 @@ describe('bus.audit', () => {
     ]);
   });
 
+  it('cuts an actor longer than a store keeps (255 characters) rather than losing the record', async () => {
+    const bus = buses.create({
+      events: TEST_EVENTS,
+      handlers: failing,
+      config: CONFIG,
+      transport: sqliteTransport(),
+    });
+    // An emoji (two UTF-16 units) across the cut: it is not split in half.
+    const actor = `${'a'.repeat(253)}🙂${'b'.repeat(800)}`;
+    await bus.rules.pause({ handler: 'fails' }, { actor });
+    const [stored] = await bus.audit.list();
+    expect(stored?.actor).toBe(`${'a'.repeat(253)}…`);
+    await bus.rules.resume({ handler: 'fails' }, { actor: `${'c'.repeat(300)}` });
+    expect((await bus.audit.list())[0]?.actor).toBe(`${'c'.repeat(254)}…`);
+  });
+
   it('does not record an action refused before it changed anything', async () => {
     const bus = buses.create({
       events: TEST_EVENTS,

@@ -40,6 +40,13 @@ describe('formatTable', () => {
     expect(text.split('\n')[3]).toBe('│ one↵two │');
   });
 
+  it('shows control characters as symbols, so a cell cannot move the cursor or clear the terminal', () => {
+    // An actor or a handler's error message could hold these: ESC sequences, a bell, a tab, DEL, C1, bidi overrides.
+    const cell = 'ann\u001b[2J\u001b]0;owned\u0007\tx\u007f\u009b\u202eevil';
+    const line = formatTable(['actor'], [[cell]]).split('\n')[3] as string;
+    expect(line).toBe('│ ann␛[2J␛]0;owned␇␉x␡��evil │');
+  });
+
   it('takes every column down to three characters at the narrowest', () => {
     const text = formatTable(['alpha', 'beta'], [['aaaaaa', 'bbbbbb']], 5);
     expect(text.split('\n')[3]).toBe('│ aa… │ bb… │');

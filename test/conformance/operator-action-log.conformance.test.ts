@@ -41,6 +41,16 @@ describe.each(adaptersFor('audit'))('OperatorActionLog on $name', (adapter) => {
     expect(await audit.count()).toBe(1);
   });
 
+  it('stores an actor of up to 255 characters and a long target as given, control characters too', async () => {
+    const audit = bed.open(adapter).transport.audit;
+    const actor = `ops\nann\t\u001b[2J\u0007\u202e${'é'.repeat(241)}`;
+    const target = `{"handler":"a\r\nb"}${'x'.repeat(10_000)}`;
+    expect(actor).toHaveLength(255);
+    const stored = await audit.append(actionOf(target, { actor }));
+    expect(stored).toMatchObject({ actor, target });
+    expect(await audit.list()).toEqual([stored]);
+  });
+
   it('lists newest first, up to the limit, and pages on with before', async () => {
     const audit = bed.open(adapter).transport.audit;
     for (const target of ['a', 'b', 'c', 'd', 'e']) await audit.append(actionOf(target));

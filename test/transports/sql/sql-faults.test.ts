@@ -167,6 +167,42 @@ describe('the SQL transport on PostgreSQL when connections die', () => {
   });
 });
 
+describe('the history and the audit trail on PostgreSQL when the database is away', () => {
+  it('bus.history() and bus.audit.list() fail soon with TransportUnavailableError, and read again once it is back', async () => {
+    const relay = new Relay();
+    await relay.open();
+    closing.push(() => relay.cut());
+    const dataSource = await pgDataSource(`cb-history-away-${randomBytes(4).toString('hex')}`, relay.port);
+    const reader = buses.create({
+      events: [...TEST_EVENTS],
+      config: fastConfig({ name: bus() }),
+      transport: sqlTransport({ dataSource, pollMs: 20 }),
+    });
+    expect(await reader.history({ sinceMs: 60_000 })).not.toHaveLength(0);
+    expect(await reader.audit.list()).toEqual([]);
+
+    await relay.cut();
+    const startedAt = Date.now();
+    await expect(reader.history()).rejects.toMatchObject({ code: 'COMMITBUS_TRANSPORT_UNAVAILABLE' });
+    await expect(reader.audit.list()).rejects.toMatchObject({ code: 'COMMITBUS_TRANSPORT_UNAVAILABLE' });
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+
+    await relay.open();
+    await waitFor(
+      'the history read again',
+      () =>
+        reader.history().then(
+          () => true,
+          () => false,
+        ),
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    expect(await reader.audit.list()).toEqual([]);
+  });
+});
+
 describe('the SQL transport on SQLite with the outbox relay in the worker process', () => {
   it('the relay publishes a row a dead publisher left while the worker drains, neither waiting for the other', async () => {
     const name = bus();
