@@ -74,10 +74,18 @@ export class DeadLetters {
    * this process's `user@host`) and how many were re-driven.
    */
   redrive(target: DeadLetterTarget, by?: OperatorOrigin): Promise<number> {
-    return this.audited('dead-letters.redrive', target, by, () => this.redriveNow(target));
+    // How many were re-driven before a kind's run failed: the trail records them though the call throws.
+    let done = 0;
+    return this.audited(
+      'dead-letters.redrive',
+      target,
+      by,
+      () => this.redriveNow(target, (count) => (done = count)),
+      () => (done > 0 ? done : undefined),
+    );
   }
 
-  private async redriveNow(target: DeadLetterTarget): Promise<number> {
+  private async redriveNow(target: DeadLetterTarget, onRedriven: (count: number) => void): Promise<number> {
     const { letters, corrupt } = await this.select(target);
     const prepared = new Map<DeadLetterRedriver, Prepared>();
     let oneByOne = 0;
@@ -113,6 +121,7 @@ export class DeadLetters {
     const runFailure = outcomes.find((outcome) => outcome.status === 'rejected');
     // By version: a letter that already failed again since is a new failure and stays.
     await this.deps.store.remove(redriven.map(({ id, deadAt }) => ({ id, deadAt })));
+    onRedriven(redriven.length + oneByOne);
     if (runFailure !== undefined) throw runFailure.reason;
     if (failed.length > 0) {
       const cause = errors.length === 1 ? errors[0] : new AggregateError(errors, 'redrive failures');
@@ -137,6 +146,7 @@ export class DeadLetters {
     target: DeadLetterTarget,
     by: OperatorOrigin | undefined,
     work: () => Promise<number>,
+    doneSoFar: () => number | undefined = () => undefined,
   ): Promise<number> {
     const { audit } = this.deps;
     if (audit === undefined) return work();
@@ -147,7 +157,7 @@ export class DeadLetters {
         by,
         countOf: (count) => count,
         // Part of a re-drive ran: the letters it re-drove are gone, so the trail says how many.
-        partialOf: (error) => (error instanceof DeadLetterRedriveError ? error.redriven : undefined),
+        partialOf: (error) => (error instanceof DeadLetterRedriveError ? error.redriven : doneSoFar()),
       },
       work,
     );

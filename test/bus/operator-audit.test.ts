@@ -12,6 +12,7 @@ import { hostname, userInfo } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/bus/transport.js';
 import {
+  type DeadLetterKind,
   defineHandler,
   defineModel,
   type EventHandlersConfig,
@@ -20,6 +21,7 @@ import {
 } from '../../src/index.js';
 import { AUDIT_APPEND_FAILED } from '../../src/support/operator-audit.js';
 import { sqliteTransport } from '../../src/transports/sql/index.js';
+import { letter } from '../conformance/dead-letter-store/letters.js';
 import { ItemEntity, items } from '../fixtures/es-items.js';
 import { Buses, fastConfig } from '../helpers/buses.js';
 import { StoreBed } from '../helpers/event-store-bed.js';
@@ -116,6 +118,29 @@ describe('bus.audit', () => {
         actor: 'ann@ops-1',
       },
     ]);
+  });
+
+  it('records a re-drive that failed part-way with the letters it re-drove, and throws the failure', async () => {
+    const { bus } = await buses.start({
+      events: TEST_EVENTS,
+      handlers: failing,
+      config: CONFIG,
+      transport: sqliteTransport({ pollMs: 20 }),
+    });
+    await bus.publish([recordCreated('a'), recordCreated('b')]);
+    await waitFor('two dead letters', async () => (await bus.deadLetters.list()).length === 2);
+    // A kind whose run fails, beside the handler letters that re-drive.
+    bus.deadLetters.kinds.register('chaos', {
+      prepare: (letter) => letter,
+      run: () => Promise.reject(new Error('the chaos redriver is down')),
+    });
+    await bus.transport.deadLetters.add([
+      letter('e1.chaos', 1, { kind: 'chaos' as DeadLetterKind, handler: undefined }),
+    ]);
+    await expect(bus.deadLetters.redrive('all')).rejects.toThrow('the chaos redriver is down');
+    const [action] = await bus.audit.list();
+    expect(action).toMatchObject({ action: 'dead-letters.redrive', target: 'all', count: 2 });
+    expect((await bus.deadLetters.list()).map((l) => l.id)).toContain('e1.chaos');
   });
 
   it('cuts an actor longer than a store keeps (255 characters) rather than losing the record', async () => {
