@@ -36,7 +36,7 @@ const alertNames = (text: string) => [...text.matchAll(/^\s*- alert: (\S+)$/gm)]
 describe('the shipped Prometheus alert rules', () => {
   it('pass promtool check rules', async () => {
     const { code, output } = await promtool('check', 'rules', RULES);
-    expect(output).toContain('SUCCESS: 9 rules found');
+    expect(output).toContain('SUCCESS: 10 rules found');
     expect(code).toBe(0);
   });
 
@@ -50,7 +50,7 @@ describe('the shipped Prometheus alert rules', () => {
       [...tests.matchAll(/alertname: (\S+)\n\s+exp_alerts:\n\s+- exp_labels:/g)].map((m) => m[1]),
     );
     const alerts = alertNames(readFileSync(RULES, 'utf8'));
-    expect(alerts.length).toBe(9);
+    expect(alerts.length).toBe(10);
     expect(alerts.filter((name) => !firing.has(name))).toEqual([]);
   });
 
@@ -62,7 +62,7 @@ describe('the shipped Prometheus alert rules', () => {
       expect(block).toMatch(/\n\s+description: ".+"/);
       expect(block).toMatch(/\n\s+runbook: "commitbus [a-z-]+.*"/);
     }
-    expect(blocks.length).toBe(9);
+    expect(blocks.length).toBe(10);
   });
 });
 
