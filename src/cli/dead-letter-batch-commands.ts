@@ -164,9 +164,10 @@ async function redrive(
 ): Promise<{ redriven: number; failed: RedriveFailure[] }> {
   const failed: RedriveFailure[] = [];
   let redriven = 0;
+  const asked = 'id' in selected ? undefined : askedOf(selected);
   const run = async (ids: string | readonly string[]) => {
     try {
-      redriven += await bus.deadLetters.redrive(ids, cliOrigin());
+      redriven += await bus.deadLetters.redrive(ids, cliOrigin(asked));
     } catch (error) {
       const partial = error as { code?: unknown; redriven?: number; failed?: RedriveFailure[] };
       if (partial.code !== 'COMMITBUS_DEAD_LETTER_REDRIVE') throw error;
@@ -193,6 +194,11 @@ async function redrive(
   return { redriven, failed };
 }
 
+/** What a paged command was asked for, for the audit trail: `all`, or its filter. */
+function askedOf(selected: Exclude<Target, { id: string }>): string {
+  return selected.all ? 'all' : JSON.stringify(selected.filter);
+}
+
 async function purge(bus: EventBus, selected: Target): Promise<number> {
   if ('id' in selected) return bus.deadLetters.purge(selected.id, cliOrigin());
   let purged = 0;
@@ -201,7 +207,7 @@ async function purge(bus: EventBus, selected: Target): Promise<number> {
     await forEachDeadLetterPage(bus.deadLetters, selected.filter, async (page) => {
       purged += await bus.deadLetters.purge(
         page.map((letter) => letter.id),
-        cliOrigin(),
+        cliOrigin(askedOf(selected)),
       );
       progress.update(purged);
     });

@@ -134,11 +134,13 @@ async function bulk(sources: SnapshotSources, body: Fields, origin: OperatorOrig
   const selected = await readSelection(letters, selection, preview.notAfter);
   checkPreview(selected, preview);
   const ids = selected.map((letter) => letter.id);
+  // The trail names what the operator chose (the filter, the group), not the ids it came to.
+  const by = { ...origin, asked: JSON.stringify({ ...selection.filter, ...selection.group }) };
   if (action === 'purge') {
-    const purged = ids.length === 0 ? 0 : await letters.purge(ids, origin);
+    const purged = ids.length === 0 ? 0 : await letters.purge(ids, by);
     return { purged, message: `purged ${purged} dead letter(s)` };
   }
-  const redriven = ids.length === 0 ? 0 : await letters.redrive(ids, origin);
+  const redriven = ids.length === 0 ? 0 : await letters.redrive(ids, by);
   return { redriven, message: `re-drove ${redriven} dead letter(s)` };
 }
 

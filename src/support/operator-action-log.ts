@@ -11,6 +11,14 @@ export interface OperatorOrigin {
   readonly actor?: string;
   /** From where. @defaultValue `'api'` */
   readonly source?: OperatorSource;
+  /**
+   * What the operator asked for in their own terms, recorded as the action's
+   * target instead of what the call was given: a CLI that re-drives a filter
+   * page by page passes the filter (`{"handler":"mail"}`), so the trail
+   * names it rather than each page's ids.
+   * @defaultValue the call's own target
+   */
+  readonly asked?: string;
 }
 
 /** An operator action as it is kept in the trail. */

@@ -103,6 +103,7 @@ export class OperatorAudit {
   async record(action: string, target: string, count: number | null, by?: OperatorOrigin): Promise<void> {
     const actor = cutActor(by?.actor ?? defaultActor());
     const source = by?.source ?? 'api';
+    target = by?.asked ?? target;
     try {
       await this.log.append({ actor, source, action, target, count });
     } catch (error) {

@@ -49,6 +49,8 @@ describe('commitbus audit', () => {
     expect(pause).toMatchObject({ code: 0, stderr: '' });
 
     const trail = await bus.audit.list();
+    // The re-drive's target is the filter asked for, not the ids of each page it went through.
+    expect(JSON.parse(trail[1]?.target ?? '{}')).toMatchObject({ handler: 'announce' });
     expect(trail.map(({ action, count, source, actor }) => ({ action, count, source, actor }))).toEqual([
       { action: 'rules.pause', count: 1, source: 'cli', actor: ME },
       { action: 'dead-letters.redrive', count: 2, source: 'cli', actor: ME },

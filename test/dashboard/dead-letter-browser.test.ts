@@ -154,6 +154,13 @@ describe.each(TRANSPORTS)('the dead-letter browser on $name', ({ transport, conf
       'a4.emails',
       'a5.billing',
     ]);
+    // The trail names the group the operator chose, not the ids it came to.
+    expect((await bus.audit.list())[0]).toMatchObject({
+      action: 'dead-letters.purge',
+      target: JSON.stringify(group),
+      count: 2,
+      source: 'dashboard',
+    });
 
     // A letter that arrived inside the previewed window (given up earlier, stored late): nothing is done.
     const again = await bulk(dashboard, { action: 'purge', filter: { handler: 'billing' }, dryRun: true });
