@@ -86,6 +86,7 @@ export interface DashboardOptions {
    * How often the page reads itself (`GET <basePath>/`) and the history
    * (`GET api/history`) again and updates in place the sections that
    * changed, in ms.
+   * At least 100 ms: each open page reads the bus's state at every refresh.
    * @defaultValue 5000
    */
   readonly refreshMs?: number;

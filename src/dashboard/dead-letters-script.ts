@@ -33,7 +33,10 @@ export const DEAD_LETTERS_SCRIPT = `
   const refresh = async () => {
     const response = await fetch(location.href, { headers: { accept: 'text/html' } });
     const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-    document.querySelector('main').replaceWith(page.querySelector('main'));
+    const main = page.querySelector('main');
+    // A refusal (401, 503) is a page without the list: keep the one shown, and say so.
+    if (!response.ok || main === null) throw { message: 'could not read the page again: HTTP ' + response.status };
+    document.querySelector('main').replaceWith(main);
   };
   const hide = () => {
     pending = undefined;

@@ -56,7 +56,7 @@ export async function startDashboardWith(
   }
   const host = options.host ?? '127.0.0.1';
   const readTimeoutMs = timerOption('readTimeoutMs', options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
-  const refreshMs = timerOption('refreshMs', options.refreshMs ?? DEFAULT_REFRESH_MS);
+  const refreshMs = timerOption('refreshMs', options.refreshMs ?? DEFAULT_REFRESH_MS, MIN_REFRESH_MS);
   const board = bullBoardMode(options.bullBoard);
   const queues = bullmqQueuesOf(bus);
   // No request logging: headers carry credentials.
@@ -135,10 +135,13 @@ export function dashboardFor(
   return startDashboard({ ...options, bus });
 }
 
-function timerOption(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+// Each open page reads the bus's state at every refresh: faster than this, a few tabs would load it for nothing.
+const MIN_REFRESH_MS = 100;
+
+function timerOption(name: string, value: number, min = 1): number {
+  if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
     throw new ConfigError(
-      `the dashboard's ${name} must be an integer from 1 to ${MAX_TIMER_MS}, got ${value}`,
+      `the dashboard's ${name} must be an integer from ${min} to ${MAX_TIMER_MS}, got ${value}`,
     );
   }
   return value;

@@ -296,6 +296,7 @@ describe('options and bull-board', () => {
       { readTimeoutMs: 2 ** 31 },
       { readTimeoutMs: 1.5 },
       { refreshMs: 0 },
+      { refreshMs: 99 },
       { refreshMs: 2 ** 31 },
     ]) {
       await expect(startDashboard({ bus, ...options })).rejects.toBeInstanceOf(ConfigError);
