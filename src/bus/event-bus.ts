@@ -34,6 +34,7 @@ import { registerBusKinds } from './bus-dead-letter-kinds.js';
 import { BusHistory, type HistoryQuery } from './bus-history.js';
 import { busNameOf } from './bus-name.js';
 import type { BusStatus } from './bus-status.js';
+import { closedBusStore } from './closed-bus-store.js';
 import { BusClosedError } from './errors/bus-closed.error.js';
 import { DataSourceMismatchError } from './errors/data-source-mismatch.error.js';
 import { RouterStoresUnsupportedError } from './errors/router-stores-unsupported.error.js';
@@ -122,8 +123,7 @@ export class EventBus implements UnitOfWorkBus {
       outbox: () => this.outboxOf,
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });
-    const audit = new OperatorAudit(this.transport.audit, this.logger);
-    this.audit = audit;
+    const audit = (this.audit = new OperatorAudit(this.transport.audit, this.logger));
     this.historyOf = new BusHistory({
       transport: this.transport,
       settings: this.config.history,
@@ -131,7 +131,8 @@ export class EventBus implements UnitOfWorkBus {
       logger: this.logger,
       workerRuns: () => this.workers.size > 0,
     });
-    this.deadLetters = new DeadLetters({ store: this.transport.deadLetters, logger: this.logger, audit });
+    const store = closedBusStore(this.transport.deadLetters, () => this.closed);
+    this.deadLetters = new DeadLetters({ store, logger: this.logger, audit });
     registerBusKinds({
       kinds: this.deadLetters.kinds,
       handlers: this.handlers,
@@ -326,10 +327,8 @@ export class EventBus implements UnitOfWorkBus {
   }
 
   /**
-   * What the bus's processes published and handled, one point per minute of the last `sinceMs` (24 h by
-   * default and at most), oldest first, zero-filled: counters summed over the processes, `backlog` and
-   * `backlogAgeMs` the largest a worker sampled (null: none did), minutes on the transport's clock.
-   * Throws `HistoryQueryError` for a `sinceMs` that is not a whole number from 0.
+   * The bus's history, a point a minute for the last `sinceMs` (24 h by default and at most), oldest first,
+   * zero-filled, on the transport's clock (see {@link HistoryPoint}); `HistoryQueryError` for a bad `sinceMs`.
    */
   async history(query?: HistoryQuery): Promise<HistoryPoint[]> {
     if (this.closed) throw new BusClosedError('read the history');

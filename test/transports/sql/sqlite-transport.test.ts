@@ -234,7 +234,12 @@ describe('a bus on sqliteTransport() used after close', () => {
         ),
       );
       expect((backlog as Error).message).not.toContain('initialize');
-      await expect(bus.deadLetters.list()).rejects.toThrow(SqliteTransportClosedError);
+      // bus.deadLetters is the bus's too: refused first; the transport's store says what closed.
+      await expect(bus.deadLetters.list()).rejects.toThrow(BusClosedError);
+      await expect(bus.deadLetters.redrive('all')).rejects.toThrow(
+        /cannot list the dead letters: this bus was closed/,
+      );
+      await expect(transport.deadLetters.list()).rejects.toThrow(SqliteTransportClosedError);
       // A transaction too.
       await expect(transport.publish([])).rejects.toThrow(/could not run a transaction: this bus was closed/);
     },
