@@ -123,7 +123,7 @@ export class EventBus implements UnitOfWorkBus {
       outbox: () => this.outboxOf,
       afterPublish: (outgoing, events) => this.afterPublish(outgoing, events),
     });
-    const audit = (this.audit = new OperatorAudit(this.transport.audit, this.logger));
+    this.audit = new OperatorAudit(this.transport.audit, this.logger);
     this.historyOf = new BusHistory({
       transport: this.transport,
       settings: this.config.history,
@@ -132,7 +132,7 @@ export class EventBus implements UnitOfWorkBus {
       workerRuns: () => this.workers.size > 0,
     });
     const store = closedBusStore(this.transport.deadLetters, () => this.closed);
-    this.deadLetters = new DeadLetters({ store, logger: this.logger, audit });
+    this.deadLetters = new DeadLetters({ store, logger: this.logger, audit: this.audit });
     registerBusKinds({
       kinds: this.deadLetters.kinds,
       handlers: this.handlers,
@@ -141,13 +141,13 @@ export class EventBus implements UnitOfWorkBus {
       publishing: this.publishing,
       batches: () => this.router.batches,
     });
-    this.ordering = new OrderedKeys(this.transport.ordering, (a, error) => this.failure(a, error), audit);
+    this.ordering = new OrderedKeys(this.transport.ordering, (a, e) => this.failure(a, e), this.audit);
     this.rules = new SchedulingRules(
       this.transport.rules,
       new KnownTargets(this.registry, this.handlers),
       this.config.scheduling.rulesRefreshMs,
       this.logger,
-      audit,
+      this.audit,
     );
     this.schedules = new Schedules({
       store: this.transport.ticks,
