@@ -145,12 +145,14 @@ describe('router delivery across processes', () => {
         maxInFlightPerSubscriber: 1,
       });
       expect(held.map((b) => b.subscriber)).toEqual(['busy']);
-      const used = await rig.batches.memoryUsed();
+      // Redis's used_memory is the whole server's, which the files running beside this one move up and down:
+      // marks far below it hold whatever they do.
+      expect(await rig.batches.memoryUsed()).toBeGreaterThan(2);
       const logger = recordingLogger();
       const metrics = new RouterMetrics();
       const result = await new RouterUpkeep({
         batches: rig.batches,
-        settings: upkeepSettings({ autodropHighBytes: used - 1, autodropLowBytes: 1, autodropBatchSize: 3 }),
+        settings: upkeepSettings({ autodropHighBytes: 2, autodropLowBytes: 1, autodropBatchSize: 3 }),
         metrics,
         logger,
       }).autodrop();
