@@ -32,6 +32,7 @@ import {
   readSqlChaosOutcome,
   type SqlChaosDatabase,
   type SqlChaosOutcome,
+  sqlChaosLettersLeft,
   terminateBackends,
 } from '../helpers/sql-chaos-bed.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -123,7 +124,11 @@ describe.each(['postgres', 'sqlite'] as const)('SQL crash test on %s', (dialect)
         {
           timeoutMs: SETTLE_TIMEOUT_MS,
           intervalMs: 100,
-          describe: async () => ({ ...(await readSqlChaosOutcome(db, BUS)).left, ...processes.counts }),
+          describe: async () => ({
+            ...(await readSqlChaosOutcome(db, BUS)).left,
+            ...processes.counts,
+            lettersLeft: await sqlChaosLettersLeft(db, BUS),
+          }),
         },
       );
       processes.check();

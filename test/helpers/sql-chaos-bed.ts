@@ -132,3 +132,31 @@ export async function readSqlChaosOutcome(dataSource: DataSource, bus: string): 
     },
   };
 }
+
+/**
+ * The dead letters of bus `bus` (at most 5): id, handler, kind, reason and
+ * each attempt's error, for a chaos test's timeout message to say why a
+ * letter was left where none should be.
+ */
+export async function sqlChaosLettersLeft(dataSource: DataSource, bus: string): Promise<unknown[]> {
+  const db = new SqlDb(dataSource);
+  const rows = await db.query<{
+    id: string;
+    handler: string | null;
+    kind: string;
+    reason: string;
+    data: string;
+  }>(
+    `SELECT id, handler, kind, reason, data FROM ${db.table('commitbus_dead_letters')} WHERE bus = ? LIMIT 5`,
+    [bus],
+  );
+  return rows.map(({ data, ...row }) => {
+    let attempts: unknown;
+    try {
+      attempts = (JSON.parse(data) as { attempts?: { error?: string }[] }).attempts?.map((a) => a.error);
+    } catch {
+      attempts = 'unreadable';
+    }
+    return { ...row, attempts };
+  });
+}
