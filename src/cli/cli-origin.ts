@@ -1,5 +1,5 @@
-import { hostname, userInfo } from 'node:os';
 import type { OperatorOrigin } from '../support/operator-action-log.js';
+import { defaultActor } from '../support/operator-audit.js';
 
 /**
  * Who runs this command, for the bus's audit trail: source `cli`, actor
@@ -7,12 +7,6 @@ import type { OperatorOrigin } from '../support/operator-action-log.js';
  * what the command was asked for (its filter), recorded as the target.
  */
 export function cliOrigin(asked?: string): OperatorOrigin {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // A uid without a passwd entry (some containers): the host still says where.
-  }
-  const origin: OperatorOrigin = { source: 'cli', actor: `${user}@${hostname()}` };
+  const origin: OperatorOrigin = { source: 'cli', actor: defaultActor() };
   return asked === undefined ? origin : { ...origin, asked };
 }

@@ -15,8 +15,9 @@ import { type ErrorGroup, firstLine } from './dead-letter-error-groups.js';
 import { type BrowserFilter, browserFilterOf, browserFilterQuery, type Fields } from './dead-letter-query.js';
 import { DEAD_LETTERS_SCRIPT } from './dead-letters-script.js';
 import { html, type SafeHtml } from './html.js';
-import { renderFrame, sendPage, stateLabel, timeOf } from './page-frame.js';
+import { renderFrame, sendPage, stateLabel } from './page-frame.js';
 import { noAnswerMessage } from './read-within.js';
+import { time } from './render-format.js';
 import { KINDS, REASONS } from './render-sections.js';
 
 const CONFIRM = html`<div id="confirm" role="alertdialog" aria-labelledby="confirm-text" hidden>
@@ -112,7 +113,7 @@ ${table}<div class="pager"><a href="${pageHref(base, query)}">first page</a>${pa
 function letterRow(letter: DeadLetter, base: string, query: URLSearchParams): SafeHtml {
   const detail = new URLSearchParams(query);
   detail.set('id', letter.id);
-  return html`<tr data-letter="${letter.id}"><td><a href="${pageHref(base, detail)}">${timeOf(letter.deadAt)}</a></td>
+  return html`<tr data-letter="${letter.id}"><td><a href="${pageHref(base, detail)}">${time(letter.deadAt)}</a></td>
 <td>${stateLabel(`${letter.kind} · ${letter.reason}`, 'bad')}</td><td>${letter.handler}</td><td>${letter.handlingKey}</td><td>${letter.eventId}</td>
 <td class="n">${letter.attempts.length}</td><td class="error">${firstLine(letter.error)}</td></tr>`;
 }
@@ -125,7 +126,7 @@ function groupsView(view: ErrorGroups, filter: BrowserFilter, base: string): Saf
       ...(group.message === '' ? {} : { errorIncludes: group.message }),
     });
     return html`<tr data-group="${JSON.stringify([group.handler ?? null, group.message])}"><td>${group.handler ?? '(none)'}</td><td class="error">${group.message}</td>
-<td class="n">${group.count}</td><td>${timeOf(group.firstSeen)}</td><td>${timeOf(group.lastSeen)}</td>
+<td class="n">${group.count}</td><td>${time(group.firstSeen)}</td><td>${time(group.lastSeen)}</td>
 <td class="actions"><a href="${pageHref(base, letters)}">letters</a> ${bulkButtons(filter, 'group…', group)}</td></tr>`;
   });
   const table =

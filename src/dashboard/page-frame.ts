@@ -64,12 +64,6 @@ export function sendPage(reply: FastifyReply, nonce: string, page: string): Fast
     .send(page);
 }
 
-/** A time as `2026-12-04 19:55:25` (UTC), with its ISO form in `datetime`. */
-export function timeOf(at: Date | number): SafeHtml {
-  const iso = new Date(at).toISOString();
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>`;
-}
-
 /** A state in colour with its text label (never colour alone): `bad`, `warn` or `good`. */
 export function stateLabel(label: string, tone: 'bad' | 'warn' | 'good'): SafeHtml {
   return html`<span class="state ${tone}">${label}</span>`;

@@ -18,3 +18,12 @@ export function age(ms: number): string {
 export function flagged(label: string, text: SafeHtml | string): SafeHtml {
   return html`<span class="label">${label}</span>${text}`;
 }
+
+/** A payload that is JSON, indented; anything else as it is (shown as text either way). */
+export function pretty(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}

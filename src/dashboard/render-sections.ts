@@ -8,7 +8,7 @@ import {
   type SubscriberView,
 } from './dashboard-snapshot.js';
 import { html, type SafeHtml } from './html.js';
-import { time } from './render-format.js';
+import { pretty, time } from './render-format.js';
 import { action, sectionOf, unavailableSection } from './render-parts.js';
 
 /** The dead-letter kinds, for a filter's choice. */
@@ -26,15 +26,6 @@ export const REASONS = [
   'expired',
   'skipped-by-rebase',
 ];
-
-// A payload that is JSON is shown indented; anything else as it is (always as text).
-function pretty(payload: string): string {
-  try {
-    return JSON.stringify(JSON.parse(payload), null, 2);
-  } catch {
-    return payload;
-  }
-}
 
 function options(values: readonly string[]): SafeHtml {
   return html`<option value="">any</option>${values.map((v) => html`<option>${v}</option>`)}`;

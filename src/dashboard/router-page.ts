@@ -5,8 +5,9 @@ import { describeError } from '../support/logger.js';
 import { NO_ANSWER, readWithin } from '../support/read-within.js';
 import type { SnapshotSources } from './dashboard-snapshot.js';
 import { html, type SafeHtml } from './html.js';
-import { renderFrame, sendPage, stateLabel, timeOf } from './page-frame.js';
+import { renderFrame, sendPage, stateLabel } from './page-frame.js';
 import { noAnswerMessage } from './read-within.js';
+import { time } from './render-format.js';
 import { type RouterSubscriberView, type RouterView, readRouterView } from './router-api.js';
 
 /**
@@ -65,7 +66,7 @@ function subscriberRow(s: RouterSubscriberView): SafeHtml {
   return html`<tr data-subscriber="${s.name}"><td>${s.name}<br><span class="note">${s.callback}</span></td><td>${state(s)}</td><td>${s.topics.join(', ')}</td>
 <td class="n">${q?.queued ?? 0}</td><td class="n">${q?.sent ?? 0}</td><td class="n">${q?.health ?? ''}</td>
 <td class="n" title="${`of the last ${s.attemptsLogged} attempts`}">${rate}</td>
-<td class="error">${q?.lastError == null ? '' : html`${q.lastError.message} <span class="note">${timeOf(q.lastError.at)}</span>`}</td></tr>`;
+<td class="error">${q?.lastError == null ? '' : html`${q.lastError.message} <span class="note">${time(q.lastError.at)}</span>`}</td></tr>`;
 }
 
 // Failing (its last delivery failed) outranks paused, which outranks delivering; each says so in words.
@@ -89,6 +90,6 @@ function attemptLog(s: RouterSubscriberView): SafeHtml {
 }
 
 function attemptRow(a: DeliveryAttempt): SafeHtml {
-  return html`<tr><td>${timeOf(a.at)}</td><td>${a.ok ? stateLabel('delivered', 'good') : stateLabel('failed', 'bad')}</td>
+  return html`<tr><td>${time(a.at)}</td><td>${a.ok ? stateLabel('delivered', 'good') : stateLabel('failed', 'bad')}</td>
 <td class="n">${a.status ?? ''}</td><td class="error">${a.error ?? ''}</td><td class="n">${a.events}</td><td class="n">${a.durationMs}</td></tr>`;
 }
